@@ -1,0 +1,12 @@
+-- Every (ancestor, descendant) pair of the debt-origin tree, a node being its own ancestor.
+-- Built once per drop, after the no-cycle rule has passed, so that roll-ups are plain joins.
+-- Parameters: none.
+CREATE TABLE debt_origin_closure AS
+WITH RECURSIVE walk(ancestor_id, descendant_id, depth) AS (
+  SELECT id, id, 0 FROM debt_origins
+  UNION ALL
+  SELECT walk.ancestor_id, child.id, walk.depth + 1
+  FROM walk JOIN debt_origins AS child ON child.parent_id = walk.descendant_id
+)
+SELECT ancestor_id, descendant_id, depth FROM walk
+ORDER BY descendant_id;

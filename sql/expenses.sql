@@ -1,0 +1,26 @@
+-- One page of expense lines, and how many lines match.
+-- $year         INTEGER or NULL   only this year
+-- $organization BIGINT or NULL    only lines of this organization
+-- $limit        INTEGER           page size
+-- $offset       INTEGER           lines to skip
+-- The count row is joined to the page so that an empty page still reports the count.
+WITH matching AS (
+  SELECT id, year, amount, category_id, organization_id FROM expenses
+  WHERE ($year::INTEGER IS NULL OR year = $year::INTEGER)
+    AND ($organization::BIGINT IS NULL OR organization_id = $organization::BIGINT)
+),
+total AS (SELECT count(*) AS count FROM matching),
+page AS (SELECT * FROM matching ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+SELECT total.count,
+       page.id,
+       page.year,
+       ROUND(page.amount, 3)::DOUBLE AS amount,
+       c.name AS category,
+       o.id AS organization_id,
+       o.name AS organization_name,
+       o.code AS organization_code
+FROM total
+LEFT JOIN page ON true
+LEFT JOIN categories AS c ON c.id = page.category_id
+LEFT JOIN organizations AS o ON o.id = page.organization_id
+ORDER BY page.id;

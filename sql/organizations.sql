@@ -1,0 +1,33 @@
+-- One page of organizations with their budget per year, and how many organizations match.
+-- $year   INTEGER or NULL   only organizations with lines this year, and only this year's budget
+-- $limit  INTEGER           page size (organizations)
+-- $offset INTEGER           organizations to skip
+-- One row per (organization, year); an organization without lines has one row with a null year.
+WITH lines AS (
+  SELECT organization_id, year, amount AS expenses, 0::DECIMAL(38,6) AS resources FROM expenses
+  UNION ALL
+  SELECT organization_id, year, 0::DECIMAL(38,6), amount FROM resources WHERE organization_id IS NOT NULL
+),
+budget AS (
+  SELECT organization_id, year, sum(expenses) AS expenses, sum(resources) AS resources
+  FROM lines
+  WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
+  GROUP BY organization_id, year
+),
+matching AS (
+  SELECT id, name, code FROM organizations
+  WHERE $year::INTEGER IS NULL OR id IN (SELECT organization_id FROM budget)
+),
+total AS (SELECT count(*) AS count FROM matching),
+page AS (SELECT * FROM matching ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+SELECT total.count,
+       page.id,
+       page.name,
+       page.code,
+       budget.year,
+       ROUND(budget.expenses, 3)::DOUBLE AS expenses,
+       ROUND(budget.resources, 3)::DOUBLE AS resources
+FROM total
+LEFT JOIN page ON true
+LEFT JOIN budget ON budget.organization_id = page.id
+ORDER BY page.id, budget.year;

@@ -1,0 +1,112 @@
+/**
+ * createApp builds the Express app over a Store; server.ts does the listening. Middleware order:
+ * common headers, rate limiting, the routes, then 404 and the error handler, registered last.
+ */
+import express, { type Express, type RequestHandler } from 'express';
+import { createHash } from 'node:crypto';
+import type { Config } from './config.js';
+import type { Store } from './data/store.js';
+import { ENDPOINTS } from './endpoints.js';
+import { isFresh } from './http/caching.js';
+import { HttpError, errorHandler } from './http/errors.js';
+import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
+import { rateLimiter } from './http/rate-limit.js';
+import { logger } from './log.js';
+import { dataUnavailable, endpointHandler } from './pipeline.js';
+import { parseQuery } from './params.js';
+import { z } from 'zod';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+}
+
+const API = '/budget/api';
+const noParameters = z.object({});
+
+export function createApp({ config, store }: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
+
+  app.use(commonHeaders);
+  app.use(rateLimiter(config.RATE_LIMIT));
+
+  const route = (path: string, handler: RequestHandler) => {
+    // Routing is not strict: '/x' also serves '/x/', with no redirect.
+    app.route(path.replace(/\/$/, '')).get(handler).options(preflight).all(methodNotAllowed);
+  };
+
+  route('/healthz', (req, res) => {
+    parseQuery(req.originalUrl, noParameters);
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+  route('/readyz', (req, res) => {
+    parseQuery(req.originalUrl, noParameters);
+    if (!store.ready) throw dataUnavailable();
+    res.set('Cache-Control', 'no-store').json({ status: 'ready', version: store.served?.manifest.version });
+  });
+  route(`${API}/`, (req, res) => {
+    parseQuery(req.originalUrl, noParameters);
+    sendJson(req, res, index(), config);
+  });
+  route(`${API}/meta/`, (req, res) => {
+    parseQuery(req.originalUrl, noParameters);
+    if (!store.served) throw dataUnavailable();
+    sendJson(req, res, meta(store), config);
+  });
+  for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config));
+
+  app.use((req) => {
+    throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${API}/`);
+  });
+  app.use(errorHandler((message, error) => logger.error({ err: error }, message)));
+  return app;
+}
+
+const methodNotAllowed: RequestHandler = (req, res) => {
+  res.set('Allow', ALLOWED_METHODS);
+  throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${ALLOWED_METHODS}`);
+};
+
+/** JSON for the service endpoints, whose answers are small: the ETag hashes the body. */
+function sendJson(req: express.Request, res: express.Response, body: unknown, config: Config): void {
+  const text = JSON.stringify(body);
+  const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+  res.set({ ETag: etag, 'Cache-Control': `public, max-age=${config.CACHE_MAX_AGE}` });
+  if (isFresh(req, etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.type('application/json; charset=utf-8').send(text);
+}
+
+function index() {
+  return {
+    name: 'Public Budget Data Service',
+    description: 'Read-only data on the state budget: totals, categories, expenses, resources, organizations, debt and deficit.',
+    endpoints: [
+      ...ENDPOINTS.map((e) => ({ path: e.path, summary: e.summary, parameters: Object.keys(e.query.shape), paged: e.paged })),
+      { path: `${API}/meta/`, summary: 'The data drop being served', parameters: [], paged: false },
+    ],
+    health: { live: '/healthz', ready: '/readyz' },
+  };
+}
+
+function meta(store: Store) {
+  const drop = store.served!;
+  const { manifest } = drop;
+  return {
+    version: manifest.version,
+    description: manifest.description,
+    created_at: manifest.created_at,
+    source: manifest.source ?? null,
+    license: manifest.license ?? null,
+    loaded_at: drop.loadedAt.toISOString(),
+    fingerprint: drop.fingerprint,
+    files: Object.fromEntries(Object.entries(manifest.files).map(([name, file]) => [name, { rows: file.rows }])),
+    years: drop.years,
+    last_reload: store.lastReload,
+  };
+}

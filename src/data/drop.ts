@@ -1,0 +1,248 @@
+/**
+ * Loading a data drop: read drop.json, verify every file, load the Parquet files into a new
+ * in-memory DuckDB, and check every rule of contract section 3. One entry point, `loadDrop`,
+ * shared by the server's startup, its reload and the CLI.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { ManifestSchema, type Manifest } from './manifest.js';
+import { RULES } from './rules.js';
+import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
+import { readSql } from './sql.js';
+import { plainValue } from './values.js';
+
+export interface Problem {
+  file: string;
+  rule: string;
+  /** How many rows break the rule (1 for file-level problems). */
+  count: number;
+  /** Up to five offending rows. */
+  examples: Record<string, unknown>[];
+}
+
+export class DropError extends Error {
+  constructor(readonly problems: Problem[]) {
+    super(problems.length ? describeProblem(problems[0]!) : 'invalid drop');
+  }
+}
+
+export function describeProblem(p: Problem): string {
+  const rows = p.examples.length ? `; offending row: ${JSON.stringify(p.examples[0])}` : '';
+  const count = p.count > 1 ? ` (${p.count} rows)` : '';
+  return `${p.file}: ${p.rule}${count}${rows}`;
+}
+
+export interface LoadedDrop {
+  instance: DuckDBInstance;
+  /** The directory as resolved when loaded (DATA_DIR may be a symlink that is re-pointed later). */
+  dir: string;
+  manifest: Manifest;
+  /** A digest of the files' checksums: changes whenever the drop's content changes. */
+  fingerprint: string;
+  loadedAt: Date;
+  years: number[];
+}
+
+export interface LoadOptions {
+  /** Keep checking after the first broken rule, to report everything (the CLI); the server stops at the first. */
+  allProblems?: boolean;
+}
+
+const EXAMPLES = 5;
+const DERIVED = ['derive/category_closure', 'derive/debt_origin_closure'];
+
+export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
+  const dir = await realpath(dataDir).catch(() => {
+    throw new DropError([fileProblem('drop.json', `data directory ${dataDir} does not exist`)]);
+  });
+  const manifest = await readManifest(dir);
+  const problems: Problem[] = [];
+  const stopAtFirst = () => !options.allProblems && problems.length > 0;
+
+  for (const table of TABLES) {
+    const entry = manifest.files[fileName(table)];
+    if (!entry) problems.push(fileProblem('drop.json', `files must list ${fileName(table)}`));
+  }
+  if (problems.length) throw new DropError(problems);
+
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  let loaded = false;
+  try {
+    for (const table of TABLES) {
+      problems.push(...(await loadTable(connection, dir, table, manifest)));
+      if (stopAtFirst()) break;
+    }
+    if (problems.length) throw new DropError(problems);
+
+    for (const rule of RULES) {
+      const reader = await connection.runAndReadAll(
+        `SELECT *, count(*) OVER () AS __count FROM (${rule.sql}) LIMIT ${EXAMPLES}`,
+      );
+      const rows = reader.getRowObjects();
+      if (rows.length) {
+        const count = Number(rows[0]!.__count);
+        const examples = rows.map(({ __count, ...row }) => plainRow(row));
+        problems.push({ file: rule.file, rule: rule.rule, count, examples });
+        if (stopAtFirst()) break;
+      }
+    }
+    if (problems.length) throw new DropError(problems);
+
+    for (const name of DERIVED) await connection.run(await readSql(name));
+    const years = await coveredYears(connection);
+    loaded = true;
+    return { instance, dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), years };
+  } finally {
+    connection.closeSync();
+    if (!loaded) instance.closeSync();
+  }
+}
+
+async function readManifest(dir: string): Promise<Manifest> {
+  const text = await readFile(path.join(dir, 'drop.json'), 'utf8').catch(() => {
+    throw new DropError([fileProblem('drop.json', `drop.json must exist in ${dir}`)]);
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new DropError([fileProblem('drop.json', 'must be valid JSON')]);
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DropError([fileProblem('drop.json', `${issue.path.join('.') || 'manifest'} ${issue.message}`)]);
+  }
+  return parsed.data;
+}
+
+/** Verifies one file against the manifest, loads it as-is, checks its columns, then stores it typed. */
+async function loadTable(connection: DuckDBConnection, dir: string, table: TableSpec, manifest: Manifest): Promise<Problem[]> {
+  const file = fileName(table);
+  const expected = manifest.files[file]!;
+  const filePath = path.join(dir, file);
+  if (!(await stat(filePath).catch(() => null))?.isFile()) return [fileProblem(file, 'file listed in drop.json must exist')];
+
+  const sha256 = await hashFile(filePath);
+  if (sha256 !== expected.sha256.toLowerCase()) {
+    return [fileProblem(file, `sha256 must match drop.json (manifest ${expected.sha256}, file ${sha256})`)];
+  }
+  const raw = `raw_${table.name}`;
+  try {
+    await connection.run(`CREATE TABLE ${raw} AS SELECT * FROM read_parquet($path)`, { path: filePath });
+  } catch {
+    return [fileProblem(file, 'must be a readable Parquet file')];
+  }
+  const rows = Number((await connection.runAndReadAll(`SELECT count(*) AS n FROM ${raw}`)).getRowObjects()[0]!.n);
+  if (rows !== expected.rows) return [fileProblem(file, `row count must match drop.json (manifest ${expected.rows}, file ${rows})`)];
+
+  const described = (await connection.runAndReadAll(`DESCRIBE ${raw}`)).getRowObjects();
+  const types = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
+  const problems: Problem[] = [];
+  for (const column of table.columns) {
+    const type = types.get(column.name);
+    if (type === undefined) problems.push(fileProblem(file, `column ${column.name} must exist`));
+    else if (!accepts(column, type)) problems.push(fileProblem(file, `column ${column.name} must be ${KIND_WORDS[column.kind]}, not ${type}`));
+  }
+  if (problems.length) return problems;
+
+  for (const column of table.columns) {
+    for (const check of valueChecks(column, types.get(column.name)!)) {
+      const reader = await connection.runAndReadAll(
+        `SELECT *, count(*) OVER () AS __count FROM ${raw} WHERE ${check.where} LIMIT ${EXAMPLES}`,
+      );
+      const found = reader.getRowObjects();
+      if (found.length) {
+        const examples = found.map(({ __count, ...row }) => plainRow(row));
+        problems.push({ file, rule: check.rule, count: Number(found[0]!.__count), examples });
+      }
+    }
+  }
+  if (problems.length) return problems;
+
+  const select = table.columns.map((c) => `CAST(${c.name} AS ${c.sqlType}) AS ${c.name}`).join(', ');
+  await connection.run(`CREATE TABLE ${table.name} AS SELECT ${select} FROM ${raw}`);
+  await connection.run(`DROP TABLE ${raw}`);
+  return [];
+}
+
+const INTEGER = /^U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)$/;
+const FLOAT = /^(FLOAT|DOUBLE)$/;
+const DECIMAL = /^DECIMAL\(\d+,\d+\)$/;
+
+const KIND_WORDS: Record<ColumnSpec['kind'], string> = {
+  integer: 'an integer',
+  numeric: 'a number',
+  string: 'a string',
+  boolean: 'a boolean',
+};
+
+/**
+ * Tools write the same logical column in different physical types: pandas turns an integer column
+ * with nulls into floats, some writers store flags as 0/1. Those are accepted when every value
+ * fits (checked row by row in valueChecks); anything else is a wrong type.
+ */
+function accepts(column: ColumnSpec, type: string): boolean {
+  switch (column.kind) {
+    case 'integer':
+    case 'numeric':
+      return INTEGER.test(type) || FLOAT.test(type) || DECIMAL.test(type);
+    case 'string':
+      return type === 'VARCHAR';
+    case 'boolean':
+      return type === 'BOOLEAN' || INTEGER.test(type);
+  }
+}
+
+function valueChecks(column: ColumnSpec, type: string): { rule: string; where: string }[] {
+  const c = column.name;
+  const checks: { rule: string; where: string }[] = [];
+  if (!column.nullable) checks.push({ rule: `column ${c} must not be missing (null)`, where: `${c} IS NULL` });
+  if (FLOAT.test(type)) checks.push({ rule: `column ${c} must be a finite number`, where: `NOT isfinite(${c})` });
+  if (column.kind === 'integer' && !INTEGER.test(type)) {
+    checks.push({ rule: `column ${c} must hold whole numbers`, where: `isfinite(${c}::DOUBLE) AND ${c} <> trunc(${c})` });
+  }
+  if (column.kind === 'boolean' && INTEGER.test(type)) {
+    checks.push({ rule: `column ${c} must be a boolean (or 0/1)`, where: `${c} NOT IN (0, 1)` });
+  }
+  if (column.sqlType === 'INTEGER') {
+    checks.push({ rule: `column ${c} must be a year between 1 and 9999`, where: `${c} NOT BETWEEN 1 AND 9999` });
+  }
+  if (column.sqlType.startsWith('DECIMAL')) {
+    checks.push({ rule: `column ${c} must be less than 10^32 in absolute value`, where: `abs(${c}::DOUBLE) >= 1e32` });
+  }
+  if (column.sqlType === 'BIGINT' && !INTEGER.test(type)) {
+    checks.push({ rule: `column ${c} must fit a 64-bit integer`, where: `abs(${c}::DOUBLE) >= 9.2e18` });
+  }
+  return checks;
+}
+
+async function coveredYears(connection: DuckDBConnection): Promise<number[]> {
+  const reader = await connection.runAndReadAll(await readSql('derive/covered_years'));
+  return reader.getRowObjects().map((r) => Number(r.year));
+}
+
+async function hashFile(filePath: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(filePath)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function fingerprintOf(manifest: Manifest): string {
+  const lines = Object.keys(manifest.files)
+    .sort()
+    .map((name) => `${name}:${manifest.files[name]!.sha256.toLowerCase()}`);
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+function fileProblem(file: string, rule: string): Problem {
+  return { file, rule, count: 1, examples: [] };
+}
+
+function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plainValue(v)]));
+}

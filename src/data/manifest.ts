@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+/** drop.json (contract section 3). Unknown keys are kept out; `source` and `license` are optional. */
+export const ManifestSchema = z.object({
+  version: z.string(),
+  created_at: z.string(),
+  description: z.string(),
+  source: z.string().optional(),
+  license: z.string().optional(),
+  files: z.record(
+    z.string(),
+    z.object({ sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }), rows: z.number().int().min(0) }),
+  ),
+});
+
+export type Manifest = z.infer<typeof ManifestSchema>;

@@ -1,0 +1,138 @@
+/**
+ * The drop being served. Queries run on a small pool of connections, because a DuckDB connection
+ * runs one statement at a time and a second statement on a busy connection interrupts the first.
+ *
+ * A request takes a lease on the current drop and runs all its queries on it, so that a reload
+ * (swap) never mixes two drops in one answer; a replaced drop is closed once its last lease ends.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { LoadedDrop } from './drop.js';
+import { readSql } from './sql.js';
+import { plainValue } from './values.js';
+
+export type Row = Record<string, unknown>;
+export type Params = Record<string, string | number | boolean | null>;
+
+export class ServedDrop {
+  private readonly idle: DuckDBConnection[] = [];
+  private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
+  private opened = 0;
+  private leases = 0;
+  private retired = false;
+  private closed = false;
+
+  constructor(
+    readonly data: LoadedDrop,
+    private readonly poolSize: number,
+  ) {}
+
+  lease(): Lease {
+    this.leases += 1;
+    let released = false;
+    return {
+      drop: this,
+      query: (name, params) => this.query(name, params),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.leases -= 1;
+        this.closeIfDone();
+      },
+    };
+  }
+
+  /** Runs `sql/<name>.sql` with bound parameters; returns rows of plain JS values. */
+  async query(name: string, params: Params = {}): Promise<Row[]> {
+    const sql = await readSql(name);
+    const connection = await this.acquire();
+    try {
+      const reader = await connection.runAndReadAll(sql, params);
+      const names = reader.columnNames();
+      return reader.getRows().map((values) => {
+        const row: Row = {};
+        for (let i = 0; i < names.length; i++) row[names[i]!] = plainValue(values[i]);
+        return row;
+      });
+    } finally {
+      this.releaseConnection(connection);
+    }
+  }
+
+  /** Stops new leases from being useful; closes the database when in-flight requests are done. */
+  retire(): void {
+    this.retired = true;
+    this.closeIfDone();
+  }
+
+  private async acquire(): Promise<DuckDBConnection> {
+    const free = this.idle.pop();
+    if (free) return free;
+    if (this.opened < this.poolSize) {
+      this.opened += 1;
+      try {
+        return await this.data.instance.connect();
+      } catch (error) {
+        this.opened -= 1;
+        throw error;
+      }
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private releaseConnection(connection: DuckDBConnection): void {
+    const next = this.waiting.shift();
+    if (next) next(connection);
+    else this.idle.push(connection);
+  }
+
+  private closeIfDone(): void {
+    if (!this.retired || this.leases > 0 || this.closed) return;
+    this.closed = true;
+    for (const connection of this.idle.splice(0)) connection.closeSync();
+    this.data.instance.closeSync();
+  }
+}
+
+export interface Lease {
+  drop: ServedDrop;
+  query(name: string, params?: Params): Promise<Row[]>;
+  release(): void;
+}
+
+export interface ReloadOutcome {
+  status: 'ok' | 'rejected';
+  reason: string | null;
+  at: string;
+}
+
+export class Store {
+  private current: ServedDrop | null = null;
+  lastReload: ReloadOutcome | null = null;
+
+  constructor(private readonly poolSize = 4) {}
+
+  get ready(): boolean {
+    return this.current !== null;
+  }
+
+  /** The drop to answer one request with, or null before any drop is loaded. */
+  lease(): Lease | null {
+    return this.current?.lease() ?? null;
+  }
+
+  get served(): LoadedDrop | null {
+    return this.current?.data ?? null;
+  }
+
+  /** Serves `data` from now on; the previous drop closes when its in-flight requests finish. */
+  swap(data: LoadedDrop): void {
+    const previous = this.current;
+    this.current = new ServedDrop(data, this.poolSize);
+    previous?.retire();
+  }
+
+  close(): void {
+    this.current?.retire();
+    this.current = null;
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * DuckDB hands back BIGINT as bigint and DECIMAL as a value object; JSON wants plain numbers.
+ * Queries round money in SQL and cast it to DOUBLE, so this only meets ids, counts and years.
+ */
+export function plainValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (value !== null && typeof value === 'object') {
+    if ('toDouble' in value && typeof value.toDouble === 'function') return value.toDouble();
+    return String(value);
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return value;
+}

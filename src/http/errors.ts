@@ -1,0 +1,69 @@
+import { STATUS_CODES } from 'node:http';
+import type { ErrorRequestHandler, Response } from 'express';
+
+export type ProblemCode =
+  | 'invalid_parameter'
+  | 'unknown_parameter'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'rate_limited'
+  | 'data_unavailable'
+  | 'internal_error';
+
+export interface ParameterError {
+  parameter: string;
+  message: string;
+}
+
+/** The one error type of the service: a status, a stable `code`, and a message safe to show. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly errors?: ParameterError[],
+  ) {
+    super(detail);
+  }
+
+  static badRequest(code: 'invalid_parameter' | 'unknown_parameter', errors: ParameterError[]): HttpError {
+    const detail = errors.map((e) => `${e.parameter} ${e.message}`).join('; ');
+    return new HttpError(400, code, detail, errors);
+  }
+}
+
+/** Sends an RFC 9457 problem document. */
+export function sendProblem(res: Response, error: HttpError): void {
+  const body: Record<string, unknown> = {
+    type: 'about:blank',
+    title: STATUS_CODES[error.status] ?? 'Error',
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+  };
+  if (error.errors) body.errors = error.errors;
+  res.status(error.status).type('application/problem+json').set('Cache-Control', 'no-store').send(JSON.stringify(body));
+}
+
+/**
+ * Registered last. Anything that is not an HttpError is a bug: it is logged, and the client gets
+ * a generic 500, because DuckDB's messages contain SQL and file paths.
+ */
+export function errorHandler(log: (message: string, error: unknown) => void): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof HttpError) return sendProblem(res, error);
+    // Express's own 4xx errors (a malformed percent-escape in the path, say) carry a status.
+    const status = typeof error?.status === 'number' ? error.status : 500;
+    if (status >= 400 && status < 500) {
+      return sendProblem(res, new HttpError(404, 'not_found', `no resource at ${safePath(req.originalUrl)}`));
+    }
+    log(`${req.method} ${req.originalUrl} failed`, error);
+    sendProblem(res, new HttpError(500, 'internal_error', 'the server failed to answer this request; it has been logged'));
+  };
+}
+
+const safePath = (url: string): string => url.split('?')[0]!.slice(0, 200);

@@ -1,0 +1,101 @@
+/**
+ * Query-parameter validation (contract section 2), done once at the edge.
+ *
+ * Each endpoint declares a zod object of its parameters; every parameter arrives as one string.
+ * Unknown, repeated and empty parameters are refused before zod sees anything, so that a typo like
+ * `years=2020` never silently returns everything.
+ */
+import { z } from 'zod';
+import { HttpError, type ParameterError } from './http/errors.js';
+
+const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
+const ID_MESSAGE = 'must be a positive integer';
+const BOOLEAN_MESSAGE = 'must be one of true, false, 1, 0';
+
+const yearNumber = z
+  .string()
+  .regex(/^-?\d{1,9}$/, { error: YEAR_MESSAGE })
+  .transform(Number)
+  .pipe(z.number().min(1900, { error: YEAR_MESSAGE }).max(2100, { error: YEAR_MESSAGE }));
+
+export const param = {
+  year: yearNumber.meta({ description: 'Budget year, 1900 to 2100', example: '2023' }),
+  /** `year=last` means the most recent year with data; represented as null after parsing. */
+  yearOrLast: z
+    .union([z.literal('last').transform(() => 'last' as const), yearNumber], {
+      error: `must be an integer between 1900 and 2100, or last`,
+    })
+    .meta({ description: 'Year, or `last` for the most recent one', example: 'last' }),
+  id: z
+    .string()
+    .regex(/^0*[1-9]\d{0,17}$/, { error: ID_MESSAGE })
+    .transform(Number)
+    .meta({ description: 'A positive integer id', example: '1' }),
+  parent: z
+    .union([z.literal('null').transform(() => null), z.string().regex(/^0*[1-9]\d{0,17}$/).transform(Number)], {
+      error: 'must be a positive integer or null',
+    })
+    .meta({ description: 'Parent origin id, or `null` for top-level origins', example: 'null' }),
+  boolean: z
+    .string()
+    .regex(/^(true|false|1|0)$/i, { error: BOOLEAN_MESSAGE })
+    .transform((v) => v === '1' || v.toLowerCase() === 'true')
+    .meta({ description: 'true, false, 1 or 0 (case-insensitive)', example: 'true' }),
+  categoryType: z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(
+      z.enum(['expense', 'dépense', 'depense', 'resource', 'ressource'], {
+        error: 'must be one of expense, resource, dépense, depense, ressource',
+      }),
+    )
+    .transform((v): 'expense' | 'resource' => (v === 'expense' || v.startsWith('d') ? 'expense' : 'resource'))
+    .meta({ description: 'expense (dépense, depense) or resource (ressource), case-insensitive', example: 'expense' }),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, { error: 'must be an integer between 1 and 1000' })
+    .transform(Number)
+    .pipe(z.number().min(1, { error: 'must be an integer between 1 and 1000' }).max(1000, { error: 'must be an integer between 1 and 1000' }))
+    .meta({ description: 'Page size, 1 to 1000 (default 100)', example: '100' }),
+  offset: z
+    .string()
+    .regex(/^\d{1,15}$/, { error: 'must be an integer >= 0' })
+    .transform(Number)
+    .meta({ description: 'Items to skip (default 0)', example: '0' }),
+};
+
+export type QuerySchema = z.ZodObject<Record<string, z.ZodType>>;
+
+/**
+ * Reads the raw query string (not Express's parsed `req.query`, which merges repeats and nests
+ * brackets) and returns the parsed parameters, or throws a 400 HttpError.
+ */
+export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.infer<S> {
+  const search = new URL(url, 'http://local').searchParams;
+  const accepted = Object.keys(schema.shape);
+  const values = new Map<string, string[]>();
+  for (const [key, value] of search) values.set(key, [...(values.get(key) ?? []), value]);
+
+  const unknown = [...values.keys()].filter((key) => !accepted.includes(key));
+  if (unknown.length > 0) {
+    const list = accepted.length ? `accepted parameters: ${accepted.join(', ')}` : 'this endpoint takes no parameters';
+    throw HttpError.badRequest(
+      'unknown_parameter',
+      unknown.map((parameter) => ({ parameter, message: `is not a parameter of this endpoint (${list})` })),
+    );
+  }
+
+  const errors: ParameterError[] = [];
+  const single: Record<string, string> = {};
+  for (const [parameter, list] of values) {
+    if (list.length > 1) errors.push({ parameter, message: 'must be given at most once' });
+    else if (list[0] === '') errors.push({ parameter, message: 'must not be empty' });
+    else single[parameter] = list[0]!;
+  }
+  const parsed = schema.safeParse(single);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) errors.push({ parameter: String(issue.path[0]), message: issue.message });
+  }
+  if (errors.length > 0 || !parsed.success) throw HttpError.badRequest('invalid_parameter', errors);
+  return parsed.data;
+}

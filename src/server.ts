@@ -1,0 +1,67 @@
+/**
+ * The process: parse the configuration, load the drop, listen; on SIGTERM/SIGINT stop accepting,
+ * let in-flight requests finish, close DuckDB and exit 0.
+ */
+import type { Server } from 'node:http';
+import { createApp } from './app.js';
+import { ConfigError, parseConfig, type Config } from './config.js';
+import { DropError, loadDrop } from './data/drop.js';
+import { Store } from './data/store.js';
+import { logger } from './log.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = parseConfig();
+  } catch (error) {
+    return fail(error);
+  }
+  const started = performance.now();
+  const store = new Store(Number(process.env.UV_THREADPOOL_SIZE) || 4);
+  try {
+    store.swap(await loadDrop(config.DATA_DIR));
+  } catch (error) {
+    return fail(error);
+  }
+  const drop = store.served!;
+  logger.info(
+    { version: drop.manifest.version, dir: drop.dir, ms: Math.round(performance.now() - started) },
+    'data drop loaded',
+  );
+
+  const server = createApp({ config, store }).listen(config.PORT, config.HOST, () => {
+    logger.info({ host: config.HOST, port: config.PORT }, 'listening');
+  });
+  server.on('error', fail);
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    stop(server, () => {
+      store.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+/** Closes the listener, drops idle keep-alive sockets, and gives busy ones a grace period. */
+function stop(server: Server, done: () => void): void {
+  server.close(() => done());
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+}
+
+function fail(error: unknown): void {
+  const message =
+    error instanceof ConfigError || error instanceof DropError
+      ? error.message
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  process.stderr.write(`budget-api: ${message}\n`);
+  process.exit(1);
+}
+
+void main();

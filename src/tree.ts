@@ -1,0 +1,35 @@
+/** Category trees per year, assembled from the flat rows of expense_tree.sql / resource_tree.sql. */
+export interface TreeRow {
+  year: number;
+  id: number;
+  name: string;
+  parent_id: number | null;
+  amount: number;
+}
+
+export interface TreeNode {
+  id: number;
+  name: string;
+  year: number;
+  amount: number;
+  children: TreeNode[];
+}
+
+/**
+ * Rows come ordered by year then id, and every ancestor of a row is present for that year (the
+ * roll-up reaches all of them), so one pass builds the forest with roots and children ordered by id.
+ */
+export function buildForest(rows: TreeRow[]): TreeNode[] {
+  const roots: TreeNode[] = [];
+  const nodes = new Map<string, TreeNode>();
+  for (const row of rows) {
+    nodes.set(`${row.year}:${row.id}`, { id: row.id, name: row.name, year: row.year, amount: row.amount, children: [] });
+  }
+  for (const row of rows) {
+    const node = nodes.get(`${row.year}:${row.id}`)!;
+    const parent = row.parent_id === null ? undefined : nodes.get(`${row.year}:${row.parent_id}`);
+    if (parent) parent.children.push(node);
+    else roots.push(node);
+  }
+  return roots;
+}
