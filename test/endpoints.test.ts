@@ -1,0 +1,296 @@
+/**
+ * Every data endpoint of contract section 4, over the hand-checked `small` drop
+ * (test/fixtures/small.ts); each expected figure is worked out from the fixture's lines.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await appFor(small);
+});
+afterAll(() => t.close());
+
+const get = async (url: string) => {
+  const res = await request(t.app).get(url);
+  expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(200);
+  expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  return res.body;
+};
+
+const EDU = { id: 1, name: "Ministère de l'Éducation", code: 'EDU' };
+const SAN = { id: 2, name: 'Ministère de la Santé', code: 'SAN' };
+
+describe('GET /budget/api/totals/', () => {
+  it('sums every line per year, complementary ones included, with balance = resources - expenses', async () => {
+    expect(await get('/budget/api/totals/')).toEqual([
+      { year: 2023, total_expenses: 350.35, total_resources: 1600.499, balance: 1250.149 },
+      { year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 },
+    ]);
+  });
+  it('leaves out lines of complementary finance laws with include_complementary=false', async () => {
+    expect(await get('/budget/api/totals/?include_complementary=false')).toEqual([
+      { year: 2023, total_expenses: 300.3, total_resources: 1500.5, balance: 1200.2 },
+      { year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 },
+    ]);
+  });
+  it('keeps one year with year=2024, and answers an empty list for a year without data', async () => {
+    expect(await get('/budget/api/totals/?year=2024')).toEqual([
+      { year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 },
+    ]);
+    expect(await get('/budget/api/totals/?year=1999')).toEqual([]);
+  });
+});
+
+describe('GET /budget/api/budget-categories/', () => {
+  it('rolls every category up over its subtree, across years, ordered by id', async () => {
+    const rows = await get('/budget/api/budget-categories/');
+    expect(rows.map((r: { id: number }) => r.id)).toEqual([10, 11, 12, 13, 20, 30, 31, 32, 40]);
+    expect(rows[0]).toEqual({ id: 10, category: 'Dépenses de gestion', type: 'expense', parent_id: null, expenses: 350.65, resources: 0 });
+    expect(rows[1]).toEqual({ id: 11, category: 'Rémunérations', type: 'expense', parent_id: 10, expenses: 300.6, resources: 0 });
+    expect(rows[5]).toEqual({ id: 30, category: 'Recettes fiscales', type: 'resource', parent_id: null, expenses: 0, resources: 2300.5 });
+  });
+  it('leaves out categories without lines under them (50 Réserve)', async () => {
+    const rows = await get('/budget/api/budget-categories/');
+    expect(rows.find((r: { id: number }) => r.id === 50)).toBeUndefined();
+  });
+  it('filters by year', async () => {
+    const rows = await get('/budget/api/budget-categories/?year=2023');
+    expect(rows.map((r: { id: number; expenses: number; resources: number }) => [r.id, r.expenses, r.resources])).toEqual([
+      [10, 350.35, 0],
+      [11, 300.3, 0],
+      [12, 50.05, 0],
+      [13, 200.2, 0],
+      [30, 0, 1500.5],
+      [31, 0, 1000],
+      [32, 0, 500.5],
+      [40, 0, 99.999],
+    ]);
+  });
+  it.each(['resource', 'RESSOURCE', 'ressource'])('keeps resource categories with type=%s', async (type) => {
+    const rows = await get(`/budget/api/budget-categories/?type=${type}`);
+    expect(rows.map((r: { id: number }) => r.id)).toEqual([30, 31, 32, 40]);
+    expect(rows.every((r: { type: string }) => r.type === 'resource')).toBe(true);
+  });
+  it.each(['expense', 'dépense', 'depense', 'D%C3%89PENSE'])('keeps expense categories with type=%s', async (type) => {
+    const rows = await get(`/budget/api/budget-categories/?type=${type}&year=2024`);
+    expect(rows.map((r: { id: number; expenses: number }) => [r.id, r.expenses])).toEqual([
+      [10, 0.3],
+      [11, 0.3],
+      [20, 300],
+    ]);
+  });
+});
+
+describe('GET /budget/api/expenses/', () => {
+  describe('flat (default)', () => {
+    it('lists lines with their category name and organization, ordered by id, in the paged envelope', async () => {
+      const body = await get('/budget/api/expenses/');
+      expect(body.count).toBe(6);
+      expect(body.next).toBeNull();
+      expect(body.previous).toBeNull();
+      expect(body.results[0]).toEqual({ id: 1, year: 2023, amount: 100.1, category: 'Rémunérations', organization: EDU });
+      expect(body.results[2]).toEqual({ id: 3, year: 2023, amount: 50.05, category: 'Fonctionnement', organization: SAN });
+      expect(body.results.map((r: { id: number }) => r.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+    it('filters by year and organization together', async () => {
+      const body = await get('/budget/api/expenses/?year=2024&organization=1');
+      expect(body.count).toBe(2);
+      expect(body.results).toEqual([
+        { id: 5, year: 2024, amount: 0.1, category: 'Rémunérations', organization: EDU },
+        { id: 6, year: 2024, amount: 0.2, category: 'Rémunérations', organization: EDU },
+      ]);
+    });
+    it('answers an empty page for an unknown organization', async () => {
+      expect(await get('/budget/api/expenses/?organization=999')).toEqual({ count: 0, next: null, previous: null, results: [] });
+    });
+  });
+
+  describe('with hierarchy=true', () => {
+    it('answers one tree per year, roots ordered by year then id, amounts rolled up', async () => {
+      const body = await get('/budget/api/expenses/?hierarchy=true');
+      expect(body.count).toBe(3);
+      expect(body.results).toEqual([
+        {
+          id: 10, name: 'Dépenses de gestion', year: 2023, amount: 350.35,
+          children: [
+            { id: 11, name: 'Rémunérations', year: 2023, amount: 300.3, children: [{ id: 13, name: 'Primes', year: 2023, amount: 200.2, children: [] }] },
+            { id: 12, name: 'Fonctionnement', year: 2023, amount: 50.05, children: [] },
+          ],
+        },
+        {
+          id: 10, name: 'Dépenses de gestion', year: 2024, amount: 0.3,
+          children: [{ id: 11, name: 'Rémunérations', year: 2024, amount: 0.3, children: [] }],
+        },
+        { id: 20, name: 'Investissement', year: 2024, amount: 300, children: [] },
+      ]);
+    });
+    it('keeps only nodes with lines of the organization under them', async () => {
+      const body = await get('/budget/api/expenses/?hierarchy=1&organization=2');
+      expect(body.results).toEqual([
+        { id: 10, name: 'Dépenses de gestion', year: 2023, amount: 50.05, children: [{ id: 12, name: 'Fonctionnement', year: 2023, amount: 50.05, children: [] }] },
+        { id: 20, name: 'Investissement', year: 2024, amount: 300, children: [] },
+      ]);
+    });
+    it('pages over root nodes', async () => {
+      const body = await get('/budget/api/expenses/?hierarchy=true&limit=1&offset=1');
+      expect(body.count).toBe(3);
+      expect(body.results.map((r: { id: number; year: number }) => [r.year, r.id])).toEqual([[2024, 10]]);
+      expect(body.next).toBe('/budget/api/expenses/?limit=1&offset=2&hierarchy=true');
+      expect(body.previous).toBe('/budget/api/expenses/?limit=1&offset=0&hierarchy=true');
+    });
+  });
+});
+
+describe('GET /budget/api/resources/', () => {
+  it('lists lines with their source (the category name), ordered by id', async () => {
+    const body = await get('/budget/api/resources/?year=2023');
+    expect(body).toEqual({
+      count: 3,
+      next: null,
+      previous: null,
+      results: [
+        { id: 1, year: 2023, amount: 1000, source: 'Impôts directs' },
+        { id: 2, year: 2023, amount: 500.5, source: 'Impôts indirects' },
+        { id: 3, year: 2023, amount: 99.999, source: 'Emprunts' },
+      ],
+    });
+  });
+  it('answers the resource tree with hierarchy=true', async () => {
+    const body = await get('/budget/api/resources/?hierarchy=true&year=2023');
+    expect(body.count).toBe(2);
+    expect(body.results).toEqual([
+      {
+        id: 30, name: 'Recettes fiscales', year: 2023, amount: 1500.5,
+        children: [
+          { id: 31, name: 'Impôts directs', year: 2023, amount: 1000, children: [] },
+          { id: 32, name: 'Impôts indirects', year: 2023, amount: 500.5, children: [] },
+        ],
+      },
+      { id: 40, name: 'Emprunts', year: 2023, amount: 99.999, children: [] },
+    ]);
+  });
+});
+
+describe('GET /budget/api/organization/', () => {
+  it('lists every organization with its budget per year, even one without lines', async () => {
+    expect(await get('/budget/api/organization/')).toEqual({
+      count: 3,
+      next: null,
+      previous: null,
+      results: [
+        { ...EDU, budget: [{ year: 2023, expenses: 300.3, resources: 500.5 }, { year: 2024, expenses: 0.3, resources: 0 }] },
+        { ...SAN, budget: [{ year: 2023, expenses: 50.05, resources: 0 }, { year: 2024, expenses: 300, resources: 800 }] },
+        { id: 3, name: 'Agence sans crédits', code: 'NONE', budget: [] },
+      ],
+    });
+  });
+  it('keeps organizations with lines that year, and that year alone, with year=2024', async () => {
+    expect(await get('/budget/api/organization/?year=2024')).toEqual({
+      count: 2,
+      next: null,
+      previous: null,
+      results: [
+        { ...EDU, budget: [{ year: 2024, expenses: 0.3, resources: 0 }] },
+        { ...SAN, budget: [{ year: 2024, expenses: 300, resources: 800 }] },
+      ],
+    });
+  });
+  it('pages over organizations, not over their years', async () => {
+    const body = await get('/budget/api/organization/?limit=1&offset=1');
+    expect(body.count).toBe(3);
+    expect(body.results).toEqual([{ ...SAN, budget: [{ year: 2023, expenses: 50.05, resources: 0 }, { year: 2024, expenses: 300, resources: 800 }] }]);
+  });
+});
+
+describe('GET /budget/api/organization/stats/', () => {
+  it('totals every organization over all years, ordered by organization_id', async () => {
+    expect(await get('/budget/api/organization/stats/')).toEqual([
+      { organization_id: 1, total_expenses: 300.6, total_resources: 500.5 },
+      { organization_id: 2, total_expenses: 350.05, total_resources: 800 },
+      { organization_id: 3, total_expenses: 0, total_resources: 0 },
+    ]);
+  });
+  it('keeps organizations with lines that year with year=2023', async () => {
+    expect(await get('/budget/api/organization/stats/?year=2023')).toEqual([
+      { organization_id: 1, total_expenses: 300.3, total_resources: 500.5 },
+      { organization_id: 2, total_expenses: 50.05, total_resources: 0 },
+    ]);
+  });
+  it('keeps one organization with organization_id, and none for an unknown id', async () => {
+    expect(await get('/budget/api/organization/stats/?organization_id=2&year=2024')).toEqual([
+      { organization_id: 2, total_expenses: 300, total_resources: 800 },
+    ]);
+    expect(await get('/budget/api/organization/stats/?organization_id=42')).toEqual([]);
+  });
+});
+
+describe('GET /budget/api/debt/', () => {
+  const origin = (id: number, parent: number | null, name: string) => ({ id, parent, name });
+  const INT = origin(1, null, 'Dette intérieure');
+  const EXT = origin(2, null, 'Dette extérieure');
+  const MULTI = origin(3, 2, 'Multilatérale');
+  const BI = origin(4, 2, 'Bilatérale');
+
+  it('answers every (year, origin) with a value in its subtree, rolled up, ordered by year then id', async () => {
+    expect(await get('/budget/api/debt/')).toEqual([
+      { year: 2022, debt_origin: INT, value: 100 },
+      { year: 2022, debt_origin: EXT, value: 75.5 },
+      { year: 2022, debt_origin: MULTI, value: 50 },
+      { year: 2022, debt_origin: BI, value: 25.5 },
+      { year: 2023, debt_origin: INT, value: 110 },
+      { year: 2023, debt_origin: EXT, value: 65 },
+      { year: 2023, debt_origin: MULTI, value: 60 },
+    ]);
+  });
+  describe('with parent=null', () => {
+    it('returns only top-level origins', async () => {
+      expect(await get('/budget/api/debt/?parent=null&year=2023')).toEqual([
+        { year: 2023, debt_origin: INT, value: 110 },
+        { year: 2023, debt_origin: EXT, value: 65 },
+      ]);
+    });
+  });
+  describe('with parent=<id>', () => {
+    it("returns that origin's children", async () => {
+      expect(await get('/budget/api/debt/?parent=2')).toEqual([
+        { year: 2022, debt_origin: MULTI, value: 50 },
+        { year: 2022, debt_origin: BI, value: 25.5 },
+        { year: 2023, debt_origin: MULTI, value: 60 },
+      ]);
+    });
+    it('returns an empty list for an unknown origin', async () => {
+      expect(await get('/budget/api/debt/?parent=77')).toEqual([]);
+    });
+  });
+});
+
+describe('GET /budget/api/outstanding-debt/', () => {
+  it('answers the stock with GDP and its percentage of GDP, rounded half away from zero', async () => {
+    expect(await get('/budget/api/outstanding-debt/')).toEqual([
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35 },
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33 },
+    ]);
+  });
+  it('answers only the most recent year, still as an array, with year=last', async () => {
+    expect(await get('/budget/api/outstanding-debt/?year=last')).toEqual([
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33 },
+    ]);
+  });
+  it('filters by year', async () => {
+    expect(await get('/budget/api/outstanding-debt/?year=2022')).toEqual([
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35 },
+    ]);
+  });
+});
+
+describe('GET /budget/api/deficit/', () => {
+  it('answers the deficit with its percentage of GDP, negative halves rounded away from zero', async () => {
+    expect(await get('/budget/api/deficit/')).toEqual([
+      { year: 2022, value: -43.45, percent: -4.35, gdp: 1000 },
+      { year: 2024, value: 1, percent: 12.5, gdp: 8 },
+    ]);
+  });
+});
