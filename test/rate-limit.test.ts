@@ -1,0 +1,49 @@
+/** Rate limiting (contract section 2) with express-rate-limit: RATE_LIMIT requests per minute per client. */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await appFor(small, { RATE_LIMIT: '3' });
+});
+afterAll(() => t.close());
+
+describe('with RATE_LIMIT=3', () => {
+  it('sends RateLimit and RateLimit-Policy headers, then a 429 problem with Retry-After', async () => {
+    const agent = request(t.app);
+    const first = await agent.get('/budget/api/totals/');
+    expect(first.status).toBe(200);
+    expect(first.headers['ratelimit-policy']).toMatch(/^"3-in-1min"; q=3; w=60/);
+    expect(first.headers.ratelimit).toMatch(/^"3-in-1min"; r=2; t=\d+/);
+    await agent.get('/budget/api/totals/');
+    await agent.get('/budget/api/totals/');
+    const limited = await agent.get('/budget/api/deficit/');
+    expect(limited.status).toBe(429);
+    expect(limited.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers['access-control-allow-origin']).toBe('*');
+    expect(limited.body).toMatchObject({ status: 429, code: 'rate_limited', title: 'Too Many Requests' });
+  });
+
+  it('never limits /healthz, /readyz or CORS preflights', async () => {
+    for (let i = 0; i < 5; i++) {
+      expect((await request(t.app).get('/healthz')).status).toBe(200);
+      expect((await request(t.app).get('/readyz')).status).toBe(200);
+      expect((await request(t.app).options('/budget/api/totals/')).status).toBe(204);
+    }
+  });
+});
+
+describe('with RATE_LIMIT=0', () => {
+  it('does not limit at all, nor send RateLimit headers', async () => {
+    const open = await appFor(small, { RATE_LIMIT: '0' });
+    try {
+      for (let i = 0; i < 10; i++) expect((await request(open.app).get('/budget/api/deficit/')).status).toBe(200);
+      expect((await request(open.app).get('/budget/api/deficit/')).headers.ratelimit).toBeUndefined();
+    } finally {
+      open.close();
+    }
+  });
+});
