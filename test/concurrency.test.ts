@@ -1,0 +1,72 @@
+/**
+ * Many concurrent mixed requests on a real listening server: every answer must equal the one the
+ * same URL gets alone, so no request sees another's rows, page or error. (Each query runs on its
+ * own pooled connection; see src/data/store.ts.)
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  t = await appFor({
+    ...small,
+    expenses: {
+      sql: `SELECT i AS id, 2000 + i % 20 AS year, (i % 997 + 0.125)::DECIMAL(18,3) AS amount,
+                   [11, 12, 13, 20][i % 4 + 1] AS category_id, 1 + i % 3 AS organization_id, i % 5 = 0 AS complementary
+            FROM range(1, 20001) AS r(i)`,
+    },
+  });
+  server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  t.close();
+});
+
+const URLS = [
+  '/budget/api/totals/',
+  '/budget/api/totals/?include_complementary=false',
+  '/budget/api/budget-categories/?year=2005',
+  '/budget/api/budget-categories/?type=expense',
+  '/budget/api/expenses/?year=2010&limit=50&offset=200',
+  '/budget/api/expenses/?organization=2&limit=1000',
+  '/budget/api/expenses/?hierarchy=true',
+  '/budget/api/expenses/?hierarchy=true&organization=3&year=2019',
+  '/budget/api/resources/?hierarchy=true',
+  '/budget/api/organization/',
+  '/budget/api/organization/?year=2003',
+  '/budget/api/organization/stats/?year=2011',
+  '/budget/api/debt/?parent=2',
+  '/budget/api/outstanding-debt/?year=last',
+  '/budget/api/deficit/',
+];
+
+async function fetchText(path: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(base + path);
+  return { status: res.status, body: await res.text() };
+}
+
+describe('concurrent requests', () => {
+  it('each get the answer their URL gets alone', async () => {
+    const alone = new Map<string, string>();
+    for (const url of URLS) {
+      const res = await fetchText(url);
+      expect(res.status, url).toBe(200);
+      alone.set(url, res.body);
+    }
+    const burst = Array.from({ length: 300 }, (_, i) => URLS[(i * 7) % URLS.length]!);
+    const answers = await Promise.all(burst.map(async (url) => ({ url, ...(await fetchText(url)) })));
+    for (const answer of answers) {
+      expect(answer.status, answer.url).toBe(200);
+      expect(answer.body, answer.url).toBe(alone.get(answer.url));
+    }
+  });
+});
