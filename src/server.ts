@@ -32,7 +32,8 @@ async function main(): Promise<void> {
   );
 
   const server = createApp({ config, store }).listen(config.PORT, config.HOST, () => {
-    logger.info({ host: config.HOST, port: config.PORT }, 'listening');
+    const address = server.address();
+    logger.info({ host: config.HOST, port: typeof address === 'object' ? address?.port : config.PORT }, 'listening');
   });
   server.on('error', fail);
   const shutdown = (signal: string) => {

@@ -1,0 +1,91 @@
+/**
+ * The process itself (contract section 1): fail fast on bad configuration or a bad drop, and
+ * shut down gracefully on SIGTERM/SIGINT, finishing in-flight requests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { writeDrop } from './helpers/drop.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+interface Started {
+  child: ChildProcess;
+  exit: Promise<{ code: number | null; stderr: string }>;
+}
+
+function start(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT: '0', ...env },
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stderr })),
+  );
+  return { child, exit };
+}
+
+/** Resolves with the port once the server logs that it listens. */
+function listening({ child }: Started): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stderr!.on('data', (chunk) => {
+      seen += chunk;
+      const match = /"port":(\d+).*"msg":"listening"/.exec(seen);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', () => reject(new Error(`server exited before listening: ${seen}`)));
+  });
+}
+
+describe('startup', () => {
+  it('stops with one clear line and a non-zero code on a non-numeric PORT', async () => {
+    const { code, stderr } = await start({ PORT: 'eighty' }).exit;
+    expect(code).not.toBe(0);
+    expect(stderr.trim().split('\n')).toEqual(['budget-api: invalid configuration: PORT="eighty" must be an integer between 0 and 65535']);
+  });
+  it('stops when DATA_DIR does not exist', async () => {
+    const { code, stderr } = await start({ DATA_DIR: '/nonexistent/drop' }).exit;
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('/nonexistent/drop');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+  it('stops on an invalid drop, naming the file, the rule and an offending row', async () => {
+    const dir = await writeDrop({ ...small, deficit: [{ year: 1999, value: 5 }] });
+    const { code, stderr } = await start({ DATA_DIR: dir }).exit;
+    expect(code).not.toBe(0);
+    expect(stderr.trim()).toBe('budget-api: deficit.parquet: every year must have a row in gdp.parquet; offending row: {"year":1999}');
+  });
+});
+
+describe('shutdown', () => {
+  let dir: string;
+  beforeAll(async () => {
+    // Enough lines that the hierarchy query below is still running when the signal arrives.
+    dir = await writeDrop({
+      ...small,
+      expenses: {
+        sql: `SELECT i AS id, 2000 + i % 50 AS year, (i % 997)::DECIMAL(18,3) AS amount, [11, 12, 13, 20][i % 4 + 1] AS category_id,
+                     1 + i % 3 AS organization_id, false AS complementary FROM range(1, 3000001) AS r(i)`,
+      },
+    });
+  }, 120_000);
+  afterAll(() => undefined);
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('on %s finishes the request in flight, then exits 0', async (signal) => {
+    const server = start({ DATA_DIR: dir });
+    const port = await listening(server);
+    const inFlight = fetch(`http://127.0.0.1:${port}/budget/api/expenses/?hierarchy=true&limit=1000`);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    server.child.kill(signal);
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect((await res.json()).count).toBe(75);
+    const { code } = await server.exit;
+    expect(code).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
