@@ -8,8 +8,9 @@ export const ManifestSchema = z.object({
   source: z.string().optional(),
   license: z.string().optional(),
   files: z.record(
-    z.string(),
+    z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
     z.object({ sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }), rows: z.number().int().min(0) }),
+    { error: 'must be an object mapping file names to {"sha256", "rows"}' },
   ),
 });
 

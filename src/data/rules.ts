@@ -24,17 +24,21 @@ const exists = (table: string, column: string, target: string, key: string): Rul
         AND NOT EXISTS (SELECT 1 FROM ${target} x WHERE x.${key} = t.${column}) ORDER BY ALL`,
 });
 
-/** Walks up from every node; a node that reaches itself is on a cycle. UNION (not ALL) ends the walk. */
+/**
+ * Walking down from the roots reaches every node of a tree, each once (a node has one parent);
+ * what the walk never reaches is on a cycle or hangs under one. Nodes whose parent is missing
+ * start walks too, since the dangling reference is a rule of its own.
+ */
 const acyclic = (table: string): Rule => ({
   file: `${table}.parquet`,
-  rule: 'parent_id must not form a cycle',
-  sql: `WITH RECURSIVE up(start_id, node_id) AS (
-          SELECT id, parent_id FROM ${table} WHERE parent_id IS NOT NULL
+  rule: 'parent_id must not form a cycle (rows on or under a cycle)',
+  sql: `WITH RECURSIVE reached(id) AS (
+          SELECT id FROM ${table} t
+          WHERE t.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM ${table} p WHERE p.id = t.parent_id)
           UNION
-          SELECT up.start_id, t.parent_id FROM up JOIN ${table} t ON t.id = up.node_id WHERE t.parent_id IS NOT NULL
+          SELECT child.id FROM reached JOIN ${table} child ON child.parent_id = reached.id
         )
-        SELECT t.id, t.parent_id FROM ${table} t WHERE t.id IN (SELECT start_id FROM up WHERE node_id = start_id)
-        ORDER BY t.id`,
+        SELECT t.id, t.parent_id FROM ${table} t WHERE t.id NOT IN (SELECT id FROM reached) ORDER BY t.id`,
 });
 
 const categoryOfType = (table: string, type: 'expense' | 'resource'): Rule => ({
