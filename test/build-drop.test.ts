@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildDrop } from '../src/data/build.js';
+import { TABLES, fileName } from '../src/data/schema.js';
+
+const CSV: Record<string, string> = {
+  organizations: [
+    'id,name,code',
+    '1,État — budget général (toutes missions),ETAT',
+    '2,"Ministère de l\'Agriculture, des Ressources hydrauliques et de la Pêche",MARHP',
+  ].join('\n'),
+  categories: [
+    'id,name,type,parent_id',
+    '1,Dépenses de gestion,expense,',
+    '2,Dépenses de rémunération,expense,1',
+    '3,Recettes fiscales,resource,',
+  ].join('\n'),
+  expenses: [
+    'id,year,amount,category_id,organization_id,complementary',
+    '1,2022,47166,2,1,false',
+    '2,2022,-201.5,2,2,true',
+    '3,2023,0.125,1,1,false',
+  ].join('\n'),
+  resources: ['id,year,amount,category_id,organization_id,complementary', '1,2022,35091,3,,false', '2,2022,949,3,1,true'].join('\n'),
+  debt_origins: ['id,parent_id,name', '1,,Dette intérieure', '2,,Dette extérieure', '3,2,Marché financier international'].join('\n'),
+  debt: ['year,debt_origin_id,value', '2021,1,40100', '2021,3,17900'].join('\n'),
+  gdp: ['year,gdp', '2020,119526.4', '2021,126082'].join('\n'),
+  outstanding_debt: ['year,outstanding_debt', '2021,107800'].join('\n'),
+  deficit: ['year,value', '2021,9792'].join('\n'),
+};
+const ROWS: Record<string, number> = {
+  organizations: 2, categories: 3, expenses: 3, resources: 2, debt_origins: 3, debt: 2, gdp: 2, outstanding_debt: 1, deficit: 1,
+};
+
+const dirs: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function sources(changes: Record<string, string | null> = {}): string {
+  const dir = tempDir("build-src-o'quote-");
+  for (const [table, text] of Object.entries({ ...CSV, ...changes })) {
+    if (text !== null) writeFileSync(path.join(dir, `${table}.csv`), `${text}\n`, 'utf8');
+  }
+  return dir;
+}
+
+const OPTS = { version: 'test-1', description: 'tiny drop', createdAt: '2026-01-01T00:00:00.000Z' };
+
+async function query(sql: string, params: Record<string, string>): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    return (await connection.runAndReadAll(sql, params)).getRowObjectsJson() as Record<string, unknown>[];
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+describe('buildDrop', () => {
+  it('writes every table as Parquet and a manifest with true row counts and checksums', async () => {
+    const out = tempDir("build-out-o'quote-");
+    const manifest = await buildDrop(sources(), out, { ...OPTS, source: 'unit test', license: 'CC0' });
+
+    expect(JSON.parse(readFileSync(path.join(out, 'drop.json'), 'utf8'))).toEqual(manifest);
+    expect(manifest).toMatchObject({ version: 'test-1', created_at: OPTS.createdAt, source: 'unit test', license: 'CC0' });
+    expect(Object.keys(manifest.files).sort()).toEqual(TABLES.map(fileName).sort());
+    for (const table of TABLES) {
+      const entry = manifest.files[fileName(table)]!;
+      const bytes = readFileSync(path.join(out, fileName(table)));
+      expect(entry.rows, table.name).toBe(ROWS[table.name]);
+      expect(entry.sha256, table.name).toBe(createHash('sha256').update(bytes).digest('hex'));
+    }
+    // Nothing but the drop is left behind (no temporary files).
+    expect(readdirSync(out).sort()).toEqual([...TABLES.map(fileName), 'drop.json'].sort());
+  });
+
+  it('writes the declared column types', async () => {
+    const out = tempDir("build-out-o'quote-");
+    await buildDrop(sources(), out, OPTS);
+    for (const table of TABLES) {
+      const described = await query('DESCRIBE SELECT * FROM read_parquet($file)', { file: path.join(out, fileName(table)) });
+      const expected = table.columns.map((c) => [c.name, c.kind === 'numeric' ? 'DECIMAL(18,3)' : c.sqlType]);
+      expect(described.map((d) => [d.column_name, d.column_type]), table.name).toEqual(expected);
+    }
+  });
+
+  it('keeps accents, quoted commas, signs, decimals and empty nullable fields', async () => {
+    const out = tempDir("build-out-o'quote-");
+    await buildDrop(sources(), out, OPTS);
+    const orgs = await query('SELECT name FROM read_parquet($file) ORDER BY id', { file: path.join(out, 'organizations.parquet') });
+    expect(orgs.map((o) => o.name)).toEqual([
+      'État — budget général (toutes missions)',
+      "Ministère de l'Agriculture, des Ressources hydrauliques et de la Pêche",
+    ]);
+    const expenses = await query('SELECT amount::VARCHAR AS amount, complementary FROM read_parquet($file) ORDER BY id', {
+      file: path.join(out, 'expenses.parquet'),
+    });
+    expect(expenses).toEqual([
+      { amount: '47166.000', complementary: false },
+      { amount: '-201.500', complementary: true },
+      { amount: '0.125', complementary: false },
+    ]);
+    const resources = await query('SELECT organization_id FROM read_parquet($file) ORDER BY id', { file: path.join(out, 'resources.parquet') });
+    expect(resources.map((r) => r.organization_id)).toEqual([null, '1']);
+    const roots = await query('SELECT count(*)::INTEGER AS n FROM read_parquet($file) WHERE parent_id IS NULL', {
+      file: path.join(out, 'categories.parquet'),
+    });
+    expect(roots[0]!.n).toBe(2);
+  });
+
+  it('is reproducible with a fixed createdAt', async () => {
+    const src = sources();
+    const a = await buildDrop(src, tempDir("build-out-o'quote-"), OPTS);
+    const b = await buildDrop(src, tempDir("build-out-o'quote-"), OPTS);
+    expect(b).toEqual(a);
+  });
+
+  it('rejects a bad number, naming the CSV, and leaves the previous drop untouched', async () => {
+    const out = tempDir("build-out-o'quote-");
+    await buildDrop(sources(), out, OPTS);
+    const before = readFileSync(path.join(out, 'drop.json'), 'utf8');
+    const bad = sources({ expenses: 'id,year,amount,category_id,organization_id,complementary\n1,2022,12a,2,1,false' });
+
+    await expect(buildDrop(bad, out, { ...OPTS, version: 'test-2' })).rejects.toThrow(/expenses\.csv.*"12a"/s);
+    expect(readFileSync(path.join(out, 'drop.json'), 'utf8')).toBe(before);
+    expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it.each([
+    ['a missing file', { gdp: null }, /gdp\.csv: file not found/],
+    ['columns in another order', { deficit: 'value,year\n9792,2021' }, /deficit\.csv: header is "value,year", expected "year,value"/],
+    ['a row with an extra field', { debt: 'year,debt_origin_id,value\n2021,1,40100,7' }, /debt\.csv: .*Expected Number of Columns: 3 Found: 4/],
+    ['an empty required field', { categories: 'id,name,type,parent_id\n1,,expense,' }, /categories\.csv: data row 1: name is empty/],
+    ['a fourth decimal', { gdp: 'year,gdp\n2021,1.2345' }, /gdp\.csv: data row 1: gdp has more than 3 decimals/],
+    ['a fraction in an integer column', { outstanding_debt: 'year,outstanding_debt\n2021.5,107800' }, /outstanding_debt\.csv: data row 1: year is not an integer/],
+    ['a year out of range', { deficit: 'year,value\n99999999999,1' }, /deficit\.csv: Conversion Error: Failed to cast decimal value 99999999999/],
+  ])('rejects %s, naming the CSV', async (_, change, message) => {
+    const out = tempDir("build-out-o'quote-");
+    await expect(buildDrop(sources(change), out, OPTS)).rejects.toThrow(message);
+    expect(existsSync(path.join(out, 'drop.json'))).toBe(false);
+  });
+});
