@@ -1,12 +1,15 @@
 /**
  * The data endpoints of contract section 4, described as data: a path, the zod schema of its
- * query, and how to answer from the drop. pipeline.ts runs every entry the same way.
+ * query, the shape of its JSON items, how those items flatten into CSV/Arrow rows, and how to
+ * answer from the drop. pipeline.ts runs every entry the same way; openapi.ts documents them.
  */
 import { z } from 'zod';
 import type { Lease, Row } from './data/store.js';
+import { float64, int32, int64, table, utf8, type FlatRow, type Table } from './formats/table.js';
 import { roundHalfAway } from './numbers.js';
 import { param, type QuerySchema } from './params.js';
-import { buildForest, type TreeRow } from './tree.js';
+import * as item from './responses.js';
+import { buildForest, flattenTree, type TreeNode, type TreeRow } from './tree.js';
 
 /** A paged answer: one page of items and the number of items matching in all. */
 export interface Page {
@@ -18,13 +21,28 @@ export interface Endpoint<S extends QuerySchema = QuerySchema> {
   /** Canonical path, with the trailing slash; served without it too. */
   path: string;
   summary: string;
+  /** For the docs: what a row is, the order, the filters. */
+  description: string;
   query: S;
   /** Paged endpoints answer a Page and are wrapped in the count/next/previous envelope. */
   paged: boolean;
+  /** The shape of one JSON item (of `results` on paged endpoints). */
+  item: z.ZodType;
+  /** How one JSON item flattens into CSV/Arrow rows. */
+  table: Table;
+  /** With hierarchy=true the items are category trees (item.CategoryNode), flattened by TREE_TABLE. */
+  hierarchy?: boolean;
   answer(params: z.infer<S>, lease: Lease): Promise<unknown[] | Page>;
+  /**
+   * Paged endpoints: every matching row, already flat, for a CSV/Arrow download without limit
+   * and offset (contract section 5). Flat lists stream from DuckDB chunk by chunk.
+   */
+  exportAll?(params: z.infer<S>, lease: Lease): AsyncIterable<FlatRow[]>;
 }
 
-const define = <S extends QuerySchema>(endpoint: Endpoint<S>): Endpoint => endpoint as unknown as Endpoint;
+/** Every data endpoint also takes `format` (contract section 5); pipeline.ts acts on it. */
+const define = <S extends QuerySchema>(endpoint: Endpoint<S>): Endpoint =>
+  ({ ...endpoint, query: endpoint.query.extend({ format: param.format.optional() }) }) as unknown as Endpoint;
 
 const paging = { limit: param.limit.optional(), offset: param.offset.optional() };
 const DEFAULT_LIMIT = 100;
@@ -39,25 +57,61 @@ function treePage(rows: Row[], limit = DEFAULT_LIMIT, offset = 0): Page {
   return { count: roots.length, items: roots.slice(offset, offset + limit) };
 }
 
+/** Every node of every tree, in one chunk: a tree's size is bounded by categories × years, not by lines. */
+async function* allTreeRows(rows: Promise<Row[]>): AsyncGenerator<FlatRow[]> {
+  yield buildForest((await rows) as unknown as TreeRow[]).flatMap((root) => flattenTree(root) as unknown as FlatRow[]);
+}
+
+/** One row per node of a category tree, depth-first, roots at depth 0 (contract section 5). */
+export const TREE_TABLE = table<TreeNode>(
+  [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount'), int32('depth')],
+  (root) => flattenTree(root) as unknown as FlatRow[],
+);
+
+const ORDER = (order: string) => `Ordered by ${order}.`;
+
 export const ENDPOINTS: readonly Endpoint[] = [
   define({
     path: '/budget/api/totals/',
     summary: 'Total expenses, total resources and balance per year',
+    description: `One row per year with expense or resource lines; balance = total_resources - total_expenses. ${ORDER('year')}`,
     paged: false,
     query: z.object({ year: param.year.optional(), include_complementary: param.boolean.optional() }),
+    item: item.Total,
+    table: table<z.infer<typeof item.Total>>(
+      [int32('year'), float64('total_expenses'), float64('total_resources'), float64('balance')],
+      (t) => [t],
+    ),
     answer: ({ year, include_complementary }, lease) =>
       lease.query('totals', { year: year ?? null, include_complementary: include_complementary ?? true }),
   }),
   define({
     path: '/budget/api/budget-categories/',
     summary: 'Categories with their expenses or resources rolled up over their subtree',
+    description: `One row per category whose subtree has lines for the filter, with the sums of those lines. ${ORDER('id')}`,
     paged: false,
     query: z.object({ year: param.year.optional(), type: param.categoryType.optional() }),
+    item: item.BudgetCategory,
+    table: table<z.infer<typeof item.BudgetCategory>>(
+      [
+        int64('id'),
+        utf8('category'),
+        utf8('type'),
+        int64('parent_id', { nullable: true }),
+        float64('expenses'),
+        float64('resources'),
+      ],
+      (c) => [c],
+    ),
     answer: ({ year, type }, lease) => lease.query('budget_categories', { year: year ?? null, type: type ?? null }),
   }),
   define({
     path: '/budget/api/expenses/',
     summary: 'Expense lines, or the expense category tree per year with hierarchy=true',
+    description:
+      `Flat: one item per expense line, ${ORDER('id').toLowerCase()} With hierarchy=true: the expense category ` +
+      'tree of each year with rolled-up amounts, roots ordered by year then id, children by id; only nodes ' +
+      'with lines under them for the filter; paging counts root nodes.',
     paged: true,
     query: z.object({
       year: param.year.optional(),
@@ -65,6 +119,27 @@ export const ENDPOINTS: readonly Endpoint[] = [
       organization: param.id.optional(),
       ...paging,
     }),
+    item: item.Expense,
+    hierarchy: true,
+    table: table<z.infer<typeof item.Expense>>(
+      [
+        int64('id'),
+        int32('year'),
+        float64('amount'),
+        utf8('category'),
+        int64('organization_id'),
+        utf8('organization_name'),
+        utf8('organization_code'),
+      ],
+      ({ organization, ...line }) => [
+        {
+          ...line,
+          organization_id: organization.id,
+          organization_name: organization.name,
+          organization_code: organization.code,
+        },
+      ],
+    ),
     answer: async ({ year, hierarchy, organization, limit, offset }, lease) => {
       const filter = { year: year ?? null, organization: organization ?? null };
       if (hierarchy) return treePage(await lease.query('expense_tree', filter), limit, offset);
@@ -77,23 +152,54 @@ export const ENDPOINTS: readonly Endpoint[] = [
         organization: { id: r.organization_id, name: r.organization_name, code: r.organization_code },
       }));
     },
+    exportAll: ({ year, hierarchy, organization }, lease) => {
+      const filter = { year: year ?? null, organization: organization ?? null };
+      return hierarchy ? allTreeRows(lease.query('expense_tree', filter)) : lease.stream('all_expenses', filter);
+    },
   }),
   define({
     path: '/budget/api/resources/',
     summary: 'Resource lines, or the resource category tree per year with hierarchy=true',
+    description:
+      `Flat: one item per resource line, ${ORDER('id').toLowerCase()} With hierarchy=true: the resource category ` +
+      'tree of each year, as for expenses.',
     paged: true,
     query: z.object({ year: param.year.optional(), hierarchy: param.boolean.optional(), ...paging }),
+    item: item.Resource,
+    hierarchy: true,
+    table: table<z.infer<typeof item.Resource>>([int64('id'), int32('year'), float64('amount'), utf8('source')], (r) => [r]),
     answer: async ({ year, hierarchy, limit, offset }, lease) => {
       if (hierarchy) return treePage(await lease.query('resource_tree', { year: year ?? null }), limit, offset);
       const rows = await lease.query('resources', { year: year ?? null, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 });
       return page(rows, (r) => ({ id: r.id, year: r.year, amount: r.amount, source: r.source }));
     },
+    exportAll: ({ year, hierarchy }, lease) =>
+      hierarchy ? allTreeRows(lease.query('resource_tree', { year: year ?? null })) : lease.stream('all_resources', { year: year ?? null }),
   }),
   define({
     path: '/budget/api/organization/',
     summary: 'Organizations with their expenses and resources per year',
+    description:
+      'Without year: every organization (budget may be empty). With year: only organizations with lines that ' +
+      `year, and budget holds that year alone. ${ORDER('id')} In CSV and Arrow: one row per organization and ` +
+      'year; an organization without lines is one row with empty year, expenses and resources.',
     paged: true,
     query: z.object({ year: param.year.optional(), ...paging }),
+    item: item.Organization,
+    table: table<z.infer<typeof item.Organization>>(
+      [
+        int64('id'),
+        utf8('name'),
+        utf8('code'),
+        int32('year', { nullable: true }),
+        float64('expenses', { nullable: true }),
+        float64('resources', { nullable: true }),
+      ],
+      ({ budget, ...organization }) =>
+        budget.length > 0
+          ? budget.map((year) => ({ ...organization, ...year }))
+          : [{ ...organization, year: null, expenses: null, resources: null }],
+    ),
     answer: async ({ year, limit, offset }, lease) => {
       const rows = await lease.query('organizations', { year: year ?? null, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 });
       // One row per (organization, year): fold the years into each organization's budget.
@@ -106,20 +212,43 @@ export const ENDPOINTS: readonly Endpoint[] = [
       }
       return { count: Number(rows[0]?.count ?? 0), items: [...byId.values()] };
     },
+    exportAll: ({ year }, lease) => lease.stream('all_organization_years', { year: year ?? null }),
   }),
   define({
     path: '/budget/api/organization/stats/',
     summary: 'Total expenses and resources per organization',
+    description: `Without year: every organization; with year: those with lines that year. ${ORDER('organization_id')}`,
     paged: false,
     query: z.object({ year: param.year.optional(), organization_id: param.id.optional() }),
+    item: item.OrganizationStats,
+    table: table<z.infer<typeof item.OrganizationStats>>(
+      [int64('organization_id'), float64('total_expenses'), float64('total_resources')],
+      (s) => [s],
+    ),
     answer: ({ year, organization_id }, lease) =>
       lease.query('organization_stats', { year: year ?? null, organization_id: organization_id ?? null }),
   }),
   define({
     path: '/budget/api/debt/',
     summary: 'Debt per year and origin, rolled up over the origin tree',
+    description:
+      'One row per (year, origin) whose subtree has a value that year, the value rolled up. parent=null keeps ' +
+      `top-level origins; parent=<id> keeps the children of that origin. ${ORDER('year, then origin id')}`,
     paged: false,
     query: z.object({ year: param.year.optional(), parent: param.parent.optional() }),
+    item: item.Debt,
+    table: table<z.infer<typeof item.Debt>>(
+      [
+        int32('year'),
+        int64('debt_origin_id'),
+        int64('debt_origin_parent', { nullable: true }),
+        utf8('debt_origin_name'),
+        float64('value'),
+      ],
+      ({ year, debt_origin, value }) => [
+        { year, debt_origin_id: debt_origin.id, debt_origin_parent: debt_origin.parent, debt_origin_name: debt_origin.name, value },
+      ],
+    ),
     answer: async ({ year, parent }, lease) => {
       const rows = await lease.query('debt', { year: year ?? null, top_level: parent === null, parent: parent ?? null });
       return rows.map((r) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value }));
@@ -128,8 +257,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
   define({
     path: '/budget/api/outstanding-debt/',
     summary: 'Outstanding public debt per year, with GDP and the debt as a percentage of GDP',
+    description: `value = outstanding_debt / gdp * 100. year=last: the most recent year only. ${ORDER('year')}`,
     paged: false,
     query: z.object({ year: param.yearOrLast.optional() }),
+    item: item.OutstandingDebt,
+    table: table<z.infer<typeof item.OutstandingDebt>>(
+      [int32('year'), float64('outstanding_debt'), float64('gdp'), float64('value')],
+      (d) => [d],
+    ),
     answer: async ({ year }, lease) => {
       const rows = await lease.query('outstanding_debt', {
         year: typeof year === 'number' ? year : null,
@@ -141,8 +276,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   define({
     path: '/budget/api/deficit/',
     summary: 'Budget deficit per year, with GDP and the deficit as a percentage of GDP',
+    description: `percent = value / gdp * 100. ${ORDER('year')}`,
     paged: false,
     query: z.object({}),
+    item: item.Deficit,
+    table: table<z.infer<typeof item.Deficit>>([int32('year'), float64('value'), float64('percent'), float64('gdp')], (d) => [d]),
     answer: async (_params, lease) => {
       const rows = await lease.query('deficit');
       return rows.map((r) => ({ ...r, percent: roundHalfAway(r.percent as number, 2) }));

@@ -6,6 +6,7 @@
  * `years=2020` never silently returns everything.
  */
 import { z } from 'zod';
+import { FORMAT_NAMES } from './formats/negotiate.js';
 import { HttpError, type ParameterError } from './http/errors.js';
 
 const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
@@ -62,6 +63,14 @@ export const param = {
     .regex(/^\d{1,15}$/, { error: 'must be an integer >= 0' })
     .transform(Number)
     .meta({ description: 'Items to skip (default 0)', example: '0' }),
+  format: z
+    .enum(FORMAT_NAMES, { error: `must be one of ${FORMAT_NAMES.join(', ')}` })
+    .meta({
+      description:
+        'json (default), csv or arrow (an Arrow IPC stream); wins over the Accept header. On paged endpoints, ' +
+        'csv and arrow hold every matching row unless limit or offset is given',
+      example: 'csv',
+    }),
 };
 
 export type QuerySchema = z.ZodObject<Record<string, z.ZodType>>;

@@ -33,3 +33,23 @@ export function buildForest(rows: TreeRow[]): TreeNode[] {
   }
   return roots;
 }
+
+export interface TreeNodeRow {
+  id: number;
+  parent_id: number | null;
+  name: string;
+  year: number;
+  amount: number;
+  depth: number;
+}
+
+/** One row per node, depth-first (a node, then its children's subtrees by id), the root at depth 0. */
+export function flattenTree(root: TreeNode): TreeNodeRow[] {
+  const rows: TreeNodeRow[] = [];
+  const visit = (node: TreeNode, parent_id: number | null, depth: number) => {
+    rows.push({ id: node.id, parent_id, name: node.name, year: node.year, amount: node.amount, depth });
+    for (const child of node.children) visit(child, node.id, depth + 1);
+  };
+  visit(root, null, 0);
+  return rows;
+}

@@ -32,6 +32,7 @@ export class ServedDrop {
     return {
       drop: this,
       query: (name, params) => this.query(name, params),
+      stream: (name, params) => this.stream(name, params),
       release: () => {
         if (released) return;
         released = true;
@@ -48,11 +49,27 @@ export class ServedDrop {
     try {
       const reader = await connection.runAndReadAll(sql, params);
       const names = reader.columnNames();
-      return reader.getRows().map((values) => {
-        const row: Row = {};
-        for (let i = 0; i < names.length; i++) row[names[i]!] = plainValue(values[i]);
-        return row;
-      });
+      return reader.getRows().map((values) => toRow(names, values));
+    } finally {
+      this.releaseConnection(connection);
+    }
+  }
+
+  /**
+   * Runs `sql/<name>.sql` and yields its rows one DuckDB chunk (up to 2048 rows) at a time, for
+   * exports too long to hold in memory. The next chunk is fetched only when the consumer asks, and
+   * the pooled connection is held until iteration stops; ending early (a break, an error, a client
+   * gone: `return()` on this generator) runs the finally that gives it back.
+   */
+  async *stream(name: string, params: Params = {}): AsyncGenerator<Row[]> {
+    const sql = await readSql(name);
+    const connection = await this.acquire();
+    try {
+      const result = await connection.stream(sql, params);
+      const names = result.columnNames();
+      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        yield chunk.getRows().map((values) => toRow(names, values));
+      }
     } finally {
       this.releaseConnection(connection);
     }
@@ -96,7 +113,15 @@ export class ServedDrop {
 export interface Lease {
   drop: ServedDrop;
   query(name: string, params?: Params): Promise<Row[]>;
+  /** Rows chunk by chunk, for full exports; see ServedDrop.stream. */
+  stream(name: string, params?: Params): AsyncGenerator<Row[]>;
   release(): void;
+}
+
+function toRow(names: readonly string[], values: readonly unknown[]): Row {
+  const row: Row = {};
+  for (let i = 0; i < names.length; i++) row[names[i]!] = plainValue(values[i]);
+  return row;
 }
 
 export interface ReloadOutcome {

@@ -42,6 +42,8 @@ export function sendProblem(res: Response, error: HttpError): void {
     code: error.code,
   };
   if (error.errors) body.errors = error.errors;
+  // A tag set before the failure names the answer that was not sent; a problem must not carry it.
+  res.removeHeader('ETag');
   res.status(error.status).type('application/problem+json').set('Cache-Control', 'no-store').send(JSON.stringify(body));
 }
 
@@ -52,6 +54,8 @@ export function sendProblem(res: Response, error: HttpError): void {
 export function errorHandler(log: (message: string, error: unknown) => void): ErrorRequestHandler {
   return (error, req, res, _next) => {
     if (res.headersSent) {
+      // A download that failed midway: the client must see a cut connection, not a short file.
+      log(`${req.method} ${req.originalUrl} failed after its headers were sent`, error);
       res.destroy();
       return;
     }

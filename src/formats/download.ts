@@ -1,0 +1,73 @@
+/**
+ * Sends a table as a CSV or Arrow download. Rows arrive in chunks and are encoded as they come,
+ * through stream.pipeline, so the response's backpressure paces the query: memory stays flat
+ * however long the export, and a client that disconnects stops it.
+ */
+import type { Request, Response } from 'express';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { arrowEncoder, recordBatches } from './arrow.js';
+import { csvEncoder } from './csv.js';
+import { FORMATS } from './negotiate.js';
+import type { Column, FlatRow } from './table.js';
+
+export interface Download {
+  format: 'csv' | 'arrow';
+  columns: readonly Column[];
+  /** The attachment's file name, extension included; see fileName(). */
+  fileName: string;
+  /** Started only for a GET, so HEAD and 304 run no query. */
+  rows(): AsyncIterable<FlatRow[]>;
+}
+
+export async function sendDownload(req: Request, res: Response, download: Download): Promise<void> {
+  const headers = {
+    'Content-Type': FORMATS[download.format].contentType,
+    'Content-Disposition': `attachment; filename="${download.fileName}"`,
+  };
+  if (req.method === 'HEAD') {
+    res.status(200).set(headers).end();
+    return;
+  }
+  // The first chunk is awaited before any header is set, so a failing query still becomes a
+  // problem+json answer; a failure after that can only cut the stream short.
+  const chunks = download.rows()[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  res.status(200).set(headers);
+  const rest = resume(first, chunks);
+  try {
+    if (download.format === 'csv') await pipeline(Readable.from(eachRow(rest)), csvEncoder(download.columns), res);
+    else await pipeline(Readable.from(recordBatches(download.columns, rest)), arrowEncoder(), res);
+  } catch (error) {
+    // The client went away: pipeline has already stopped the query and given its connection back.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    throw error;
+  }
+}
+
+/**
+ * `expenses-year-2023-organization-1.csv`: the endpoint, then each parameter given (format aside)
+ * as name-value, in the endpoint's order. Values are already validated; anything outside
+ * [A-Za-z0-9._-] is still replaced, so the name is safe in a header and in any file system.
+ */
+export function fileName(path: string, params: Record<string, unknown>, format: 'csv' | 'arrow'): string {
+  const endpoint = path.replace(/^\/budget\/api\//, '').replace(/\/$/, '').replaceAll('/', '-');
+  const given = Object.entries(params).filter(([name, value]) => name !== 'format' && value !== undefined);
+  const stem = [endpoint, ...given.flatMap(([name, value]) => [name, String(value)])].join('-');
+  return `${stem.replace(/[^A-Za-z0-9._-]+/g, '_')}.${FORMATS[format].extension}`;
+}
+
+/** The chunks again, first one included; stopping early stops the source too (its finally runs). */
+async function* resume<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncGenerator<T> {
+  try {
+    if (first.done) return;
+    yield first.value;
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  } finally {
+    await rest.return?.();
+  }
+}
+
+async function* eachRow(chunks: AsyncIterable<FlatRow[]>): AsyncGenerator<FlatRow> {
+  for await (const rows of chunks) yield* rows;
+}

@@ -1,0 +1,218 @@
+/**
+ * The shapes of the JSON answers, as zod schemas: the OpenAPI document is generated from them
+ * (src/openapi.ts), the tests validate real answers against that document, and endpoints.ts types
+ * its CSV/Arrow flatteners with them, so code, document and downloads cannot drift apart unseen.
+ *
+ * Each schema that becomes a named OpenAPI component carries a `title`, used as its name.
+ */
+import { z } from 'zod';
+import type { ProblemCode } from './http/errors.js';
+
+const UNIT = "in the drop's unit (the sample data: MDT, millions of Tunisian dinars), rounded to 3 decimals";
+const id = (description: string) => z.int().meta({ description });
+const name = (description: string) => z.string().meta({ description });
+const year = z.int().meta({ description: 'Budget year' });
+const money = (description: string) => z.number().meta({ description: `${description}, ${UNIT}` });
+const percent = (description: string) => z.number().meta({ description: `${description}, in percent, rounded to 2 decimals` });
+
+export const Total = z
+  .object({
+    year,
+    total_expenses: money('Sum of the expense lines of the year'),
+    total_resources: money('Sum of the resource lines of the year'),
+    balance: money('total_resources - total_expenses'),
+  })
+  .meta({
+    title: 'Total',
+    description: 'Expenses, resources and balance of one year',
+    example: { year: 2023, total_expenses: 69989, total_resources: 69989, balance: 0 },
+  });
+
+export const BudgetCategory = z
+  .object({
+    id: id('Category id'),
+    category: name('Category name'),
+    type: z.enum(['expense', 'resource']).meta({ description: 'Whether the category holds expenses or resources' }),
+    parent_id: id('Parent category id').nullable(),
+    expenses: money('Expenses rolled up over the category and its descendants (0 for a resource category)'),
+    resources: money('Resources rolled up over the category and its descendants (0 for an expense category)'),
+  })
+  .meta({
+    title: 'BudgetCategory',
+    description: 'A budget category with the lines under it summed',
+    example: { id: 1, category: 'Dépenses de gestion', type: 'expense', parent_id: null, expenses: 52000, resources: 0 },
+  });
+
+export const OrganizationRef = z
+  .object({ id: id('Organization id'), name: name('Organization name'), code: name('Organization code') })
+  .meta({ description: 'The organization the line is charged to' });
+
+export const Expense = z
+  .object({
+    id: id('Expense line id'),
+    year,
+    amount: money('Amount of the line'),
+    category: name('Name of the expense category of the line'),
+    organization: OrganizationRef,
+  })
+  .meta({
+    title: 'Expense',
+    description: 'One expense line',
+    example: { id: 1, year: 2023, amount: 7825.5, category: 'Rémunérations', organization: { id: 3, name: "Ministère de l'Éducation", code: 'EDU' } },
+  });
+
+export const Resource = z
+  .object({
+    id: id('Resource line id'),
+    year,
+    amount: money('Amount of the line'),
+    source: name('Name of the resource category of the line'),
+  })
+  .meta({
+    title: 'Resource',
+    description: 'One resource line',
+    example: { id: 1, year: 2023, amount: 40500, source: 'Recettes fiscales' },
+  });
+
+export interface CategoryNode {
+  id: number;
+  name: string;
+  year: number;
+  amount: number;
+  children: CategoryNode[];
+}
+
+export const CategoryNode: z.ZodType<CategoryNode> = z
+  .object({
+    id: id('Category id'),
+    name: name('Category name'),
+    year,
+    amount: money('Sum of the lines under this category (itself and its descendants) that year'),
+    get children() {
+      return z.array(CategoryNode).meta({ description: 'Sub-categories with lines under them, ordered by id' });
+    },
+  })
+  .meta({
+    title: 'CategoryNode',
+    description: 'A node of a category tree (hierarchy=true); roots are ordered by year then id',
+    example: { id: 10, name: 'Dépenses de gestion', year: 2023, amount: 350.35, children: [{ id: 11, name: 'Rémunérations', year: 2023, amount: 300.3, children: [] }] },
+  });
+
+export const BudgetYear = z
+  .object({
+    year,
+    expenses: money('Expenses charged to the organization that year'),
+    resources: money('Resources attributed to the organization that year'),
+  })
+  .meta({ description: "The organization's budget of one year" });
+
+export const Organization = z
+  .object({
+    id: id('Organization id'),
+    name: name('Organization name'),
+    code: name('Organization code'),
+    budget: z.array(BudgetYear).meta({ description: 'One entry per year with lines, ordered by year; may be empty' }),
+  })
+  .meta({
+    title: 'Organization',
+    description: 'An organization with its budget per year',
+    example: { id: 1, name: "Ministère de l'Éducation", code: 'EDU', budget: [{ year: 2023, expenses: 7825.5, resources: 0 }] },
+  });
+
+export const OrganizationStats = z
+  .object({
+    organization_id: id('Organization id'),
+    total_expenses: money('Expenses charged to the organization over the filter'),
+    total_resources: money('Resources attributed to the organization over the filter'),
+  })
+  .meta({
+    title: 'OrganizationStats',
+    description: "An organization's totals",
+    example: { organization_id: 1, total_expenses: 7825.5, total_resources: 0 },
+  });
+
+export const Debt = z
+  .object({
+    year,
+    debt_origin: z
+      .object({ id: id('Debt origin id'), parent: id('Parent origin id').nullable(), name: name('Debt origin name') })
+      .meta({ description: 'Where the debt comes from' }),
+    value: money('Debt of this origin and its descendants that year'),
+  })
+  .meta({
+    title: 'Debt',
+    description: 'The debt of one origin in one year',
+    example: { year: 2023, debt_origin: { id: 1, parent: null, name: 'Dette intérieure' }, value: 54000 },
+  });
+
+export const OutstandingDebt = z
+  .object({
+    year,
+    outstanding_debt: money('Outstanding public debt at the end of the year'),
+    gdp: money('Gross domestic product of the year'),
+    value: percent('outstanding_debt / gdp * 100'),
+  })
+  .meta({
+    title: 'OutstandingDebt',
+    description: 'Outstanding public debt of one year, and its share of GDP',
+    example: { year: 2023, outstanding_debt: 127000, gdp: 158000, value: 80.38 },
+  });
+
+export const Deficit = z
+  .object({
+    year,
+    value: money('Budget deficit of the year'),
+    percent: percent('value / gdp * 100'),
+    gdp: money('Gross domestic product of the year'),
+  })
+  .meta({
+    title: 'Deficit',
+    description: 'The budget deficit of one year, and its share of GDP',
+    example: { year: 2023, value: -7800, percent: -4.94, gdp: 158000 },
+  });
+
+/** The paged envelope of contract section 2 (DRF's LimitOffsetPagination shape). */
+export function pageOf(item: z.ZodType) {
+  const link = (description: string) => z.string().nullable().meta({ description });
+  return z.object({
+    count: z.int().min(0).meta({ description: 'Number of matching items (root nodes with hierarchy=true)' }),
+    next: link('Relative URL of the next page, keeping every other parameter; null on the last page'),
+    previous: link('Relative URL of the previous page; null on the first page'),
+    results: z.array(item).meta({ description: 'The items of this page' }),
+  });
+}
+
+const PROBLEM_CODES = [
+  'invalid_parameter',
+  'unknown_parameter',
+  'not_found',
+  'method_not_allowed',
+  'rate_limited',
+  'data_unavailable',
+  'internal_error',
+] as const satisfies readonly ProblemCode[];
+
+export const Problem = z
+  .object({
+    type: z.string().meta({ description: 'Always about:blank: `code` tells the kind of problem' }),
+    title: z.string().meta({ description: 'The HTTP status text' }),
+    status: z.int().meta({ description: 'The HTTP status code' }),
+    detail: z.string().meta({ description: 'What went wrong, in words' }),
+    code: z.enum(PROBLEM_CODES).meta({ description: 'A stable code for programs to act on' }),
+    errors: z
+      .array(z.object({ parameter: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: 'On 400 answers: one entry per faulty query parameter' }),
+  })
+  .meta({
+    title: 'Problem',
+    description: 'An RFC 9457 problem document; every 4xx and 5xx answer is one',
+    example: {
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'year must be an integer between 1900 and 2100',
+      code: 'invalid_parameter',
+      errors: [{ parameter: 'year', message: 'must be an integer between 1900 and 2100' }],
+    },
+  });

@@ -1,0 +1,126 @@
+/**
+ * Full exports (contract section 5): on the paged endpoints, CSV and Arrow without limit and
+ * offset hold every matching row, past the 1000-row page cap, streamed from DuckDB chunk by chunk;
+ * with limit or offset they hold just that page.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+import { csvCells, getArrow, getCsv, type Cells } from './helpers/downloads.js';
+
+const LINES = 2500;
+const ORGANIZATIONS = 2500;
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await appFor({
+    ...small,
+    organizations: {
+      sql: `SELECT i AS id, 'Organisme n°' || i || ' — Santé' AS name, 'ORG' || i AS code FROM range(1, ${ORGANIZATIONS + 1}) AS r(i)`,
+    },
+    expenses: {
+      sql: `SELECT i AS id, 2020 + i % 3 AS year, (i * 1.5 + 0.001)::DECIMAL(18,3) AS amount,
+                   [11, 12, 13, 20][i % 4 + 1] AS category_id, 1 + i % 7 AS organization_id, i % 5 = 0 AS complementary
+            FROM range(1, ${LINES + 1}) AS r(i)`,
+    },
+    resources: {
+      sql: `SELECT i AS id, 2020 + i % 2 AS year, (i + 0.25)::DECIMAL(18,3) AS amount,
+                   [31, 32, 40][i % 3 + 1] AS category_id, NULL::BIGINT AS organization_id, false AS complementary
+            FROM range(1, ${LINES + 1}) AS r(i)`,
+    },
+  });
+});
+afterAll(() => t.close());
+
+type Item = Record<string, any>;
+
+/** Every JSON item of a paged URL, following next links in pages of 1000. */
+async function allItems(url: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let next: string | null = `${url}${url.includes('?') ? '&' : '?'}limit=1000`;
+  while (next) {
+    const res: request.Response = await request(t.app).get(next);
+    expect(res.status).toBe(200);
+    items.push(...res.body.results);
+    next = res.body.next;
+  }
+  return items;
+}
+
+const expenseRow = ({ organization, ...line }: Item): Cells => ({
+  ...line,
+  organization_id: organization.id,
+  organization_name: organization.name,
+  organization_code: organization.code,
+});
+const organizationRows = ({ budget, ...org }: Item): Cells[] =>
+  budget.length ? budget.map((year: Item) => ({ ...org, ...year })) : [{ ...org, year: null, expenses: null, resources: null }];
+
+describe('a CSV or Arrow download without limit and offset', () => {
+  it(`holds all ${LINES} expense lines in CSV, in id order, equal to the JSON pages flattened`, async () => {
+    const expected = (await allItems('/budget/api/expenses/')).map(expenseRow);
+    expect(expected).toHaveLength(LINES);
+    const csv = await getCsv(t.app, '/budget/api/expenses/?format=csv');
+    expect(csv.rows).toHaveLength(LINES);
+    expect(csv.rows).toEqual(expected.map(csvCells));
+  });
+  it(`holds all ${LINES} expense lines in Arrow, written as several record batches`, async () => {
+    const expected = (await allItems('/budget/api/expenses/')).map(expenseRow);
+    const arrow = await getArrow(t.app, '/budget/api/expenses/?format=arrow');
+    expect(arrow.rows).toEqual(expected);
+    expect(arrow.table.batches.length).toBeGreaterThan(1);
+  });
+  it('applies the filters of the query', async () => {
+    const url = '/budget/api/expenses/?year=2021&organization=3';
+    const expected = (await allItems(url)).map(expenseRow);
+    expect(expected.length).toBeGreaterThan(100);
+    expect((await getArrow(t.app, `${url}&format=arrow`)).rows).toEqual(expected);
+  });
+  it(`holds all ${LINES} resource lines`, async () => {
+    const expected = await allItems('/budget/api/resources/');
+    const csv = await getCsv(t.app, '/budget/api/resources/?format=csv');
+    expect(csv.header).toEqual(['id', 'year', 'amount', 'source']);
+    expect(csv.rows).toEqual(expected.map(csvCells));
+  });
+  it(`holds all ${ORGANIZATIONS} organizations, one row per organization and year`, async () => {
+    const expected = (await allItems('/budget/api/organization/')).flatMap(organizationRows);
+    expect(expected.length).toBeGreaterThan(ORGANIZATIONS);
+    expect((await getCsv(t.app, '/budget/api/organization/?format=csv')).rows).toEqual(expected.map(csvCells));
+    expect((await getArrow(t.app, '/budget/api/organization/?format=arrow')).rows).toEqual(expected);
+  });
+  it('keeps only organizations with lines that year, with that year alone, with year=', async () => {
+    const expected = (await allItems('/budget/api/organization/?year=2022')).flatMap(organizationRows);
+    expect(expected.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect((await getArrow(t.app, '/budget/api/organization/?year=2022&format=arrow')).rows).toEqual(expected);
+  });
+  it('holds every node of every tree with hierarchy=true', async () => {
+    const roots = (await request(t.app).get('/budget/api/expenses/?hierarchy=true&limit=1000')).body.results;
+    const csv = await getCsv(t.app, '/budget/api/expenses/?hierarchy=true&format=csv');
+    expect(csv.rows.filter((r) => r.depth === '0')).toHaveLength(roots.length);
+    expect(csv.rows.map((r) => [r.year, r.id])).toContainEqual(['2020', '13']);
+  });
+  it('is sent in chunks as it is written, with no Content-Length', async () => {
+    const res = await request(t.app).get('/budget/api/expenses/?format=csv');
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.headers['content-length']).toBeUndefined();
+  });
+});
+
+describe('a CSV or Arrow download with limit or offset', () => {
+  it('holds just that page', async () => {
+    const csv = await getCsv(t.app, '/budget/api/expenses/?format=csv&limit=10&offset=2495');
+    expect(csv.rows.map((r) => Number(r.id))).toEqual([2496, 2497, 2498, 2499, 2500]);
+    const arrow = await getArrow(t.app, '/budget/api/resources/?format=arrow&limit=3&offset=0');
+    expect(arrow.rows.map((r) => r.id)).toEqual([1, 2, 3]);
+  });
+  it('holds the default page of 100 when only offset is given', async () => {
+    const csv = await getCsv(t.app, '/budget/api/expenses/?format=csv&offset=2000');
+    expect(csv.rows.map((r) => Number(r.id))).toEqual(Array.from({ length: 100 }, (_, i) => 2001 + i));
+  });
+  it('pages organizations, not their years, and matches the JSON page', async () => {
+    const page = (await request(t.app).get('/budget/api/organization/?limit=5&offset=2')).body.results;
+    const csv = await getCsv(t.app, '/budget/api/organization/?format=csv&limit=5&offset=2');
+    expect(csv.rows).toEqual(page.flatMap(organizationRows).map(csvCells));
+  });
+});

@@ -1,0 +1,340 @@
+/**
+ * CSV and Arrow downloads (contract section 5) over the hand-checked `small` drop: negotiation,
+ * the columns and types of every endpoint, flattening, and the HTTP details of a download. Each
+ * download is read back with a real parser and compared with the JSON answer to the same query.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+import { bytes, csvCells, getArrow, getCsv, type Cells } from './helpers/downloads.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await appFor(small);
+});
+afterAll(() => t.close());
+
+const CSV = 'text/csv; charset=utf-8';
+const ARROW = 'application/vnd.apache.arrow.stream';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+async function json(url: string) {
+  const res = await request(t.app).get(url);
+  expect(res.status, url).toBe(200);
+  return res.body;
+}
+
+type Item = Record<string, any>;
+const itself = (item: Item): Cells[] => [item];
+/** Depth-first, as the contract asks: a node, then each child's subtree in order. */
+const treeRows = (roots: Item[]): Cells[] => {
+  const rows: Cells[] = [];
+  const walk = (node: Item, parent_id: number | null, depth: number) => {
+    rows.push({ id: node.id, parent_id, name: node.name, year: node.year, amount: node.amount, depth });
+    for (const child of node.children) walk(child, node.id, depth + 1);
+  };
+  for (const root of roots) walk(root, null, 0);
+  return rows;
+};
+const TREE = { id: 'Int64', parent_id: 'Int64', name: 'Utf8', year: 'Int32', amount: 'Float64', depth: 'Int32' };
+
+/** Every data endpoint: its columns with their Arrow types, and how the contract flattens a JSON item. */
+const CASES: { url: string; types: Record<string, string>; flatten: (body: any) => Cells[] }[] = [
+  {
+    url: '/budget/api/totals/',
+    types: { year: 'Int32', total_expenses: 'Float64', total_resources: 'Float64', balance: 'Float64' },
+    flatten: (body) => body.flatMap(itself),
+  },
+  {
+    url: '/budget/api/budget-categories/?year=2023',
+    types: { id: 'Int64', category: 'Utf8', type: 'Utf8', parent_id: 'Int64', expenses: 'Float64', resources: 'Float64' },
+    flatten: (body) => body.flatMap(itself),
+  },
+  {
+    url: '/budget/api/expenses/',
+    types: {
+      id: 'Int64', year: 'Int32', amount: 'Float64', category: 'Utf8',
+      organization_id: 'Int64', organization_name: 'Utf8', organization_code: 'Utf8',
+    },
+    flatten: (body) =>
+      body.results.map(({ organization, ...line }: Item) => ({
+        ...line,
+        organization_id: organization.id,
+        organization_name: organization.name,
+        organization_code: organization.code,
+      })),
+  },
+  { url: '/budget/api/expenses/?hierarchy=true', types: TREE, flatten: (body) => treeRows(body.results) },
+  {
+    url: '/budget/api/resources/',
+    types: { id: 'Int64', year: 'Int32', amount: 'Float64', source: 'Utf8' },
+    flatten: (body) => body.results.flatMap(itself),
+  },
+  { url: '/budget/api/resources/?hierarchy=1&year=2023', types: TREE, flatten: (body) => treeRows(body.results) },
+  {
+    url: '/budget/api/organization/',
+    types: { id: 'Int64', name: 'Utf8', code: 'Utf8', year: 'Int32', expenses: 'Float64', resources: 'Float64' },
+    flatten: (body) =>
+      body.results.flatMap(({ budget, ...org }: Item) =>
+        budget.length ? budget.map((year: Item) => ({ ...org, ...year })) : [{ ...org, year: null, expenses: null, resources: null }],
+      ),
+  },
+  {
+    url: '/budget/api/organization/stats/',
+    types: { organization_id: 'Int64', total_expenses: 'Float64', total_resources: 'Float64' },
+    flatten: (body) => body.flatMap(itself),
+  },
+  {
+    url: '/budget/api/debt/',
+    types: { year: 'Int32', debt_origin_id: 'Int64', debt_origin_parent: 'Int64', debt_origin_name: 'Utf8', value: 'Float64' },
+    flatten: (body) =>
+      body.map(({ year, debt_origin, value }: Item) => ({
+        year,
+        debt_origin_id: debt_origin.id,
+        debt_origin_parent: debt_origin.parent,
+        debt_origin_name: debt_origin.name,
+        value,
+      })),
+  },
+  {
+    url: '/budget/api/outstanding-debt/',
+    types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64' },
+    flatten: (body) => body.flatMap(itself),
+  },
+  {
+    url: '/budget/api/deficit/',
+    types: { year: 'Int32', value: 'Float64', percent: 'Float64', gdp: 'Float64' },
+    flatten: (body) => body.flatMap(itself),
+  },
+];
+
+const withFormat = (url: string, format: string) => `${url}${url.includes('?') ? '&' : '?'}format=${format}`;
+
+describe('every data endpoint in CSV and Arrow', () => {
+  it.each(CASES)('$url in CSV has the contract columns and the JSON answer, flattened, accents and all', async ({ url, types, flatten }) => {
+    const expected = flatten(await json(url));
+    const csv = await getCsv(t.app, withFormat(url, 'csv'));
+    expect(csv.header).toEqual(Object.keys(types));
+    expect(csv.rows).toEqual(expected.map(csvCells));
+    expect(csv.rows.length).toBeGreaterThan(0);
+  });
+  it.each(CASES)('$url in Arrow has the same columns, typed, and the same values', async ({ url, types, flatten }) => {
+    const expected = flatten(await json(url));
+    const arrow = await getArrow(t.app, withFormat(url, 'arrow'));
+    expect(Object.fromEntries(arrow.table.schema.fields.map((f) => [f.name, String(f.type)]))).toEqual(types);
+    expect(arrow.rows).toEqual(expected);
+  });
+});
+
+describe('flattening', () => {
+  it('flattens an expense line\'s organization into organization_id, organization_name and organization_code', async () => {
+    const { rows } = await getCsv(t.app, '/budget/api/expenses/?format=csv&year=2023&organization=2');
+    expect(rows).toEqual([
+      {
+        id: '3', year: '2023', amount: '50.05', category: 'Fonctionnement',
+        organization_id: '2', organization_name: 'Ministère de la Santé', organization_code: 'SAN',
+      },
+    ]);
+  });
+  it('flattens a debt origin into debt_origin_id, debt_origin_parent and debt_origin_name, null as an empty field', async () => {
+    const { rows } = await getCsv(t.app, '/budget/api/debt/?format=csv&year=2023');
+    expect(rows.slice(0, 3)).toEqual([
+      { year: '2023', debt_origin_id: '1', debt_origin_parent: '', debt_origin_name: 'Dette intérieure', value: '110' },
+      { year: '2023', debt_origin_id: '2', debt_origin_parent: '', debt_origin_name: 'Dette extérieure', value: '65' },
+      { year: '2023', debt_origin_id: '3', debt_origin_parent: '2', debt_origin_name: 'Multilatérale', value: '60' },
+    ]);
+  });
+  it('gives the organization list one row per organization and year, and one row with empty year for an organization without lines', async () => {
+    const { text } = await getCsv(t.app, '/budget/api/organization/?format=csv');
+    expect(text).toBe(
+      [
+        'id,name,code,year,expenses,resources',
+        "1,Ministère de l'Éducation,EDU,2023,300.3,500.5",
+        "1,Ministère de l'Éducation,EDU,2024,0.3,0",
+        '2,Ministère de la Santé,SAN,2023,50.05,0',
+        '2,Ministère de la Santé,SAN,2024,300,800',
+        '3,Agence sans crédits,NONE,,,',
+        '',
+      ].join('\r\n'),
+    );
+  });
+  it('gives the organization without lines nulls in Arrow, in nullable columns', async () => {
+    const { table, rows } = await getArrow(t.app, '/budget/api/organization/?format=arrow');
+    expect(rows.at(-1)).toEqual({ id: 3, name: 'Agence sans crédits', code: 'NONE', year: null, expenses: null, resources: null });
+    const nullable = Object.fromEntries(table.schema.fields.map((f) => [f.name, f.nullable]));
+    expect(nullable).toEqual({ id: false, name: false, code: false, year: true, expenses: true, resources: true });
+  });
+  it('gives a hierarchy one row per node, depth-first, with parent_id and depth, roots at depth 0', async () => {
+    const { rows } = await getArrow(t.app, '/budget/api/expenses/?format=arrow&hierarchy=true');
+    expect(rows).toEqual([
+      { id: 10, parent_id: null, name: 'Dépenses de gestion', year: 2023, amount: 350.35, depth: 0 },
+      { id: 11, parent_id: 10, name: 'Rémunérations', year: 2023, amount: 300.3, depth: 1 },
+      { id: 13, parent_id: 11, name: 'Primes', year: 2023, amount: 200.2, depth: 2 },
+      { id: 12, parent_id: 10, name: 'Fonctionnement', year: 2023, amount: 50.05, depth: 1 },
+      { id: 10, parent_id: null, name: 'Dépenses de gestion', year: 2024, amount: 0.3, depth: 0 },
+      { id: 11, parent_id: 10, name: 'Rémunérations', year: 2024, amount: 0.3, depth: 1 },
+      { id: 20, parent_id: null, name: 'Investissement', year: 2024, amount: 300, depth: 0 },
+    ]);
+  });
+  it('pages a hierarchy over root nodes with limit and offset, each root with its whole subtree', async () => {
+    const { rows } = await getCsv(t.app, '/budget/api/expenses/?format=csv&hierarchy=true&limit=1&offset=1');
+    expect(rows.map((r) => [r.id, r.year, r.depth])).toEqual([
+      ['10', '2024', '0'],
+      ['11', '2024', '1'],
+    ]);
+  });
+});
+
+describe('CSV text', () => {
+  it('ends records with CRLF, quotes fields with commas, quotes and line breaks, and reads back unchanged', async () => {
+    const odd = 'Office "Nord", Sud\nannexe';
+    const other = await appFor({ ...small, organizations: [...small.organizations!, { id: 4, name: odd, code: 'ONS' }] as never });
+    try {
+      const csv = await getCsv(other.app, '/budget/api/organization/?format=csv');
+      expect(csv.text).toContain('4,"Office ""Nord"", Sud\nannexe",ONS,,,\r\n');
+      expect(csv.rows.at(-1)!.name).toBe(odd);
+    } finally {
+      other.close();
+    }
+  });
+  it('is UTF-8 without a byte-order mark', async () => {
+    const res = await request(t.app).get('/budget/api/organization/?format=csv').buffer(true).parse(bytes);
+    const body = res.body as Buffer;
+    expect(body.subarray(0, 3).toString('hex')).not.toBe('efbbbf');
+    expect(body.includes(Buffer.from('Ministère de l\'Éducation', 'utf8'))).toBe(true);
+  });
+  it('has just the header row when nothing matches, and Arrow an empty table with its schema', async () => {
+    expect((await getCsv(t.app, '/budget/api/totals/?format=csv&year=1999')).text).toBe('year,total_expenses,total_resources,balance\r\n');
+    const arrow = await getArrow(t.app, '/budget/api/expenses/?format=arrow&year=1999');
+    expect(arrow.table.numRows).toBe(0);
+    expect(arrow.table.schema.fields.map((f) => f.name)).toEqual([
+      'id', 'year', 'amount', 'category', 'organization_id', 'organization_name', 'organization_code',
+    ]);
+  });
+});
+
+describe('choosing the format', () => {
+  const url = '/budget/api/totals/';
+  it.each([
+    ['format=csv', '?format=csv', {}, CSV],
+    ['format=arrow', '?format=arrow', {}, ARROW],
+    ['format=json', '?format=json', {}, JSON_TYPE],
+    ['Accept: text/csv', '', { Accept: 'text/csv' }, CSV],
+    ['Accept: application/vnd.apache.arrow.stream', '', { Accept: ARROW }, ARROW],
+    ['Accept: application/json', '', { Accept: 'application/json' }, JSON_TYPE],
+    ['Accept: */*', '', { Accept: '*/*' }, JSON_TYPE],
+    ['no Accept at all', '', {}, JSON_TYPE],
+    ["a browser's Accept", '', { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }, JSON_TYPE],
+    ['an Accept naming none of the formats', '', { Accept: 'image/png' }, JSON_TYPE],
+    ['Accept with quality values', '', { Accept: 'application/json;q=0.5, text/csv' }, CSV],
+    ['format=json over Accept: text/csv', '?format=json', { Accept: 'text/csv' }, JSON_TYPE],
+    ['format=csv over Accept: arrow', '?format=csv', { Accept: ARROW }, CSV],
+    ['format=arrow over Accept: application/json', '?format=arrow', { Accept: 'application/json' }, ARROW],
+  ])('answers %s with the right Content-Type and Vary: Accept', async (_name, query, headers, type) => {
+    const res = await request(t.app).get(`${url}${query}`).set(headers).buffer(true).parse(bytes);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(type);
+    expect(res.headers.vary).toBe('Accept');
+  });
+  it.each(['xml', 'CSV', 'parquet'])('refuses format=%s with a 400 problem naming format', async (format) => {
+    const res = await request(t.app).get(`/budget/api/expenses/?format=${format}`).set('Accept', 'text/csv');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.headers['content-disposition']).toBeUndefined();
+    expect(res.body).toMatchObject({ code: 'invalid_parameter', errors: [{ parameter: 'format', message: 'must be one of json, csv, arrow' }] });
+  });
+  it('answers other errors as problem+json too when CSV or Arrow was asked for', async () => {
+    const res = await request(t.app).get('/budget/api/totals/?year=abc').set('Accept', ARROW);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect((await request(t.app).get('/budget/api/totals/?format=csv&years=2020')).body.code).toBe('unknown_parameter');
+  });
+  it('answers a failing query with a 500 problem, not a broken download', async () => {
+    const broken = await appFor(small);
+    broken.store.served!.instance.closeSync();
+    try {
+      for (const url of ['/budget/api/expenses/?format=csv', '/budget/api/totals/?format=arrow']) {
+        const res = await request(broken.app).get(url);
+        expect(res.status).toBe(500);
+        expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+        expect(res.headers['content-disposition']).toBeUndefined();
+        expect(res.headers.etag).toBeUndefined();
+        expect(res.body.code).toBe('internal_error');
+      }
+    } finally {
+      broken.close();
+    }
+  });
+});
+
+describe('download headers', () => {
+  it.each([
+    ['/budget/api/expenses/?year=2023&organization=1&format=csv', 'expenses-year-2023-organization-1.csv'],
+    ['/budget/api/expenses/?organization=1&year=2023&format=arrow', 'expenses-year-2023-organization-1.arrow'],
+    ['/budget/api/budget-categories/?type=D%C3%89PENSE&format=csv', 'budget-categories-type-expense.csv'],
+    ['/budget/api/organization/stats/?format=csv', 'organization-stats.csv'],
+    ['/budget/api/debt/?parent=null&format=arrow', 'debt-parent-null.arrow'],
+    ['/budget/api/outstanding-debt/?year=last&format=csv', 'outstanding-debt-year-last.csv'],
+    ['/budget/api/resources/?hierarchy=TRUE&limit=5&offset=0&format=csv', 'resources-hierarchy-true-limit-5-offset-0.csv'],
+    ['/budget/api/deficit/?format=csv', 'deficit.csv'],
+  ])('%s is an attachment named %s', async (url, name) => {
+    const res = await request(t.app).get(url).buffer(true).parse(bytes);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="${name}"`);
+  });
+  it('names the file from the negotiated format when only Accept asks', async () => {
+    const res = await request(t.app).get('/budget/api/deficit/').set('Accept', ARROW).buffer(true).parse(bytes);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="deficit.arrow"');
+  });
+  it('sends no Content-Disposition with JSON', async () => {
+    expect((await request(t.app).get('/budget/api/deficit/')).headers['content-disposition']).toBeUndefined();
+  });
+  it.each(['csv', 'arrow'])('answers HEAD with format=%s with the download headers and no body', async (format) => {
+    const res = await request(t.app).head(`/budget/api/expenses/?format=${format}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(format === 'csv' ? CSV : ARROW);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="expenses.${format}"`);
+    expect(res.headers.etag).toMatch(/^"[\w-]+"$/);
+    expect(res.headers.vary).toBe('Accept');
+    expect(res.text ?? '').toBe('');
+  });
+});
+
+describe('ETag per representation', () => {
+  const url = '/budget/api/debt/?year=2022';
+  const tag = async (headers: Record<string, string>, query = '') =>
+    (await request(t.app).get(url + query).set(headers).buffer(true).parse(bytes)).headers.etag!;
+
+  it('differs between JSON, CSV and Arrow of the same URL, and is the same however the format was chosen', async () => {
+    const json = await tag({});
+    const csv = await tag({ Accept: 'text/csv' });
+    const arrow = await tag({ Accept: ARROW });
+    expect(new Set([json, csv, arrow]).size).toBe(3);
+    expect(await tag({ Accept: 'text/csv' })).toBe(csv);
+  });
+  it.each([
+    ['CSV', { Accept: 'text/csv' }],
+    ['Arrow', { Accept: ARROW }],
+    ['JSON', { Accept: 'application/json' }],
+  ])('answers 304 to a %s request whose If-None-Match holds its tag', async (_name, headers) => {
+    const etag = await tag(headers);
+    const again = await request(t.app).get(url).set({ ...headers, 'If-None-Match': etag });
+    expect(again.status).toBe(304);
+    expect(again.headers.etag).toBe(etag);
+    expect(again.headers.vary).toBe('Accept');
+    expect(again.text ?? '').toBe('');
+  });
+  it('answers 304 to format=csv and format=arrow requests with their own tags', async () => {
+    for (const format of ['csv', 'arrow']) {
+      const etag = await tag({}, `&format=${format}`);
+      expect((await request(t.app).get(`${url}&format=${format}`).set('If-None-Match', etag)).status).toBe(304);
+    }
+  });
+  it("does not answer 304 to a JSON request holding the CSV tag", async () => {
+    const csv = await tag({ Accept: 'text/csv' });
+    const res = await request(t.app).get(url).set('If-None-Match', csv);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(JSON_TYPE);
+  });
+});
