@@ -7,11 +7,13 @@ import { createHash } from 'node:crypto';
 import type { Config } from './config.js';
 import type { Store } from './data/store.js';
 import { ENDPOINTS } from './endpoints.js';
+import { FORMAT_NAMES } from './formats/negotiate.js';
 import { isFresh } from './http/caching.js';
 import { HttpError, errorHandler } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { rateLimiter } from './http/rate-limit.js';
 import { logger } from './log.js';
+import { DOCS_PATH, OPENAPI_PATH, openApiDocument } from './openapi.js';
 import { dataUnavailable, endpointHandler } from './pipeline.js';
 import { parseQuery } from './params.js';
 import { z } from 'zod';
@@ -56,6 +58,10 @@ export function createApp({ config, store }: AppOptions): Express {
     if (!store.served) throw dataUnavailable();
     sendJson(req, res, meta(store), config);
   });
+  route(OPENAPI_PATH, (req, res) => {
+    parseQuery(req.originalUrl, noParameters);
+    sendJson(req, res, openApiDocument(), config);
+  });
   for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config));
 
   app.use((req) => {
@@ -86,9 +92,17 @@ function index() {
   return {
     name: 'Public Budget Data Service',
     description: 'Read-only data on the state budget: totals, categories, expenses, resources, organizations, debt and deficit.',
+    documentation: { openapi: OPENAPI_PATH, docs: DOCS_PATH },
     endpoints: [
-      ...ENDPOINTS.map((e) => ({ path: e.path, summary: e.summary, parameters: Object.keys(e.query.shape), paged: e.paged })),
-      { path: `${API}/meta/`, summary: 'The data drop being served', parameters: [], paged: false },
+      ...ENDPOINTS.map((e) => ({
+        path: e.path,
+        summary: e.summary,
+        parameters: Object.keys(e.query.shape),
+        paged: e.paged,
+        formats: [...FORMAT_NAMES],
+      })),
+      { path: `${API}/meta/`, summary: 'The data drop being served', parameters: [], paged: false, formats: ['json'] },
+      { path: OPENAPI_PATH, summary: 'The OpenAPI 3.1 document of this API', parameters: [], paged: false, formats: ['json'] },
     ],
     health: { live: '/healthz', ready: '/readyz' },
   };

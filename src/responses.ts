@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { ProblemCode } from './http/errors.js';
 
+// Examples are real answers from the sample drop in data/ (Tunisia, amounts in MDT).
 const UNIT = "in the drop's unit (the sample data: MDT, millions of Tunisian dinars), rounded to 3 decimals";
 const id = (description: string) => z.int().meta({ description });
 const name = (description: string) => z.string().meta({ description });
@@ -25,7 +26,7 @@ export const Total = z
   .meta({
     title: 'Total',
     description: 'Expenses, resources and balance of one year',
-    example: { year: 2023, total_expenses: 69989, total_resources: 69989, balance: 0 },
+    example: { year: 2023, total_expenses: 69914, total_resources: 69912, balance: -2 },
   });
 
 export const BudgetCategory = z
@@ -40,7 +41,7 @@ export const BudgetCategory = z
   .meta({
     title: 'BudgetCategory',
     description: 'A budget category with the lines under it summed',
-    example: { id: 1, category: 'Dépenses de gestion', type: 'expense', parent_id: null, expenses: 52000, resources: 0 },
+    example: { id: 1, category: 'Dépenses de gestion', type: 'expense', parent_id: null, expenses: 42272, resources: 0 },
   });
 
 export const OrganizationRef = z
@@ -58,7 +59,13 @@ export const Expense = z
   .meta({
     title: 'Expense',
     description: 'One expense line',
-    example: { id: 1, year: 2023, amount: 7825.5, category: 'Rémunérations', organization: { id: 3, name: "Ministère de l'Éducation", code: 'EDU' } },
+    example: {
+      id: 39,
+      year: 2023,
+      amount: 22772,
+      category: 'Dépenses de rémunération',
+      organization: { id: 1, name: 'État — budget général (toutes missions)', code: 'ETAT' },
+    },
   });
 
 export const Resource = z
@@ -71,7 +78,7 @@ export const Resource = z
   .meta({
     title: 'Resource',
     description: 'One resource line',
-    example: { id: 1, year: 2023, amount: 40500, source: 'Recettes fiscales' },
+    example: { id: 51, year: 2023, amount: 40536, source: 'Recettes fiscales' },
   });
 
 export interface CategoryNode {
@@ -95,7 +102,13 @@ export const CategoryNode: z.ZodType<CategoryNode> = z
   .meta({
     title: 'CategoryNode',
     description: 'A node of a category tree (hierarchy=true); roots are ordered by year then id',
-    example: { id: 10, name: 'Dépenses de gestion', year: 2023, amount: 350.35, children: [{ id: 11, name: 'Rémunérations', year: 2023, amount: 300.3, children: [] }] },
+    example: {
+      id: 1,
+      name: 'Dépenses de gestion',
+      year: 2023,
+      amount: 42272,
+      children: [{ id: 2, name: 'Dépenses de rémunération', year: 2023, amount: 22772, children: [] }],
+    },
   });
 
 export const BudgetYear = z
@@ -116,7 +129,7 @@ export const Organization = z
   .meta({
     title: 'Organization',
     description: 'An organization with its budget per year',
-    example: { id: 1, name: "Ministère de l'Éducation", code: 'EDU', budget: [{ year: 2023, expenses: 7825.5, resources: 0 }] },
+    example: { id: 1, name: 'État — budget général (toutes missions)', code: 'ETAT', budget: [{ year: 2023, expenses: 69914, resources: 69912 }] },
   });
 
 export const OrganizationStats = z
@@ -128,7 +141,7 @@ export const OrganizationStats = z
   .meta({
     title: 'OrganizationStats',
     description: "An organization's totals",
-    example: { organization_id: 1, total_expenses: 7825.5, total_resources: 0 },
+    example: { organization_id: 1, total_expenses: 69914, total_resources: 69912 },
   });
 
 export const Debt = z
@@ -142,7 +155,7 @@ export const Debt = z
   .meta({
     title: 'Debt',
     description: 'The debt of one origin in one year',
-    example: { year: 2023, debt_origin: { id: 1, parent: null, name: 'Dette intérieure' }, value: 54000 },
+    example: { year: 2023, debt_origin: { id: 1, parent: null, name: 'Dette intérieure' }, value: 59755 },
   });
 
 export const OutstandingDebt = z
@@ -155,7 +168,7 @@ export const OutstandingDebt = z
   .meta({
     title: 'OutstandingDebt',
     description: 'Outstanding public debt of one year, and its share of GDP',
-    example: { year: 2023, outstanding_debt: 127000, gdp: 158000, value: 80.38 },
+    example: { year: 2023, outstanding_debt: 126600, gdp: 149645, value: 84.6 },
   });
 
 export const Deficit = z
@@ -168,7 +181,7 @@ export const Deficit = z
   .meta({
     title: 'Deficit',
     description: 'The budget deficit of one year, and its share of GDP',
-    example: { year: 2023, value: -7800, percent: -4.94, gdp: 158000 },
+    example: { year: 2023, value: 7497, percent: 5.01, gdp: 149645 },
   });
 
 /** The paged envelope of contract section 2 (DRF's LimitOffsetPagination shape). */
@@ -216,3 +229,46 @@ export const Problem = z
       errors: [{ parameter: 'year', message: 'must be an integer between 1900 and 2100' }],
     },
   });
+
+// Service endpoints. Their answers are described loosely where other work may add fields
+// (the reload outcome in /meta/), strictly where the shape is the contract.
+
+export const ServiceIndex = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    documentation: z.object({ openapi: z.string(), docs: z.string() }).meta({ description: 'Where the API is described' }),
+    endpoints: z.array(
+      z.object({
+        path: z.string(),
+        summary: z.string(),
+        parameters: z.array(z.string()).meta({ description: 'Accepted query parameters' }),
+        paged: z.boolean(),
+        formats: z.array(z.string()).meta({ description: 'Representations the endpoint answers in' }),
+      }),
+    ),
+    health: z.object({ live: z.string(), ready: z.string() }),
+  })
+  .meta({ title: 'ServiceIndex', description: 'The endpoints of the API, with links' });
+
+export const Meta = z
+  .looseObject({
+    version: z.string().meta({ description: "The drop's version label (free text)" }),
+    description: z.string(),
+    created_at: z.string().meta({ description: 'When the drop was made (ISO 8601)' }),
+    source: z.string().nullable(),
+    license: z.string().nullable(),
+    loaded_at: z.string().meta({ description: 'When this service loaded the drop (ISO 8601)' }),
+    fingerprint: z.string().meta({ description: "Derived from the files' checksums; changes with the data" }),
+    files: z.record(z.string(), z.looseObject({ rows: z.int().min(0) })).meta({ description: 'Row count per file' }),
+    years: z.array(z.int()).meta({ description: 'Years with data' }),
+    last_reload: z
+      .looseObject({ status: z.enum(['ok', 'rejected']), reason: z.string().nullable(), at: z.string() })
+      .nullable()
+      .meta({ description: 'Outcome of the last reload, null if none happened' }),
+  })
+  .meta({ title: 'Meta', description: 'The data drop being served' });
+
+export const Health = z
+  .looseObject({ status: z.enum(['ok', 'ready']), version: z.string().optional() })
+  .meta({ title: 'Health', description: 'Liveness or readiness' });

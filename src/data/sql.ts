@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The folder holding package.json, whether running from src/ (tsx) or dist/ (built). */
-function projectRoot(): string {
+export function projectRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, 'package.json'))) {
     const parent = path.dirname(dir);

@@ -1,0 +1,216 @@
+/**
+ * The OpenAPI document (GET /budget/api/openapi.json) is valid OpenAPI 3.1, documents every
+ * parameter and endpoint, and describes what the server really answers: real answers of every
+ * endpoint (flat and tree, paged and not, success and each kind of error) are validated against
+ * the document's own schemas with ajv's JSON Schema 2020-12 validator, which is OpenAPI 3.1's
+ * dialect. A change to the code that the document does not follow fails here.
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Express } from 'express';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { Store } from '../src/data/store.js';
+import { ENDPOINTS } from '../src/endpoints.js';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+
+type Json = Record<string, any>;
+
+let t: TestApp;
+let limited: TestApp;
+let broken: TestApp;
+let empty: Express;
+let doc: Json;
+let ajv: Ajv2020;
+
+beforeAll(async () => {
+  t = await appFor(small);
+  limited = await appFor(small, { RATE_LIMIT: '1' });
+  broken = await appFor(small);
+  broken.store.served!.instance.closeSync();
+  empty = createApp({ config: parseConfig({ RATE_LIMIT: '0', DATA_DIR: '.' }), store: new Store() });
+  // Everything below checks the document as served, not the function that builds it.
+  doc = (await request(t.app).get('/budget/api/openapi.json')).body;
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema(doc, 'openapi.json');
+});
+afterAll(() => {
+  t.close();
+  limited.close();
+  broken.close();
+});
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+
+/** The document's schema for one answer: path, status, media type; follows a response $ref. */
+function schemaFor(path: string, status: number, mediaType: string): ValidateFunction {
+  const operation = doc.paths[path]?.get;
+  expect(operation, `${path} is in the document`).toBeDefined();
+  const response = operation.responses[status];
+  expect(response, `${path} documents ${status}`).toBeDefined();
+  const base = response.$ref
+    ? response.$ref.slice(1)
+    : `/${pointer('paths', path, 'get', 'responses', String(status))}`;
+  return ajv.compile({ $ref: `openapi.json#${base}/${pointer('content', mediaType, 'schema')}` });
+}
+
+const JSON_TYPE = 'application/json';
+const PROBLEM = 'application/problem+json';
+
+/** Validates a real answer against the document; returns it for further checks. */
+async function expectDocumented(app: Express, url: string, status: number, documentedPath = url.split('?')[0]!) {
+  const res = await request(app).get(url);
+  expect(res.status, `${url}: ${res.text}`).toBe(status);
+  const mediaType = res.headers['content-type']!.split(';')[0]!;
+  expect([JSON_TYPE, PROBLEM]).toContain(mediaType);
+  const validate = schemaFor(documentedPath, status, mediaType);
+  expect(validate(res.body), `${url} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  return res.body;
+}
+
+describe('GET /budget/api/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(doc);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+  });
+  it('is served as JSON with an ETag, CORS and a 304 for a current copy', async () => {
+    const res = await request(t.app).get('/budget/api/openapi.json');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    const again = await request(t.app).get('/budget/api/openapi.json').set('If-None-Match', res.headers.etag!);
+    expect(again.status).toBe(304);
+  });
+  it('is listed in the index at /budget/api/, with the docs page', async () => {
+    const index = await expectDocumented(t.app, '/budget/api/', 200);
+    expect(index.documentation).toEqual({ openapi: '/budget/api/openapi.json', docs: '/budget/api/docs/' });
+    expect(index.endpoints.map((e: Json) => e.path)).toContain('/budget/api/openapi.json');
+  });
+  it('refuses query parameters like every endpoint', async () => {
+    await expectDocumented(t.app, '/budget/api/openapi.json?x=1', 400);
+  });
+});
+
+describe('the document describes', () => {
+  it('every data endpoint, with a summary, a description and a JSON example', () => {
+    for (const endpoint of ENDPOINTS) {
+      const operation = doc.paths[endpoint.path]?.get;
+      expect(operation, endpoint.path).toBeDefined();
+      expect(operation.summary).toBe(endpoint.summary);
+      expect(operation.description).toContain(endpoint.description);
+      expect(operation.responses[200].content[JSON_TYPE].example).toBeDefined();
+    }
+  });
+  it('every query parameter each endpoint accepts, format included, with a description and an example', () => {
+    for (const endpoint of ENDPOINTS) {
+      const parameters: Json[] = doc.paths[endpoint.path].get.parameters;
+      expect(parameters.map((p) => p.name)).toEqual(Object.keys(endpoint.query.shape));
+      expect(parameters.map((p) => p.name)).toContain('format');
+      for (const p of parameters) {
+        expect(p.in).toBe('query');
+        expect(p.description, `${endpoint.path} ${p.name}`).toMatch(/\w/);
+        expect(p.example, `${endpoint.path} ${p.name}`).toBeDefined();
+      }
+    }
+  });
+  it('parameter examples that the server accepts, and which their own schemas accept', async () => {
+    for (const endpoint of ENDPOINTS) {
+      for (const p of doc.paths[endpoint.path].get.parameters as Json[]) {
+        const validate = ajv.compile(p.schema);
+        expect(validate(p.example), `${endpoint.path} ${p.name}=${p.example}`).toBe(true);
+        const res = await request(t.app).get(`${endpoint.path}?${p.name}=${encodeURIComponent(p.example)}`);
+        expect(res.status, `${endpoint.path}?${p.name}=${p.example}`).toBe(200);
+      }
+    }
+  });
+  it('response examples that validate against their schemas', () => {
+    for (const endpoint of ENDPOINTS) {
+      const { example } = doc.paths[endpoint.path].get.responses[200].content[JSON_TYPE];
+      const validate = schemaFor(endpoint.path, 200, JSON_TYPE);
+      expect(validate(example), `${endpoint.path}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
+    const problem = ajv.compile({ $ref: 'openapi.json#/components/schemas/Problem' });
+    expect(problem(doc.components.schemas.Problem.example)).toBe(true);
+  });
+  it('CSV and Arrow for every data endpoint, with their columns, and the amounts\' unit', () => {
+    for (const endpoint of ENDPOINTS) {
+      const { content, description } = doc.paths[endpoint.path].get.responses[200];
+      expect(Object.keys(content)).toEqual([JSON_TYPE, 'text/csv', 'application/vnd.apache.arrow.stream']);
+      for (const column of endpoint.table.columns) expect(content['text/csv'].schema.description).toContain(column.name);
+      expect(content['text/csv'].example.split('\r\n')[0]).toBe(endpoint.table.columns.map((c) => c.name).join(','));
+      expect(description).toContain('MDT (millions of Tunisian dinars)');
+    }
+    expect(doc.info.description).toContain('percentages to 2');
+  });
+  it('problem+json answers for 400, 429, 500 and 503 on every data endpoint', () => {
+    for (const endpoint of ENDPOINTS) {
+      const { responses } = doc.paths[endpoint.path].get;
+      for (const status of [400, 429, 500, 503]) expect(responses[status].$ref, `${endpoint.path} ${status}`).toMatch(/^#\/components\/responses\//);
+    }
+    for (const response of Object.values(doc.components.responses) as Json[]) {
+      expect(response.content[PROBLEM].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    }
+  });
+});
+
+describe('real answers validate against the document', () => {
+  it.each([
+    '/budget/api/totals/',
+    '/budget/api/totals/?year=1999',
+    '/budget/api/budget-categories/?type=resource',
+    '/budget/api/expenses/',
+    '/budget/api/expenses/?limit=2&offset=2',
+    '/budget/api/expenses/?hierarchy=true',
+    '/budget/api/expenses/?hierarchy=true&organization=2&limit=1&offset=1',
+    '/budget/api/resources/?year=2023',
+    '/budget/api/resources/?hierarchy=true',
+    '/budget/api/organization/',
+    '/budget/api/organization/?year=2024&limit=1',
+    '/budget/api/organization/stats/',
+    '/budget/api/debt/',
+    '/budget/api/debt/?parent=2',
+    '/budget/api/outstanding-debt/?year=last',
+    '/budget/api/deficit/',
+  ])('200 from %s', async (url) => {
+    await expectDocumented(t.app, url, 200);
+  });
+
+  it.each(ENDPOINTS.map((e) => e.path))('400 unknown_parameter and invalid_parameter from %s', async (path) => {
+    expect((await expectDocumented(t.app, `${path}?nope=1`, 400)).code).toBe('unknown_parameter');
+    expect((await expectDocumented(t.app, `${path}?format=xml`, 400)).code).toBe('invalid_parameter');
+  });
+
+  it('429 rate_limited', async () => {
+    await request(limited.app).get('/budget/api/totals/');
+    expect((await expectDocumented(limited.app, '/budget/api/debt/', 429)).code).toBe('rate_limited');
+  });
+
+  it('500 internal_error', async () => {
+    expect((await expectDocumented(broken.app, '/budget/api/expenses/?year=2023', 500)).code).toBe('internal_error');
+  });
+
+  it('503 data_unavailable from data endpoints, /meta/ and /readyz before a drop is loaded', async () => {
+    for (const path of ['/budget/api/organization/', '/budget/api/meta/', '/readyz']) {
+      expect((await expectDocumented(empty, path, 503)).code).toBe('data_unavailable');
+    }
+  });
+
+  it.each(['/budget/api/', '/budget/api/meta/', '/budget/api/openapi.json', '/healthz', '/readyz'])(
+    '200 from the service endpoint %s',
+    async (path) => {
+      await expectDocumented(t.app, path, 200);
+    },
+  );
+
+  it('and the document would catch an answer with a field it does not describe', () => {
+    const validate = schemaFor('/budget/api/totals/', 200, JSON_TYPE);
+    expect(validate([{ year: 2023, total_expenses: 1, total_resources: 1, balance: 0 }])).toBe(true);
+    expect(validate([{ year: 2023, total_expenses: 1, total_resources: 1, balance: 0, extra: 1 }])).toBe(false);
+    expect(validate([{ year: '2023', total_expenses: 1, total_resources: 1, balance: 0 }])).toBe(false);
+  });
+});
