@@ -13,6 +13,7 @@ import { HttpError, errorHandler } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { rateLimiter } from './http/rate-limit.js';
 import { logger } from './log.js';
+import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './docs.js';
 import { DOCS_PATH, OPENAPI_PATH, openApiDocument } from './openapi.js';
 import { dataUnavailable, endpointHandler } from './pipeline.js';
 import { parseQuery } from './params.js';
@@ -62,6 +63,22 @@ export function createApp({ config, store }: AppOptions): Express {
     parseQuery(req.originalUrl, noParameters);
     sendJson(req, res, openApiDocument(), config);
   });
+  route(DOCS_PATH, (req, res) => {
+    parseQuery(req.originalUrl, noParameters);
+    res.set('Content-Security-Policy', DOCS_CSP);
+    sendCached(req, res, 'text/html; charset=utf-8', DOCS_PAGE, config);
+  });
+  route(`${DOCS_PATH}init.js`, (req, res) => {
+    sendCached(req, res, 'text/javascript; charset=utf-8', DOCS_SCRIPT, config);
+  });
+  route(`${DOCS_PATH}:asset`, (req, res, next) => {
+    const asset = swaggerUiAsset(String(req.params.asset));
+    if (!asset) throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the docs are at ${DOCS_PATH}`);
+    // sendFile sets the Content-Type from the extension (nosniff needs it right) and answers
+    // If-None-Match against the ETag set here with a 304.
+    res.set('ETag', asset.etag);
+    res.sendFile(asset.file, { maxAge: config.CACHE_MAX_AGE * 1000 }, (error) => error && next(error));
+  });
   for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config));
 
   app.use((req) => {
@@ -76,16 +93,19 @@ const methodNotAllowed: RequestHandler = (req, res) => {
   throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${ALLOWED_METHODS}`);
 };
 
-/** JSON for the service endpoints, whose answers are small: the ETag hashes the body. */
 function sendJson(req: express.Request, res: express.Response, body: unknown, config: Config): void {
-  const text = JSON.stringify(body);
+  sendCached(req, res, 'application/json; charset=utf-8', JSON.stringify(body), config);
+}
+
+/** The service endpoints' answers and the docs page are small and sent whole: the ETag hashes the body. */
+function sendCached(req: express.Request, res: express.Response, type: string, text: string, config: Config): void {
   const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
   res.set({ ETag: etag, 'Cache-Control': `public, max-age=${config.CACHE_MAX_AGE}` });
   if (isFresh(req, etag)) {
     res.status(304).end();
     return;
   }
-  res.type('application/json; charset=utf-8').send(text);
+  res.type(type).send(text);
 }
 
 function index() {

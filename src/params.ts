@@ -69,7 +69,8 @@ export const param = {
       description:
         'json (default), csv or arrow (an Arrow IPC stream); wins over the Accept header. On paged endpoints, ' +
         'csv and arrow hold every matching row unless limit or offset is given',
-      example: 'csv',
+      // json, not csv: Swagger UI's "Try it out" starts from the example, and should show data, not a download.
+      example: 'json',
     }),
 };
 

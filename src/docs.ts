@@ -1,0 +1,66 @@
+/**
+ * The docs page at /budget/api/docs/: Swagger UI over the OpenAPI document, served entirely from
+ * this service (the swagger-ui-dist package in node_modules; no CDN), so it works offline, behind
+ * firewalls, and under a strict Content-Security-Policy.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { DOCS_PATH, OPENAPI_PATH } from './openapi.js';
+
+/** swagger-ui-dist's folder. Only its package.json is resolved: its main module loads the whole bundle into Node. */
+const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** The files of swagger-ui-dist the page uses; nothing else in that folder is served (its index.html points at a demo API). */
+const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png']);
+
+const SWAGGER_UI_VERSION = (JSON.parse(readFileSync(path.join(SWAGGER_UI_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * A swagger-ui-dist asset the page uses: its absolute path, and an ETag from the package's version
+ * (the app turns Express's own tags off), or undefined for any other name.
+ */
+export function swaggerUiAsset(name: string): { file: string; etag: string } | undefined {
+  if (!ASSETS.has(name)) return undefined;
+  const digest = createHash('sha256').update(`swagger-ui-dist@${SWAGGER_UI_VERSION}/${name}`).digest('base64url');
+  return { file: path.join(SWAGGER_UI_DIR, name), etag: `"${digest.slice(0, 27)}"` };
+}
+
+/** Scripts and styles come from this origin only; Swagger UI sets inline styles, and its icons are data: URLs. */
+export const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'self'";
+
+// Asset URLs are absolute: the page is served at /budget/api/docs and /budget/api/docs/ alike,
+// and a relative URL would resolve differently from each.
+export const DOCS_PAGE = `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Public Budget Data Service — API documentation</title>
+    <link rel="stylesheet" href="${DOCS_PATH}swagger-ui.css">
+    <link rel="icon" type="image/png" href="${DOCS_PATH}favicon-32x32.png" sizes="32x32">
+    <link rel="icon" type="image/png" href="${DOCS_PATH}favicon-16x16.png" sizes="16x16">
+  </head>
+  <body>
+    <noscript>This page needs JavaScript. The API is described by <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript>
+    <div id="swagger-ui"></div>
+    <script src="${DOCS_PATH}swagger-ui-bundle.js"></script>
+    <script src="${DOCS_PATH}init.js"></script>
+  </body>
+</html>
+`;
+
+/** Starts Swagger UI; a file of its own rather than an inline script, so the CSP can forbid inline scripts. */
+export const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({
+  url: ${JSON.stringify(OPENAPI_PATH)},
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout',
+  displayRequestDuration: true,
+  defaultModelsExpandDepth: 0,
+});
+`;

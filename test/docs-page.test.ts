@@ -1,0 +1,140 @@
+/**
+ * The docs page (GET /budget/api/docs/) in a real headless browser: Debian's chromium driven by
+ * playwright-core, against the real app listening on loopback over the small test drop. A person
+ * opening the page must see every data endpoint and be able to run a request from it.
+ *
+ * .ci/run installs chromium where it can; where no browser can be had, the browser tests skip and
+ * say so. Set DOCS_SCREENSHOT=/some/file.png to keep a screenshot of the page after the request.
+ */
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../src/endpoints.js';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser) {
+  console.warn(`SKIPPED: the docs page browser tests need chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does it where it can)`);
+}
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await appFor(small);
+});
+afterAll(() => t.close());
+
+describe('the docs page over HTTP', () => {
+  it('is an HTML page at /budget/api/docs/ and /budget/api/docs, loading Swagger UI from this server only', async () => {
+    for (const url of ['/budget/api/docs/', '/budget/api/docs']) {
+      const res = await request(t.app).get(url);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      const sources = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(sources.length).toBeGreaterThan(0);
+      for (const source of sources) expect(source, 'no CDN: every asset is a path on this server').toMatch(/^\/budget\/api\//);
+    }
+  });
+  it.each([
+    ['swagger-ui-bundle.js', /^(text|application)\/javascript; charset=utf-8$/],
+    ['init.js', /^text\/javascript; charset=utf-8$/],
+    ['swagger-ui.css', /^text\/css; charset=utf-8$/],
+    ['favicon-32x32.png', /^image\/png$/],
+  ])('serves %s with its true Content-Type, as nosniff requires', async (file, type) => {
+    const res = await request(t.app).get(`/budget/api/docs/${file}`).buffer(true);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(type);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    expect(res.headers.etag).toMatch(/^"[\w-]+"$/);
+    const again = await request(t.app).get(`/budget/api/docs/${file}`).set('If-None-Match', res.headers.etag!);
+    expect(again.status).toBe(304);
+  });
+  it('points Swagger UI at the OpenAPI document', async () => {
+    expect((await request(t.app).get('/budget/api/docs/init.js')).text).toContain('url: "/budget/api/openapi.json"');
+  });
+  it.each(['index.html', 'swagger-initializer.js', 'package.json', '..%2Fpackage.json'])(
+    'serves nothing else from swagger-ui-dist (%s is a 404 problem)',
+    async (file) => {
+      const res = await request(t.app).get(`/budget/api/docs/${file}`);
+      expect(res.status).toBe(404);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    },
+  );
+});
+
+describe.skipIf(!hasBrowser)('the docs page in a real browser', () => {
+  let server: Server;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+  const origins = new Set<string>();
+
+  beforeAll(async () => {
+    server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // playwright gives each launch a fresh temporary profile of its own.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    page.setDefaultTimeout(15_000);
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()}`));
+    page.on('request', (req) => origins.add(new URL(req.url()).origin));
+    await page.goto(`${base}/budget/api/docs/`);
+    await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('renders the title and lists the nine data endpoints', async () => {
+    expect(await page.locator('.info .title').first().textContent()).toContain('Public Budget Data Service');
+    const paths = await page.locator('.opblock-tag-section').first().locator('.opblock-summary-path').allTextContents();
+    expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(ENDPOINTS.map((e) => e.path));
+  });
+
+  it('runs a request with "Try it out" and "Execute" and shows the data it got', async () => {
+    const operation = page.locator('#operations-data-getTotals');
+    await operation.locator('.opblock-summary').click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.locator('tr[data-param-name="year"] input').fill('2023');
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const live = operation.locator('.live-responses-table');
+    await live.locator('.response-col_status', { hasText: /^200$/ }).waitFor({ timeout: 30_000 });
+    const body = await live.locator('.response-col_description .microlight').first().textContent();
+    expect(JSON.parse(body!)).toEqual([{ year: 2023, total_expenses: 350.35, total_resources: 1600.499, balance: 1250.149 }]);
+    await operation.locator('.live-responses-table').scrollIntoViewIfNeeded();
+    if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT });
+  }, 60_000);
+
+  it('loaded everything from this server, with no failed request and no script error', () => {
+    expect([...origins]).toEqual([base]);
+    expect(problems).toEqual([]);
+  });
+});
