@@ -42,7 +42,11 @@ export function sendProblem(res: Response, error: HttpError): void {
     code: error.code,
   };
   if (error.errors) body.errors = error.errors;
-  res.status(error.status).type('application/problem+json').set('Cache-Control', 'no-store').send(JSON.stringify(body));
+  // Sent as bytes so that Express does not append a charset: problem+json is UTF-8 by definition.
+  res
+    .status(error.status)
+    .set({ 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' })
+    .send(Buffer.from(JSON.stringify(body)));
 }
 
 /**
