@@ -20,6 +20,7 @@ export const QUERY_SAMPLES: Record<string, string[]> = {
 };
 
 export interface QueryFigures {
+  rows: number;
   loadMs: number;
   rssMb: number;
   perQuery: { url: string; p50: number; p99: number }[];
@@ -30,6 +31,7 @@ export async function measureQueries(dir: string, repeat = 30): Promise<QueryFig
   const store = new Store();
   store.swap(await loadDrop(dir));
   const loadMs = performance.now() - started;
+  const rows = store.served!.manifest.files['expenses.parquet']!.rows;
   const rssMb = process.memoryUsage().rss / 2 ** 20;
   const perQuery = [];
   for (const endpoint of ENDPOINTS) {
@@ -49,11 +51,15 @@ export async function measureQueries(dir: string, repeat = 30): Promise<QueryFig
     }
   }
   store.close();
-  return { loadMs, rssMb, perQuery };
+  return { rows, loadMs, rssMb, perQuery };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const figures = await measureQueries(process.argv[2] ?? 'data');
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify(figures));
+    process.exit(0);
+  }
   console.log(`load+validate ${figures.loadMs.toFixed(0)} ms, RSS ${figures.rssMb.toFixed(0)} MB`);
   for (const q of figures.perQuery) console.log(`${q.p50.toFixed(2).padStart(8)} ${q.p99.toFixed(2).padStart(8)} ms  ${q.url}`);
 }
