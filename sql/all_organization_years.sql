@@ -4,9 +4,9 @@
 -- An organization without lines has one row with a null year, expenses and resources, as in
 -- organizations.sql.
 WITH lines AS (
-  SELECT organization_id, year, amount AS expenses, 0::DECIMAL(38,6) AS resources FROM expenses
+  SELECT organization_id, year, amount AS expenses, 0::DECIMAL(38,6) AS resources FROM expense_sums
   UNION ALL
-  SELECT organization_id, year, 0::DECIMAL(38,6), amount FROM resources WHERE organization_id IS NOT NULL
+  SELECT organization_id, year, 0::DECIMAL(38,6), amount FROM resource_sums WHERE organization_id IS NOT NULL
 ),
 budget AS (
   SELECT organization_id, year, sum(expenses) AS expenses, sum(resources) AS resources

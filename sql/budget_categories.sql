@@ -2,9 +2,9 @@
 -- $year INTEGER or NULL   only lines of this year
 -- $type VARCHAR or NULL   'expense' or 'resource': only categories of this type
 WITH lines AS (
-  SELECT category_id, amount FROM expenses WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
+  SELECT category_id, amount FROM expense_sums WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
   UNION ALL
-  SELECT category_id, amount FROM resources WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
+  SELECT category_id, amount FROM resource_sums WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
 ),
 rolled AS (
   SELECT closure.ancestor_id AS id, sum(lines.amount) AS amount

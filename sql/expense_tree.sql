@@ -6,7 +6,7 @@ SELECT e.year,
        c.name,
        c.parent_id,
        ROUND(sum(e.amount), 3)::DOUBLE AS amount
-FROM expenses AS e
+FROM expense_sums AS e
 JOIN category_closure AS closure ON closure.descendant_id = e.category_id
 JOIN categories AS c ON c.id = closure.ancestor_id
 WHERE ($year::INTEGER IS NULL OR e.year = $year::INTEGER)

@@ -5,7 +5,7 @@ SELECT r.year,
        c.name,
        c.parent_id,
        ROUND(sum(r.amount), 3)::DOUBLE AS amount
-FROM resources AS r
+FROM resource_sums AS r
 JOIN category_closure AS closure ON closure.descendant_id = r.category_id
 JOIN categories AS c ON c.id = closure.ancestor_id
 WHERE $year::INTEGER IS NULL OR r.year = $year::INTEGER

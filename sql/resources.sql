@@ -3,7 +3,9 @@
 -- $limit  INTEGER           page size
 -- $offset INTEGER           lines to skip
 -- The count row is joined to the page so that an empty page still reports the count.
-WITH matching AS (
+-- NOT MATERIALIZED: the filter is cheap to run twice, while materializing every matching line
+-- for the count costs more than the whole query.
+WITH matching AS NOT MATERIALIZED (
   SELECT id, year, amount, category_id FROM resources
   WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
 ),

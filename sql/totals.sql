@@ -2,9 +2,9 @@
 -- $year                  INTEGER or NULL   only this year
 -- $include_complementary BOOLEAN           also count lines of complementary finance laws
 WITH lines AS (
-  SELECT year, amount AS expenses, 0::DECIMAL(38,6) AS resources, complementary FROM expenses
+  SELECT year, amount AS expenses, 0::DECIMAL(38,6) AS resources, complementary FROM expense_sums
   UNION ALL
-  SELECT year, 0::DECIMAL(38,6), amount, complementary FROM resources
+  SELECT year, 0::DECIMAL(38,6), amount, complementary FROM resource_sums
 )
 SELECT year,
        ROUND(sum(expenses), 3)::DOUBLE AS total_expenses,

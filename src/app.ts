@@ -43,12 +43,12 @@ export function createApp({ config, store }: AppOptions): Express {
 
   route('/healthz', (req, res) => {
     parseQuery(req.originalUrl, noParameters);
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+    sendJson(req, res, { status: 'ok' }, config);
   });
   route('/readyz', (req, res) => {
     parseQuery(req.originalUrl, noParameters);
     if (!store.ready) throw dataUnavailable();
-    res.set('Cache-Control', 'no-store').json({ status: 'ready', version: store.served?.manifest.version });
+    sendJson(req, res, { status: 'ready', version: store.served?.manifest.version }, config);
   });
   route(`${API}/`, (req, res) => {
     parseQuery(req.originalUrl, noParameters);

@@ -7,7 +7,7 @@ const port = z
   .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
   .transform(Number)
   .pipe(z.number().max(65535, { error: PORT_MESSAGE }));
-const nonNegativeInt = (what: string) => z.string().trim().regex(/^\d{1,9}$/, { error: what }).transform(Number);
+const nonNegativeInt = (what: string) => z.string().trim().regex(/^\d{1,12}$/, { error: what }).transform(Number);
 
 /** `TRUST_PROXY` takes what Express's `trust proxy` setting takes: a boolean, a hop count, or addresses. */
 const trustProxy = z

@@ -85,8 +85,8 @@ function buildDocument(): Json {
   paths[OPENAPI_PATH] = {
     get: serviceOperation('getOpenApi', `This OpenAPI 3.1 document (read it at ${DOCS_PATH})`, { type: 'object' }),
   };
-  paths['/healthz'] = { get: serviceOperation('getLiveness', 'Process alive', component(responses.Health), { cached: false, limited: false }) };
-  paths['/readyz'] = { get: serviceOperation('getReadiness', '200 once data is loaded, else 503', component(responses.Health), { cached: false, limited: false, needsData: true }) };
+  paths['/healthz'] = { get: serviceOperation('getLiveness', 'Process alive', component(responses.Health), { limited: false }) };
+  paths['/readyz'] = { get: serviceOperation('getReadiness', '200 once data is loaded, else 503', component(responses.Health), { limited: false, needsData: true }) };
 
   const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   for (const schema of Object.values(schemas)) {
@@ -158,8 +158,6 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
 }
 
 interface ServiceTraits {
-  /** Has an ETag and may answer 304 (not the health checks, which are no-store). */
-  cached?: boolean;
   /** Needs a loaded drop, so may answer 503. */
   needsData?: boolean;
   /** Counts against the rate limit (not the health checks). */
@@ -167,7 +165,7 @@ interface ServiceTraits {
 }
 
 function serviceOperation(id: string, summary: string, schema: Json, traits: ServiceTraits = {}): Json {
-  const { cached = true, needsData = false, limited = true } = traits;
+  const { needsData = false, limited = true } = traits;
   return {
     operationId: id,
     tags: ['service'],
@@ -175,7 +173,7 @@ function serviceOperation(id: string, summary: string, schema: Json, traits: Ser
     description: `${summary}. Takes no query parameters.`,
     responses: {
       200: { description: 'OK', content: { [FORMATS.json.mediaType]: { schema } } },
-      ...(cached ? { 304: { description: 'Not Modified: the If-None-Match tag is current' } } : {}),
+      304: { description: 'Not Modified: the If-None-Match tag is current' },
       400: { $ref: '#/components/responses/BadRequest' },
       ...(limited ? { 429: { $ref: '#/components/responses/TooManyRequests' } } : {}),
       500: { $ref: '#/components/responses/InternalError' },

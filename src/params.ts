@@ -54,7 +54,7 @@ export const param = {
     .meta({ description: 'expense (dépense, depense) or resource (ressource), case-insensitive', example: 'expense' }),
   limit: z
     .string()
-    .regex(/^\d{1,4}$/, { error: 'must be an integer between 1 and 1000' })
+    .regex(/^\d{1,10}$/, { error: 'must be an integer between 1 and 1000' })
     .transform(Number)
     .pipe(z.number().min(1, { error: 'must be an integer between 1 and 1000' }).max(1000, { error: 'must be an integer between 1 and 1000' }))
     .meta({ description: 'Page size, 1 to 1000 (default 100)', example: '100' }),

@@ -51,7 +51,7 @@ describe('every data endpoint', () => {
     const res = await request(t.app).post(path);
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
-    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.body).toMatchObject({ status: 405, code: 'method_not_allowed', title: 'Method Not Allowed' });
     expectCommonHeaders(res);
   });
@@ -75,7 +75,7 @@ describe('unknown paths', () => {
   it.each(['/', '/budget/api/nope/', '/budget/api/totals/extra', '/budget/api/%E0%A4%A'])('%s is a 404 problem', async (path) => {
     const res = await request(t.app).get(path);
     expect(res.status).toBe(404);
-    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.body).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' });
     expectCommonHeaders(res);
   });
@@ -138,8 +138,12 @@ describe('service endpoints', () => {
     expect(Date.parse(res.body.loaded_at)).not.toBeNaN();
   });
   it('GET /healthz and /readyz answer 200 once data is loaded', async () => {
-    expect((await request(t.app).get('/healthz')).body).toEqual({ status: 'ok' });
-    expect((await request(t.app).get('/readyz')).status).toBe(200);
+    const live = await request(t.app).get('/healthz');
+    expect(live.body).toEqual({ status: 'ok' });
+    expect(live.headers.etag).toBeDefined();
+    const ready = await request(t.app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready', version: 'test' });
   });
   it('service endpoints refuse unknown parameters too', async () => {
     const res = await request(t.app).get('/budget/api/meta/?x=1');
@@ -154,7 +158,7 @@ describe('a failure inside the server', () => {
     broken.store.served!.instance.closeSync();
     const res = await request(broken.app).get('/budget/api/expenses/?year=2023');
     expect(res.status).toBe(500);
-    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.body).toEqual({
       type: 'about:blank',
       title: 'Internal Server Error',

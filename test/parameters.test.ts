@@ -13,7 +13,7 @@ afterAll(() => t.close());
 async function problem(url: string, code: string, parameter: string) {
   const res = await request(t.app).get(url);
   expect(res.status, url).toBe(400);
-  expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  expect(res.headers['content-type']).toBe('application/problem+json');
   expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code });
   expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ parameter })]));
   expect(res.body.detail).toContain(parameter);

@@ -21,7 +21,7 @@ describe('with RATE_LIMIT=3', () => {
     await agent.get('/budget/api/totals/');
     const limited = await agent.get('/budget/api/deficit/');
     expect(limited.status).toBe(429);
-    expect(limited.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(limited.headers['content-type']).toBe('application/problem+json');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.headers['access-control-allow-origin']).toBe('*');
     expect(limited.body).toMatchObject({ status: 429, code: 'rate_limited', title: 'Too Many Requests' });

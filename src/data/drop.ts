@@ -52,7 +52,7 @@ export interface LoadOptions {
 }
 
 const EXAMPLES = 5;
-const DERIVED = ['derive/category_closure', 'derive/debt_origin_closure'];
+const DERIVED = ['derive/category_closure', 'derive/debt_origin_closure', 'derive/expense_sums', 'derive/resource_sums'];
 
 export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
   const dir = await realpath(dataDir).catch(() => {

@@ -44,7 +44,11 @@ export function sendProblem(res: Response, error: HttpError): void {
   if (error.errors) body.errors = error.errors;
   // A tag set before the failure names the answer that was not sent; a problem must not carry it.
   res.removeHeader('ETag');
-  res.status(error.status).type('application/problem+json').set('Cache-Control', 'no-store').send(JSON.stringify(body));
+  // Sent as bytes so that Express does not append a charset: problem+json is UTF-8 by definition.
+  res
+    .status(error.status)
+    .set({ 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' })
+    .send(Buffer.from(JSON.stringify(body)));
 }
 
 /**

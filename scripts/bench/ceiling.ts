@@ -1,0 +1,44 @@
+/**
+ * The ceilings the service is measured against: a server that answers the very bytes the real
+ * service answered for each URL, doing no work at all. `express` is the framework's ceiling,
+ * `http` the bare node:http one. Usage: ceiling.ts express|http answers.json (prints the port).
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+
+export interface RecordedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const [mode, file] = process.argv.slice(2);
+const recorded = JSON.parse(readFileSync(file!, 'utf8')) as Record<string, RecordedAnswer>;
+const answers = new Map(Object.entries(recorded).map(([url, a]) => [url, { ...a, bytes: Buffer.from(a.body) }]));
+
+function answer(req: IncomingMessage, res: ServerResponse): void {
+  const found = answers.get(req.url ?? '');
+  if (!found) {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(found.status, found.headers).end(found.bytes);
+}
+
+const server =
+  mode === 'express'
+    ? (() => {
+        const app = express();
+        app.disable('x-powered-by');
+        app.set('etag', false);
+        app.use((req, res) => answer(req, res));
+        return createServer(app);
+      })()
+    : createServer(answer);
+
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

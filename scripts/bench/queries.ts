@@ -1,0 +1,65 @@
+/**
+ * How the cost of answering grows with data: loads a drop as the server does (load + validate),
+ * then times each endpoint's answer, uncached, straight from the drop (no HTTP).
+ */
+import { loadDrop } from '../../src/data/drop.js';
+import { Store } from '../../src/data/store.js';
+import { ENDPOINTS } from '../../src/endpoints.js';
+import { parseQuery } from '../../src/params.js';
+
+export const QUERY_SAMPLES: Record<string, string[]> = {
+  '/budget/api/totals/': ['', 'include_complementary=false'],
+  '/budget/api/budget-categories/': ['', 'year=2010&type=expense'],
+  '/budget/api/expenses/': ['', 'year=2010&limit=100&offset=5000', 'organization=7', 'hierarchy=true', 'hierarchy=true&year=2010&organization=3'],
+  '/budget/api/resources/': ['year=2011', 'hierarchy=true'],
+  '/budget/api/organization/': ['', 'year=2012&offset=100'],
+  '/budget/api/organization/stats/': ['', 'year=2013'],
+  '/budget/api/debt/': ['', 'parent=null'],
+  '/budget/api/outstanding-debt/': ['year=last'],
+  '/budget/api/deficit/': [''],
+};
+
+export interface QueryFigures {
+  rows: number;
+  loadMs: number;
+  rssMb: number;
+  perQuery: { url: string; p50: number; p99: number }[];
+}
+
+export async function measureQueries(dir: string, repeat = 30): Promise<QueryFigures> {
+  const started = performance.now();
+  const store = new Store();
+  store.swap(await loadDrop(dir));
+  const loadMs = performance.now() - started;
+  const rows = store.served!.manifest.files['expenses.parquet']!.rows;
+  const rssMb = process.memoryUsage().rss / 2 ** 20;
+  const perQuery = [];
+  for (const endpoint of ENDPOINTS) {
+    for (const query of QUERY_SAMPLES[endpoint.path] ?? ['']) {
+      const url = `${endpoint.path}${query ? `?${query}` : ''}`;
+      const params = parseQuery(url, endpoint.query);
+      const times: number[] = [];
+      for (let i = 0; i < repeat; i++) {
+        const lease = store.lease()!;
+        const t0 = performance.now();
+        await endpoint.answer(params, lease);
+        times.push(performance.now() - t0);
+        lease.release();
+      }
+      times.sort((a, b) => a - b);
+      perQuery.push({ url, p50: times[Math.floor(repeat / 2)]!, p99: times[Math.min(repeat - 1, Math.ceil(repeat * 0.99) - 1)]! });
+    }
+  }
+  store.close();
+  return { rows, loadMs, rssMb, perQuery };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const figures = await measureQueries(process.argv[2] ?? 'data');
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify(figures));
+    process.exit(0);
+  }
+  console.log(`load+validate ${figures.loadMs.toFixed(0)} ms, RSS ${figures.rssMb.toFixed(0)} MB`);
+  for (const q of figures.perQuery) console.log(`${q.p50.toFixed(2).padStart(8)} ${q.p99.toFixed(2).padStart(8)} ms  ${q.url}`);
+}
