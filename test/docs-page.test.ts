@@ -7,7 +7,7 @@
  * say so. Set DOCS_SCREENSHOT=/some/file.png to keep a screenshot of the page after the request.
  */
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
@@ -132,6 +132,36 @@ describe.skipIf(!hasBrowser)('the docs page in a real browser', () => {
     await operation.locator('.live-responses-table').scrollIntoViewIfNeeded();
     if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT });
   }, 60_000);
+
+  it('lets a page of another origin read JSON, CSV and the exposed headers with fetch (CORS)', async () => {
+    const other = http.createServer((_req, res) => res.setHeader('Content-Type', 'text/html').end('<!DOCTYPE html><title>elsewhere</title>'));
+    other.listen(0, '127.0.0.1');
+    await new Promise((resolve) => other.once('listening', resolve));
+    const elsewhere = await browser.newPage();
+    try {
+      await elsewhere.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      const seen = await elsewhere.evaluate(async (api) => {
+        const json = await fetch(`${api}/totals/?year=2024`);
+        const csv = await fetch(`${api}/deficit/?format=csv`);
+        return {
+          origin: location.origin,
+          totals: await json.json(),
+          etag: json.headers.get('ETag'),
+          csv: await csv.text(),
+          disposition: csv.headers.get('Content-Disposition'),
+        };
+      }, `${base}/budget/api`);
+      expect(seen.origin).not.toBe(base);
+      expect(seen.totals).toEqual([{ year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 }]);
+      expect(seen.etag).toMatch(/^"[\w-]+"$/);
+      expect(seen.csv.split('\r\n')[0]).toBe('year,value,percent,gdp');
+      expect(seen.disposition).toBe('attachment; filename="deficit.csv"');
+    } finally {
+      await elsewhere.close();
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
 
   it('loaded everything from this server, with no failed request and no script error', () => {
     expect([...origins]).toEqual([base]);
