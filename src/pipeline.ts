@@ -42,7 +42,7 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
         res.status(304).end();
         return;
       }
-      if (format === 'json') return await sendJson(req, endpoint, params, lease, res);
+      if (format === 'json') return await sendJsonAnswer(req, res, endpoint, params, lease);
       const table = endpoint.hierarchy && params.hierarchy ? TREE_TABLE : endpoint.table;
       await sendDownload(req, res, {
         format,
@@ -56,7 +56,7 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
   };
 }
 
-async function sendJson(req: Request, endpoint: Endpoint, params: Common, lease: Lease, res: Response) {
+async function sendJsonAnswer(req: Request, res: Response, endpoint: Endpoint, params: Common, lease: Lease) {
   const answer = await endpoint.answer(params, lease);
   const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
   res.type('application/json; charset=utf-8').send(JSON.stringify(body));
