@@ -13,6 +13,12 @@ import { plainValue } from './values.js';
 export type Row = Record<string, unknown>;
 export type Params = Record<string, string | number | boolean | null>;
 
+function toRow(names: readonly string[], values: readonly unknown[]): Row {
+  const row: Row = {};
+  for (let i = 0; i < names.length; i++) row[names[i]!] = plainValue(values[i]);
+  return row;
+}
+
 export class ServedDrop {
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
@@ -116,12 +122,6 @@ export interface Lease {
   /** Rows chunk by chunk, for full exports; see ServedDrop.stream. */
   stream(name: string, params?: Params): AsyncGenerator<Row[]>;
   release(): void;
-}
-
-function toRow(names: readonly string[], values: readonly unknown[]): Row {
-  const row: Row = {};
-  for (let i = 0; i < names.length; i++) row[names[i]!] = plainValue(values[i]);
-  return row;
 }
 
 export interface ReloadOutcome {
