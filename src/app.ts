@@ -13,6 +13,7 @@ import { isFresh } from './http/caching.js';
 import { HttpError, errorHandler } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { rateLimiter } from './http/rate-limit.js';
+import { ResponseCache } from './http/response-cache.js';
 import { logger } from './log.js';
 import { DOCS_PATH, OPENAPI_PATH, openApiDocument } from './openapi.js';
 import { dataUnavailable, endpointHandler } from './pipeline.js';
@@ -79,7 +80,9 @@ export function createApp({ config, store }: AppOptions): Express {
     res.set('ETag', asset.etag);
     res.sendFile(asset.file, { maxAge: config.CACHE_MAX_AGE * 1000 }, (error) => error && next(error));
   });
-  for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config));
+  const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
+  store.onSwap(() => cache.clear());
+  for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config, cache));
 
   app.use((req) => {
     throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${API}/`);

@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   RATE_LIMIT: nonNegativeInt('must be an integer >= 0 (requests per minute; 0 turns rate limiting off)').default(600),
   TRUST_PROXY: trustProxy.optional(),
   CACHE_MAX_AGE: nonNegativeInt('must be an integer >= 0 (seconds)').default(300),
+  RESPONSE_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes; 0 turns the response cache off)').default(64),
 });
 
 export type Config = Readonly<z.infer<typeof EnvSchema>>;

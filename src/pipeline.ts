@@ -11,6 +11,7 @@ import { fileName, sendDownload } from './formats/download.js';
 import { negotiate, type Format } from './formats/negotiate.js';
 import type { FlatRow } from './formats/table.js';
 import { etagFor, isFresh } from './http/caching.js';
+import type { ResponseCache } from './http/response-cache.js';
 import { HttpError } from './http/errors.js';
 import { envelope } from './http/paging.js';
 import { parseQuery } from './params.js';
@@ -27,7 +28,7 @@ type Common = Record<string, unknown> & {
   hierarchy?: boolean;
 };
 
-export function endpointHandler(endpoint: Endpoint, store: Store, config: Config): RequestHandler {
+export function endpointHandler(endpoint: Endpoint, store: Store, config: Config, cache: ResponseCache): RequestHandler {
   return async (req, res) => {
     // The same URL answers JSON, CSV or Arrow depending on Accept: caches must key on it.
     res.vary('Accept');
@@ -42,7 +43,7 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
         res.status(304).end();
         return;
       }
-      if (format === 'json') return await sendJsonAnswer(req, res, endpoint, params, lease);
+      if (format === 'json') return await sendJsonAnswer(req, res, endpoint, params, lease, cache, etag);
       const table = endpoint.hierarchy && params.hierarchy ? TREE_TABLE : endpoint.table;
       await sendDownload(req, res, {
         format,
@@ -56,10 +57,22 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
   };
 }
 
-async function sendJsonAnswer(req: Request, res: Response, endpoint: Endpoint, params: Common, lease: Lease) {
-  const answer = await endpoint.answer(params, lease);
-  const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
-  res.type('application/json; charset=utf-8').send(JSON.stringify(body));
+/** JSON answers are serialized once and kept in the response cache under their ETag. */
+async function sendJsonAnswer(
+  req: Request,
+  res: Response,
+  endpoint: Endpoint,
+  params: Common,
+  lease: Lease,
+  cache: ResponseCache,
+  etag: string,
+) {
+  const rendered = await cache.get(etag, async () => {
+    const answer = await endpoint.answer(params, lease);
+    const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
+    return { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json; charset=utf-8' };
+  });
+  res.set('Content-Type', rendered.contentType).send(rendered.body);
 }
 
 /**

@@ -132,6 +132,7 @@ export interface ReloadOutcome {
 
 export class Store {
   private current: ServedDrop | null = null;
+  private readonly swapListeners: (() => void)[] = [];
   lastReload: ReloadOutcome | null = null;
 
   constructor(private readonly poolSize = 4) {}
@@ -154,6 +155,12 @@ export class Store {
     const previous = this.current;
     this.current = new ServedDrop(data, this.poolSize);
     previous?.retire();
+    for (const listener of this.swapListeners) listener();
+  }
+
+  /** Calls `listener` after every swap, to drop what was derived from the previous drop. */
+  onSwap(listener: () => void): void {
+    this.swapListeners.push(listener);
   }
 
   close(): void {

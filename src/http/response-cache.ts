@@ -1,0 +1,43 @@
+import { LRUCache } from 'lru-cache';
+
+/** A rendered answer: the exact bytes sent, serialized once. */
+export interface Rendered {
+  body: Buffer;
+  contentType: string;
+  /** Extra headers of the representation (Content-Disposition for downloads). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Answers already rendered, bounded in bytes and keyed by ETag. The tag digests the drop's
+ * fingerprint with the canonical query and representation, so an entry can only ever be served
+ * for the drop that produced it; the cache is also emptied when a drop is swapped out, to free
+ * the memory. Concurrent requests for the same uncached answer share one computation.
+ */
+export class ResponseCache {
+  private readonly lru: LRUCache<string, Rendered, () => Promise<Rendered>> | null;
+
+  constructor(maxBytes: number) {
+    this.lru =
+      maxBytes > 0
+        ? new LRUCache({
+            maxSize: maxBytes,
+            // Answers larger than a tenth of the cache would evict too much to be worth keeping.
+            maxEntrySize: Math.max(1, Math.floor(maxBytes / 10)),
+            sizeCalculation: (answer, key) => answer.body.length + key.length + 200,
+            fetchMethod: (_key, _stale, { context }) => context(),
+          })
+        : null;
+  }
+
+  async get(key: string, render: () => Promise<Rendered>): Promise<Rendered> {
+    if (!this.lru) return render();
+    const answer = await this.lru.fetch(key, { context: render });
+    // fetch() only returns undefined when the fetch was aborted, which this cache never does.
+    return answer ?? render();
+  }
+
+  clear(): void {
+    this.lru?.clear();
+  }
+}

@@ -1,0 +1,56 @@
+/** The response cache: an answer is rendered once per drop and query, and never outlives its drop. */
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { loadDrop } from '../src/data/drop.js';
+import { small } from './fixtures/small.js';
+import { appFor } from './helpers/app.js';
+import { writeDrop } from './helpers/drop.js';
+
+describe('the response cache', () => {
+  it('never serves an answer of a replaced drop', async () => {
+    const t = await appFor(small);
+    try {
+      const before = await request(t.app).get('/budget/api/deficit/');
+      expect(before.body).toHaveLength(2);
+      t.store.swap(await loadDrop(await writeDrop({ ...small, deficit: [{ year: 2024, value: 2 }] })));
+      const after = await request(t.app).get('/budget/api/deficit/');
+      expect(after.body).toEqual([{ year: 2024, value: 2, percent: 25, gdp: 8 }]);
+      expect(after.headers.etag).not.toBe(before.headers.etag);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('keys answers by the parameters as given, so paging links keep their order', async () => {
+    const t = await appFor(small);
+    try {
+      const a = await request(t.app).get('/budget/api/expenses/?year=2023&limit=1');
+      const b = await request(t.app).get('/budget/api/expenses/?limit=1&year=2023');
+      expect(a.body.next).toBe('/budget/api/expenses/?limit=1&offset=1&year=2023');
+      expect(b.body.next).toBe('/budget/api/expenses/?limit=1&offset=1&year=2023');
+      const c = await request(t.app).get('/budget/api/expenses/?year=2023&organization=1&limit=1');
+      const d = await request(t.app).get('/budget/api/expenses/?organization=1&year=2023&limit=1');
+      expect(c.body.next).toBe('/budget/api/expenses/?limit=1&offset=1&year=2023&organization=1');
+      expect(d.body.next).toBe('/budget/api/expenses/?limit=1&offset=1&organization=1&year=2023');
+      expect(c.headers.etag).not.toBe(d.headers.etag);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('answers the same bytes from the cache as when rendered, and can be turned off', async () => {
+    const on = await appFor(small);
+    const off = await appFor(small, { RESPONSE_CACHE_MB: '0' });
+    try {
+      const first = await request(on.app).get('/budget/api/expenses/?hierarchy=true');
+      const cached = await request(on.app).get('/budget/api/expenses/?hierarchy=true');
+      const uncached = await request(off.app).get('/budget/api/expenses/?hierarchy=true');
+      expect(cached.text).toBe(first.text);
+      expect(uncached.text).toBe(first.text);
+      expect(cached.headers['content-type']).toBe('application/json; charset=utf-8');
+    } finally {
+      on.close();
+      off.close();
+    }
+  });
+});
