@@ -99,15 +99,19 @@ export interface Lease {
   release(): void;
 }
 
+/** The last attempt to load a drop, as /budget/api/meta/ shows it. */
 export interface ReloadOutcome {
   status: 'ok' | 'rejected';
+  /** Why the drop was rejected (the DropError message), or null. */
   reason: string | null;
   at: string;
+  /** The version served after the attempt: the new drop's, or the old one's when rejected. */
+  version: string | null;
 }
 
 export class Store {
   private current: ServedDrop | null = null;
-  lastReload: ReloadOutcome | null = null;
+  private outcome: ReloadOutcome | null = null;
 
   constructor(private readonly poolSize = 4) {}
 
@@ -124,11 +128,21 @@ export class Store {
     return this.current?.data ?? null;
   }
 
-  /** Serves `data` from now on; the previous drop closes when its in-flight requests finish. */
+  get lastReload(): ReloadOutcome | null {
+    return this.outcome;
+  }
+
+  /** Serves `data` from now on (a successful load); the previous drop closes when its in-flight requests finish. */
   swap(data: LoadedDrop): void {
     const previous = this.current;
     this.current = new ServedDrop(data, this.poolSize);
     previous?.retire();
+    this.recordReload('ok');
+  }
+
+  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with the reason. */
+  recordReload(status: ReloadOutcome['status'], reason: string | null = null): void {
+    this.outcome = { status, reason, at: new Date().toISOString(), version: this.served?.manifest.version ?? null };
   }
 
   close(): void {
