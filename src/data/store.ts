@@ -137,12 +137,16 @@ export class Store {
     const previous = this.current;
     this.current = new ServedDrop(data, this.poolSize);
     previous?.retire();
-    this.recordReload('ok');
+    this.record('ok', null, data.loadedAt);
   }
 
   /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with the reason. */
   recordReload(status: ReloadOutcome['status'], reason: string | null = null): void {
-    this.outcome = { status, reason, at: new Date().toISOString(), version: this.served?.manifest.version ?? null };
+    this.record(status, reason, new Date());
+  }
+
+  private record(status: ReloadOutcome['status'], reason: string | null, at: Date): void {
+    this.outcome = { status, reason, at: at.toISOString(), version: this.served?.manifest.version ?? null };
   }
 
   close(): void {
