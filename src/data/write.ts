@@ -61,7 +61,7 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
       const seconds = () => (performance.now() - started) / 1000;
       const ticker = options.onProgress && setInterval(() => {
         const { percentage } = connection.progress;
-        if (percentage > 0) options.onProgress!({ file, done: false, percent: percentage, seconds: seconds() });
+        if (percentage >= 1) options.onProgress!({ file, done: false, percent: percentage, seconds: seconds() });
       }, PROGRESS_EVERY_MS);
       try {
         await writeTable(connection, table, tmp(file));
