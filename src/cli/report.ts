@@ -47,7 +47,7 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): (p
       lastLogged = 0;
       return;
     }
-    const line = `${p.file.padEnd(26)} ${p.percent.toFixed(0).padStart(3)}% after ${seconds(p.seconds)}`;
+    const line = `${p.file.padEnd(26)} ${p.step} ${p.percent.toFixed(0)}% (${seconds(p.seconds)})`;
     if (tty) stream.write(`\r\x1b[K${line}`);
     else if (p.seconds - lastLogged >= 10) {
       stream.write(`${line}\n`);

@@ -39,18 +39,25 @@ function numberFrom(col: ColumnSpec): string {
 }
 
 export async function buildDrop(srcDir: string, outDir: string, opts: BuildOptions): Promise<Manifest> {
-  return writeDropFiles(outDir, opts, (connection, table, target) =>
-    convertTable(connection, path.join(srcDir, `${table.name}.csv`), target, table),
+  return writeDropFiles(outDir, opts, (connection, table, target, step) =>
+    convertTable(connection, path.join(srcDir, `${table.name}.csv`), target, table, step),
   );
 }
 
 /** Reads one CSV, checks it, writes it as Parquet. */
-async function convertTable(connection: DuckDBConnection, csv: string, out: string, table: TableSpec): Promise<void> {
+async function convertTable(
+  connection: DuckDBConnection,
+  csv: string,
+  out: string,
+  table: TableSpec,
+  step: (name: string) => void,
+): Promise<void> {
   await checkHeader(csv, table);
   const read = table.columns.map((c) => `${quotedString(isNumber(c) ? `${c.name}__text` : c.name)}: ${quotedString(csvType(c))}`);
   const values = table.columns.map((c) => (isNumber(c) ? `${numberFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}` : quotedIdentifier(c.name)));
   try {
     await connection.run('DROP TABLE IF EXISTS src');
+    step('reading');
     // Paths are bound as parameters (DuckDB accepts them in read_csv and in COPY ... TO), never
     // spliced into the SQL text.
     await connection.run(
@@ -58,8 +65,10 @@ async function convertTable(connection: DuckDBConnection, csv: string, out: stri
          delim = ',', quote = '"', escape = '"', strict_mode = true, columns = {${read.join(', ')}})`,
       { csv },
     );
+    step('checking');
     const problem = await firstProblem(connection, table);
     if (problem) throw new Error(`data row ${problem.row}: ${problem.message}`);
+    step('writing');
     await connection.run(`COPY (SELECT ${typedColumns(table)} FROM src ORDER BY rowid) TO $out (FORMAT parquet)`, { out });
   } catch (error) {
     throw new Error(`${csv}: ${firstParagraph(error)}`, { cause: error });

@@ -20,17 +20,20 @@ export interface DropInfo {
   createdAt?: string;
 }
 
-/** Progress of one table: while its statements run (percent of the input read), then once written. */
+/** Progress of one table: while a step runs (its statement's percent done), then once written. */
 export type TableProgress =
-  | { file: string; done: false; percent: number; seconds: number }
+  | { file: string; done: false; step: string; percent: number; seconds: number }
   | { file: string; done: true; rows: number; seconds: number };
 
 export interface WriteOptions extends DropInfo {
   onProgress?: (progress: TableProgress) => void;
 }
 
-/** Writes one table's Parquet file at `target`, on the shared connection. */
-export type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string) => Promise<void>;
+/**
+ * Writes one table's Parquet file at `target`, on the shared connection; names each step (one
+ * statement) as it starts, since progress is per statement.
+ */
+export type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string, step: (name: string) => void) => Promise<void>;
 
 const MANIFEST = 'drop.json';
 const PROGRESS_EVERY_MS = 1000;
@@ -59,12 +62,13 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
       const file = fileName(table);
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
+      let step = 'writing';
       const ticker = options.onProgress && setInterval(() => {
         const { percentage } = connection.progress;
-        if (percentage >= 1) options.onProgress!({ file, done: false, percent: percentage, seconds: seconds() });
+        if (percentage >= 1) options.onProgress!({ file, done: false, step, percent: percentage, seconds: seconds() });
       }, PROGRESS_EVERY_MS);
       try {
-        await writeTable(connection, table, tmp(file));
+        await writeTable(connection, table, tmp(file), (name) => (step = name));
       } finally {
         clearInterval(ticker);
       }
