@@ -11,6 +11,7 @@ import { Reloader } from '../src/data/reloader.js';
 import { small } from './fixtures/small.js';
 import { appServing, listen, type TestApp } from './helpers/app.js';
 import { writeDrop, type DropData } from './helpers/drop.js';
+import { flipSymlink as flip } from './helpers/symlink.js';
 
 /** Drop B: the same shape as A (the small fixture) with other amounts, so every answer differs. */
 const other: DropData = {
@@ -28,13 +29,6 @@ beforeAll(async () => {
   dropA = await writeDrop(small, { version: 'A' });
   dropB = await writeDrop(other, { version: 'B' });
 });
-
-/** Re-points `link` at `target` atomically, as `ln -sfn target link` does: a new link renamed over the old. */
-function flip(link: string, target: string): void {
-  const tmp = `${link}.tmp-${process.pid}`;
-  symlinkSync(target, tmp);
-  renameSync(tmp, link);
-}
 
 let linkCount = 0;
 function linkTo(target: string): string {

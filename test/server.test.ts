@@ -4,12 +4,13 @@
  * or when the DATA_DIR symlink is re-pointed (contract section 3).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { writeDrop } from './helpers/drop.js';
+import { flipSymlink as flip } from './helpers/symlink.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -99,11 +100,6 @@ describe('reload of the running process', () => {
   const children: ChildProcess[] = [];
   afterAll(() => children.forEach((child) => child.kill('SIGTERM')));
 
-  /** `ln -sfn target link`: a new link renamed over the old one, so the switch is atomic. */
-  const flip = (link: string, target: string) => {
-    symlinkSync(target, `${link}.tmp`);
-    renameSync(`${link}.tmp`, link);
-  };
   const metaOf = async (port: number) => (await fetch(`http://127.0.0.1:${port}/budget/api/meta/`)).json();
   async function versionEventually(port: number, version: string, ms = 10_000): Promise<string> {
     const deadline = Date.now() + ms;
