@@ -1,11 +1,13 @@
 /**
- * The process: parse the configuration, load the drop, listen; on SIGTERM/SIGINT stop accepting,
- * let in-flight requests finish, close DuckDB and exit 0.
+ * The process: parse the configuration, load the drop, listen; reload the drop on SIGHUP and when
+ * it changes on disk; on SIGTERM/SIGINT stop accepting, let in-flight requests finish, close
+ * DuckDB and exit 0.
  */
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
 import { DropError, loadDrop } from './data/drop.js';
+import { Reloader } from './data/reloader.js';
 import { Store } from './data/store.js';
 import { logger } from './log.js';
 
@@ -36,8 +38,14 @@ async function main(): Promise<void> {
     logger.info({ host: config.HOST, port: typeof address === 'object' ? address?.port : config.PORT }, 'listening');
   });
   server.on('error', fail);
+
+  const reloader = new Reloader({ dataDir: config.DATA_DIR, store });
+  reloader.watch();
+  process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
+
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    reloader.close();
     stop(server, () => {
       store.close();
       process.exit(0);

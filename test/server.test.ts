@@ -1,12 +1,16 @@
 /**
- * The process itself (contract section 1): fail fast on bad configuration or a bad drop, and
- * shut down gracefully on SIGTERM/SIGINT, finishing in-flight requests.
+ * The process itself (contract section 1): fail fast on bad configuration or a bad drop, shut
+ * down gracefully on SIGTERM/SIGINT, finishing in-flight requests, and reload the drop on SIGHUP
+ * or when the DATA_DIR symlink is re-pointed (contract section 3).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { writeDrop } from './helpers/drop.js';
+import { flipSymlink as flip } from './helpers/symlink.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -87,5 +91,69 @@ describe('shutdown', () => {
     const { code } = await server.exit;
     expect(code).toBe(0);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
+
+describe('reload of the running process', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'budget-server-reload-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const children: ChildProcess[] = [];
+  afterAll(() => children.forEach((child) => child.kill('SIGTERM')));
+
+  const metaOf = async (port: number) => (await fetch(`http://127.0.0.1:${port}/budget/api/meta/`)).json();
+  async function versionEventually(port: number, version: string, ms = 10_000): Promise<string> {
+    const deadline = Date.now() + ms;
+    let seen = '';
+    while (Date.now() < deadline) {
+      seen = (await metaOf(port)).version;
+      if (seen === version) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return seen;
+  }
+  async function serve(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
+    const server = start({ DATA_DIR: dataDir });
+    children.push(server.child);
+    return { child: server.child, port: await listening(server) };
+  }
+
+  it('reloads the drop on SIGHUP', async () => {
+    // DATA_DIR sits below a symlink that is re-pointed: a change the file watch cannot see (it
+    // watches DATA_DIR and its parent), so only the signal can make the server notice it.
+    for (const [generation, version] of [['gen1', 'A'], ['gen2', 'B']] as const) {
+      mkdirSync(path.join(root, generation, 'drop'), { recursive: true });
+      const data = version === 'A' ? small : { ...small, deficit: [] };
+      await writeDrop(data, { dir: path.join(root, generation, 'drop'), version });
+    }
+    symlinkSync(path.join(root, 'gen1'), path.join(root, 'generation'));
+    const { child, port } = await serve(path.join(root, 'generation', 'drop'));
+    expect((await metaOf(port)).version).toBe('A');
+
+    flip(path.join(root, 'generation'), path.join(root, 'gen2'));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await metaOf(port)).version).toBe('A');
+
+    child.kill('SIGHUP');
+    expect(await versionEventually(port, 'B')).toBe('B');
+    expect((await metaOf(port)).last_reload).toMatchObject({ status: 'ok', reason: null, version: 'B' });
+    expect(await (await fetch(`http://127.0.0.1:${port}/budget/api/deficit/`)).json()).toEqual([]);
+  }, 60_000);
+
+  it('serves the new drop when the DATA_DIR symlink is flipped, and keeps watching the new target', async () => {
+    const dropA = await writeDrop(small, { version: 'A' });
+    const dropB = await writeDrop({ ...small, deficit: [] }, { version: 'B' });
+    const link = path.join(root, 'current');
+    symlinkSync(dropA, link);
+    const { port } = await serve(link);
+    expect((await metaOf(port)).version).toBe('A');
+
+    flip(link, dropB);
+    expect(await versionEventually(port, 'B')).toBe('B');
+    expect(await (await fetch(`http://127.0.0.1:${port}/budget/api/deficit/`)).json()).toEqual([]);
+
+    // A drop rewritten in place in the new target is noticed too: the watch followed the flip.
+    await writeDrop(small, { dir: dropB, version: 'B, rewritten' });
+    expect(await versionEventually(port, 'B, rewritten')).toBe('B, rewritten');
+    expect(await (await fetch(`http://127.0.0.1:${port}/budget/api/deficit/`)).json()).toHaveLength(2);
   }, 60_000);
 });

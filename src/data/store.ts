@@ -124,16 +124,20 @@ export interface Lease {
   release(): void;
 }
 
+/** The last attempt to load a drop, as /budget/api/meta/ shows it. */
 export interface ReloadOutcome {
   status: 'ok' | 'rejected';
+  /** Why the drop was rejected (the DropError message), or null. */
   reason: string | null;
   at: string;
+  /** The version served after the attempt: the new drop's, or the old one's when rejected. */
+  version: string | null;
 }
 
 export class Store {
   private current: ServedDrop | null = null;
   private readonly swapListeners: (() => void)[] = [];
-  lastReload: ReloadOutcome | null = null;
+  private outcome: ReloadOutcome | null = null;
 
   constructor(private readonly poolSize = 4) {}
 
@@ -150,17 +154,31 @@ export class Store {
     return this.current?.data ?? null;
   }
 
-  /** Serves `data` from now on; the previous drop closes when its in-flight requests finish. */
+  get lastReload(): ReloadOutcome | null {
+    return this.outcome;
+  }
+
+  /** Serves `data` from now on (a successful load); the previous drop closes when its in-flight requests finish. */
   swap(data: LoadedDrop): void {
     const previous = this.current;
     this.current = new ServedDrop(data, this.poolSize);
     previous?.retire();
+    this.record('ok', null, data.loadedAt);
     for (const listener of this.swapListeners) listener();
   }
 
   /** Calls `listener` after every swap, to drop what was derived from the previous drop. */
   onSwap(listener: () => void): void {
     this.swapListeners.push(listener);
+  }
+
+  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with the reason. */
+  recordReload(status: ReloadOutcome['status'], reason: string | null = null): void {
+    this.record(status, reason, new Date());
+  }
+
+  private record(status: ReloadOutcome['status'], reason: string | null, at: Date): void {
+    this.outcome = { status, reason, at: at.toISOString(), version: this.served?.manifest.version ?? null };
   }
 
   close(): void {

@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
@@ -8,14 +10,33 @@ import { writeDrop, type DropData, type DropOptions } from './drop.js';
 export interface TestApp {
   app: Express;
   store: Store;
+  config: Config;
   close(): void;
 }
 
 /** The real app over a real DuckDB loaded from a real drop; rate limiting off unless asked for. */
 export async function appFor(data: DropData, env: Record<string, string> = {}, drop: DropOptions = {}): Promise<TestApp> {
-  const dir = await writeDrop(data, drop);
+  return appServing(await writeDrop(data, drop), env);
+}
+
+/** The real app serving the drop already in `dir` (DATA_DIR), as the server starts it. */
+export async function appServing(dir: string, env: Record<string, string> = {}): Promise<TestApp> {
   const config: Config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir, ...env });
   const store = new Store();
   store.swap(await loadDrop(dir));
-  return { app: createApp({ config, store }), store, close: () => store.close() };
+  return { app: createApp({ config, store }), store, config, close: () => store.close() };
+}
+
+/** Listens on a free loopback port; resolves with the base URL and a function to stop. */
+export async function listen(app: Express): Promise<{ base: string; stop(): Promise<void> }> {
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    stop: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }

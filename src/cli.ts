@@ -1,0 +1,212 @@
+#!/usr/bin/env node
+/**
+ * budget-data: the analysts' tool for data drops (contract section 3). `build` turns CSV files
+ * into a drop, `validate` runs the very checks the server runs before it serves or swaps a drop,
+ * `synth` writes a synthetic drop of any size.
+ *
+ * Exit codes: 0 done (or valid), 1 failed (or invalid), 2 bad command line.
+ */
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { progressPrinter, problemReport, rowCounts, validSummary } from './cli/report.js';
+import { buildDrop } from './data/build.js';
+import { DropError, loadDrop } from './data/drop.js';
+import { SAMPLE_EXPENSE_LINES, synthDrop } from './data/synth.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  summary: string;
+  help: string;
+  options: Options;
+  /** Names of the positional arguments, all required. */
+  positionals: string[];
+  run(args: string[], values: Values): Promise<number>;
+}
+
+class UsageError extends Error {}
+
+const NAME = 'budget-data';
+
+const COMMANDS: Record<string, Command> = {
+  build: {
+    summary: 'build a drop from one CSV file per table',
+    positionals: ['SRC_DIR', 'OUT_DIR'],
+    options: {
+      version: { type: 'string' },
+      description: { type: 'string' },
+      source: { type: 'string' },
+      license: { type: 'string' },
+      'created-at': { type: 'string' },
+    },
+    help: `Usage: ${NAME} build SRC_DIR OUT_DIR [--version V] [--description TEXT] [--source S] [--license L] [--created-at ISO]
+
+Reads SRC_DIR/<table>.csv for the nine tables (organizations, categories, expenses, resources,
+debt_origins, debt, gdp, outstanding_debt, deficit) and writes OUT_DIR/<table>.parquet and
+OUT_DIR/drop.json, the manifest, last. A bad CSV stops the build with the file and row at fault,
+and leaves OUT_DIR as it was.
+
+CSV files: UTF-8, comma-separated, "-quoted, a header row with the table's columns in the
+contract's order, an empty field for a missing value; money with at most 3 decimals.
+
+  --version V         drop.json's version (default: build-<created_at>)
+  --description TEXT  drop.json's description (default: "Built from the CSV files in SRC_DIR")
+  --source S          drop.json's source: a URL or a citation
+  --license L         drop.json's license
+  --created-at ISO    drop.json's created_at (default: now); fix it to make builds reproducible
+
+Progress (rows and rows/s per table) goes to stderr. Then run: ${NAME} validate OUT_DIR`,
+    async run([srcDir, outDir], values) {
+      const createdAt = isoOption(values['created-at'], '--created-at') ?? new Date().toISOString();
+      const started = performance.now();
+      const manifest = await buildDrop(srcDir!, outDir!, {
+        version: (values.version as string | undefined) ?? `build-${createdAt}`,
+        description: (values.description as string | undefined) ?? `Built from the CSV files in ${path.basename(path.resolve(srcDir!))}`,
+        source: values.source as string | undefined,
+        license: values.license as string | undefined,
+        createdAt,
+        onProgress: progressPrinter(),
+      });
+      const elapsed = ((performance.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`built "${manifest.version}" in ${outDir} in ${elapsed} s: ${rowCounts(manifest)}\n`);
+      return 0;
+    },
+  },
+
+  validate: {
+    summary: 'check a drop with the server’s own rules, reporting every problem',
+    positionals: ['DIR'],
+    options: {},
+    help: `Usage: ${NAME} validate DIR
+
+Loads the drop in DIR exactly as the server does before serving or swapping it in, but reports
+every broken rule rather than the first: the file, the rule, the number of offending rows and
+up to five of them. Exit code 0 when the drop is valid (with a one-line summary: row counts and
+the fingerprint that the API's ETags derive from), 1 when it is not.`,
+    async run([dir]) {
+      const started = performance.now();
+      try {
+        const drop = await loadDrop(dir!, { allProblems: true });
+        drop.instance.closeSync();
+        process.stdout.write(`${validSummary(drop, (performance.now() - started) / 1000)}\n`);
+        return 0;
+      } catch (error) {
+        if (!(error instanceof DropError)) throw error;
+        process.stdout.write(`${problemReport(dir!, error.problems)}\n`);
+        return 1;
+      }
+    },
+  },
+
+  synth: {
+    summary: 'write a synthetic drop of any size, to try the service',
+    positionals: ['OUT_DIR'],
+    options: {
+      scale: { type: 'string' },
+      lines: { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      'created-at': { type: 'string' },
+    },
+    help: `Usage: ${NAME} synth OUT_DIR (--scale N | --lines L) [--seed S] [--created-at ISO]
+
+Writes a synthetic drop, labelled synthetic in drop.json's version and description: 300
+organizations, category trees 4 levels deep for expenses and resources, a 2-level debt-origin
+tree, every year 2000–2025 with gdp, outstanding_debt, deficit and debt rows, and pseudo-random
+expense and resource lines. The same seed gives the same files.
+
+  --scale N        N times the sample drop's ${SAMPLE_EXPENSE_LINES} expense lines (resource lines in proportion)
+  --lines L        exactly L expense lines instead
+  --seed S         an integer (default 1)
+  --created-at ISO drop.json's created_at (default: now)`,
+    async run([outDir], values) {
+      const expenseLines = lineCount(values);
+      const seed = integerOption(values.seed as string, '--seed', 0);
+      const started = performance.now();
+      const manifest = await synthDrop(outDir!, {
+        expenseLines,
+        seed,
+        createdAt: isoOption(values['created-at'], '--created-at'),
+        onProgress: progressPrinter(),
+      });
+      const elapsed = ((performance.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`wrote "${manifest.version}" in ${outDir} in ${elapsed} s: ${rowCounts(manifest)}\n`);
+      return 0;
+    },
+  },
+};
+
+const MAIN_HELP = `Usage: ${NAME} <command> [arguments]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
+
+Run ${NAME} <command> --help for a command's arguments.
+Exit codes: 0 done or valid, 1 failed or invalid, 2 bad command line.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? COMMANDS[rest[0] ?? ''] : undefined;
+    process.stdout.write(`${topic?.help ?? MAIN_HELP}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (!command) throw new UsageError(`unknown command "${name}"; the commands are ${Object.keys(COMMANDS).join(', ')}`);
+    const { values, positionals } = parseCommandLine(command, rest);
+    if (values.help) {
+      process.stdout.write(`${command.help}\n`);
+      return 0;
+    }
+    if (positionals.length !== command.positionals.length) {
+      throw new UsageError(`${name} takes ${command.positionals.join(' ')}, got ${positionals.length ? positionals.join(' ') : 'nothing'}`);
+    }
+    return await command.run(positionals, values);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${NAME}: ${error.message}\nRun ${NAME} ${command ? `${name} ` : ''}--help for usage.\n`);
+      return 2;
+    }
+    process.stderr.write(`${NAME}: ${name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+function parseCommandLine(command: Command, args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    // parseArgs explains unknown options and missing values well; keep its message.
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function lineCount(values: Values): number {
+  if ((values.scale === undefined) === (values.lines === undefined)) throw new UsageError('synth takes one of --scale N or --lines L');
+  if (values.lines !== undefined) return integerOption(values.lines as string, '--lines', 1);
+  const scale = Number(values.scale);
+  if (!/^\d+(\.\d+)?$/.test(String(values.scale)) || !(scale > 0)) throw new UsageError(`--scale must be a positive number, not "${values.scale}"`);
+  return Math.max(1, Math.round(scale * SAMPLE_EXPENSE_LINES));
+}
+
+function integerOption(value: string, name: string, min: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new UsageError(`${name} must be an integer >= ${min}, not "${value}"`);
+  return n;
+}
+
+function isoOption(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw new UsageError(`${name} must be an ISO 8601 date-time, not "${value}"`);
+  return value;
+}
+
+process.exitCode = await main(process.argv.slice(2));

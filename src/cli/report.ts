@@ -1,0 +1,57 @@
+/**
+ * What the data CLI prints: validation reports (stdout) and per-table progress (stderr).
+ */
+import type { LoadedDrop, Problem } from '../data/drop.js';
+import type { Manifest } from '../data/manifest.js';
+import type { TableProgress } from '../data/write.js';
+
+const count = (n: number) => n.toLocaleString('en-US');
+const seconds = (s: number) => `${s.toFixed(1)} s`;
+
+/** Every broken rule: file, rule, number of offending rows, then up to five example rows. */
+export function problemReport(dir: string, problems: Problem[]): string {
+  const lines = [`invalid: ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'} in ${dir}`];
+  for (const p of problems) {
+    const rows = p.examples.length ? ` (${count(p.count)} ${p.count === 1 ? 'row' : 'rows'}${p.examples.length < p.count ? `, first ${p.examples.length}` : ''}):` : '';
+    lines.push(`${p.file}: ${p.rule}${rows}`);
+    for (const example of p.examples) lines.push(`    ${JSON.stringify(example)}`);
+  }
+  return lines.join('\n');
+}
+
+export function validSummary(drop: LoadedDrop, elapsed: number): string {
+  return `valid: "${drop.manifest.version}" in ${drop.dir}; ${rowCounts(drop.manifest)}; years ${yearRange(drop.years)}; fingerprint ${drop.fingerprint} (${seconds(elapsed)})`;
+}
+
+export function rowCounts(manifest: Manifest): string {
+  return Object.entries(manifest.files)
+    .map(([file, { rows }]) => `${file.replace(/\.parquet$/, '')} ${count(rows)}`)
+    .join(', ');
+}
+
+function yearRange(years: number[]): string {
+  return years.length ? `${years[0]}–${years[years.length - 1]}` : 'none';
+}
+
+/**
+ * Progress on stderr: on a terminal, one line per table rewritten in place while it runs; in a
+ * log (not a terminal), a line at most every 10 s, so that a long build still shows life.
+ */
+export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): (p: TableProgress) => void {
+  const tty = stream.isTTY === true;
+  let lastLogged = 0;
+  return (p) => {
+    if (p.done) {
+      const rate = p.seconds > 0 ? `, ${count(Math.round(p.rows / p.seconds))} rows/s` : '';
+      stream.write(`${tty ? '\r\x1b[K' : ''}${p.file.padEnd(26)} ${count(p.rows).padStart(12)} rows in ${seconds(p.seconds)}${rate}\n`);
+      lastLogged = 0;
+      return;
+    }
+    const line = `${p.file.padEnd(26)} ${p.step} ${p.percent.toFixed(0)}% (${seconds(p.seconds)})`;
+    if (tty) stream.write(`\r\x1b[K${line}`);
+    else if (p.seconds - lastLogged >= 10) {
+      stream.write(`${line}\n`);
+      lastLogged = p.seconds;
+    }
+  };
+}

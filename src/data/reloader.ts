@@ -1,0 +1,152 @@
+/**
+ * Hot reload (contract section 3, "Reload"): load the drop at DATA_DIR into a new database,
+ * validate it, and only then swap it in. A rejected drop leaves the old one serving; either way
+ * the outcome is recorded in the Store for /budget/api/meta/.
+ *
+ * Triggers: `reload()` (server.ts calls it on SIGHUP) and a change of DATA_DIR/drop.json, or of
+ * DATA_DIR itself when it is a symlink that is re-pointed (`ln -sfn new current`).
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { logger } from '../log.js';
+import { DropError, loadDrop, type LoadedDrop } from './drop.js';
+import type { ReloadOutcome, Store } from './store.js';
+
+export interface ReloaderOptions {
+  dataDir: string;
+  store: Store;
+  /**
+   * Quiet time after the last change before reloading: an editor or a copy touches drop.json
+   * several times, and a symlink flip arrives as two events.
+   */
+  debounceMs?: number;
+}
+
+const MANIFEST = 'drop.json';
+
+export class Reloader {
+  private readonly dataDir: string;
+  private readonly store: Store;
+  private readonly debounceMs: number;
+  /** A reload that was asked for but has not started yet: later triggers join it. */
+  private queued: Promise<ReloadOutcome> | null = null;
+  /** The end of the last reload asked for; the next one starts after it, so reloads never overlap. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private dropWatcher: FSWatcher | null = null;
+  private linkWatcher: FSWatcher | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private relink = false;
+  private closed = false;
+
+  constructor({ dataDir, store, debounceMs = 200 }: ReloaderOptions) {
+    this.dataDir = path.resolve(dataDir);
+    this.store = store;
+    this.debounceMs = debounceMs;
+  }
+
+  /**
+   * Loads DATA_DIR as it is when the reload starts. While one reload runs, every further trigger
+   * is coalesced into a single reload that starts after it, so the newest drop always wins and no
+   * two drops load at once (each holds a whole database in memory).
+   */
+  reload(trigger = 'reload'): Promise<ReloadOutcome> {
+    if (this.queued) return this.queued;
+    const next = this.tail.then(() => {
+      this.queued = null;
+      return this.attempt(trigger);
+    });
+    this.queued = next;
+    this.tail = next;
+    return next;
+  }
+
+  /** Watches DATA_DIR/drop.json, and the directory entry of DATA_DIR for a re-pointed symlink. */
+  watch(): void {
+    this.linkWatcher = this.watchDirectory(path.dirname(this.dataDir), (file) => {
+      if (file !== null && file !== path.basename(this.dataDir)) return;
+      this.relink = true;
+      this.schedule();
+    });
+    this.watchDrop();
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.dropWatcher?.close();
+    this.linkWatcher?.close();
+  }
+
+  private async attempt(trigger: string): Promise<ReloadOutcome> {
+    const started = performance.now();
+    const log = { trigger, dir: this.dataDir };
+    try {
+      const drop = await loadDrop(this.dataDir);
+      if (this.closed) {
+        drop.instance.closeSync();
+      } else if (sameDrop(drop, this.store.served)) {
+        // Same content: keep the warm database (and its pooled connections) rather than swap.
+        drop.instance.closeSync();
+        this.store.recordReload('ok');
+        logger.info({ ...log, version: drop.manifest.version }, 'data drop unchanged');
+      } else {
+        this.store.swap(drop);
+        logger.info({ ...log, version: drop.manifest.version, ms: Math.round(performance.now() - started) }, 'data drop reloaded');
+      }
+    } catch (error) {
+      const reason = error instanceof DropError ? error.message : `could not load the drop: ${(error as Error).message}`;
+      this.store.recordReload('rejected', reason);
+      logger.error({ ...log, reason, serving: this.store.served?.manifest.version }, 'data drop rejected; still serving the previous drop');
+    }
+    return this.store.lastReload!;
+  }
+
+  /** Re-arms the watch of DATA_DIR's contents: after a symlink flip it must follow the new target. */
+  private watchDrop(): void {
+    this.dropWatcher?.close();
+    this.dropWatcher = this.watchDirectory(this.dataDir, (file) => {
+      // drop.json is replaced by a rename (build writes it last, under a temporary name), so the
+      // directory is watched, not the file.
+      if (file === null || file === MANIFEST) this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.relink) {
+        this.relink = false;
+        this.watchDrop();
+      }
+      void this.reload('file watch');
+    }, this.debounceMs);
+    this.timer.unref();
+  }
+
+  private watchDirectory(dir: string, onChange: (file: string | null) => void): FSWatcher | null {
+    try {
+      // Not persistent: the watchers alone never keep the process alive.
+      const watcher = watch(dir, { persistent: false }, (_event, file) => onChange(file === null ? null : String(file)));
+      // A watched directory that is deleted (an old drop removed after a flip) ends its watcher;
+      // the watch of DATA_DIR's parent re-arms it when DATA_DIR appears again.
+      watcher.on('error', (error) => {
+        logger.warn({ dir, err: error }, 'stopped watching a directory');
+        watcher.close();
+      });
+      return watcher;
+    } catch (error) {
+      logger.warn({ dir, err: error }, 'cannot watch the directory; reload with SIGHUP');
+      return null;
+    }
+  }
+}
+
+/**
+ * The fingerprint covers the data files only; a new manifest over the same files (a corrected
+ * version or description) is still swapped in, so that /meta/ tells the truth.
+ */
+function sameDrop(drop: LoadedDrop, served: LoadedDrop | null): boolean {
+  return drop.fingerprint === served?.fingerprint && isDeepStrictEqual(drop.manifest, served.manifest);
+}

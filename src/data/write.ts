@@ -1,0 +1,120 @@
+/**
+ * Writing a drop directory (contract section 3), shared by `buildDrop` (from CSV files) and
+ * `synthDrop` (generated rows): every table's Parquet file, then drop.json with the files' true
+ * checksums and row counts.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
+import type { Manifest } from './manifest.js';
+import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
+
+export interface DropInfo {
+  version: string;
+  description: string;
+  source?: string;
+  license?: string;
+  /** ISO 8601; defaults to now. Pass a fixed value to make drop.json reproducible. */
+  createdAt?: string;
+}
+
+/** Progress of one table: while a step runs (its statement's percent done), then once written. */
+export type TableProgress =
+  | { file: string; done: false; step: string; percent: number; seconds: number }
+  | { file: string; done: true; rows: number; seconds: number };
+
+export interface WriteOptions extends DropInfo {
+  onProgress?: (progress: TableProgress) => void;
+}
+
+/**
+ * Writes one table's Parquet file at `target`, on the shared connection; names each step (one
+ * statement) as it starts, since progress is per statement.
+ */
+export type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string, step: (name: string) => void) => Promise<void>;
+
+const MANIFEST = 'drop.json';
+const PROGRESS_EVERY_MS = 1000;
+
+/** Column type inside the Parquet file, as the contract recommends. The service widens money to DECIMAL(38,6) when loading. */
+export const parquetType = (col: ColumnSpec): string => (col.kind === 'numeric' ? 'DECIMAL(18,3)' : col.sqlType);
+
+/** The select list that gives a table its columns in schema order, in their Parquet types. */
+export const typedColumns = (table: TableSpec): string =>
+  table.columns.map((c) => `CAST(${quotedIdentifier(c.name)} AS ${parquetType(c)}) AS ${quotedIdentifier(c.name)}`).join(', ');
+
+/**
+ * Writes every table with `writeTable`, then drop.json. Every Parquet file is written under a
+ * temporary name and renamed only once all tables have been written, so a failure never leaves a
+ * half-replaced drop behind.
+ */
+export async function writeDropFiles(outDir: string, options: WriteOptions, writeTable: TableWriter): Promise<Manifest> {
+  await mkdir(outDir, { recursive: true });
+  const tmp = (name: string) => path.join(outDir, `.${name}.${process.pid}.tmp`);
+  const files: Manifest['files'] = {};
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    if (options.onProgress) await connection.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
+    for (const table of TABLES) {
+      const file = fileName(table);
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      let step = 'writing';
+      const ticker = options.onProgress && setInterval(() => {
+        const { percentage } = connection.progress;
+        if (percentage >= 1) options.onProgress!({ file, done: false, step, percent: percentage, seconds: seconds() });
+      }, PROGRESS_EVERY_MS);
+      try {
+        await writeTable(connection, table, tmp(file), (name) => (step = name));
+      } finally {
+        clearInterval(ticker);
+      }
+      const rows = await parquetRows(connection, tmp(file));
+      files[file] = { sha256: await sha256(tmp(file)), rows };
+      options.onProgress?.({ file, done: true, rows, seconds: seconds() });
+    }
+  } catch (error) {
+    await Promise.all(TABLES.map((table) => rm(tmp(fileName(table)), { force: true })));
+    throw error;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+  for (const table of TABLES) await rename(tmp(fileName(table)), path.join(outDir, fileName(table)));
+
+  const manifest: Manifest = {
+    version: options.version,
+    created_at: options.createdAt ?? new Date().toISOString(),
+    description: options.description,
+    ...(options.source === undefined ? {} : { source: options.source }),
+    ...(options.license === undefined ? {} : { license: options.license }),
+    files,
+  };
+  await writeManifest(outDir, manifest);
+  return manifest;
+}
+
+/**
+ * Written last and renamed into place: a watcher of drop.json never sees a half-written manifest,
+ * and by the time it changes every file it lists is complete.
+ */
+export async function writeManifest(outDir: string, manifest: Manifest): Promise<void> {
+  const tmp = path.join(outDir, `.${MANIFEST}.${process.pid}.tmp`);
+  await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
+  await rename(tmp, path.join(outDir, MANIFEST));
+}
+
+/** The row count from the Parquet footer, as the service will count it when loading. */
+async function parquetRows(connection: DuckDBConnection, file: string): Promise<number> {
+  const reader = await connection.runAndReadAll('SELECT count(*) FROM read_parquet($file)', { file });
+  return Number(reader.getRows()[0]![0]);
+}
+
+async function sha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

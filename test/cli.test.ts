@@ -1,0 +1,136 @@
+/**
+ * The data CLI (budget-data) as an analyst runs it: a real process on real files.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { appServing } from './helpers/app.js';
+import { writeDrop } from './helpers/drop.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const root = mkdtempSync(path.join(tmpdir(), 'budget-cli-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const dir = (name: string) => path.join(root, name);
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(...args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('budget-data build and validate', () => {
+  it('builds a drop from CSV files that then validates, with progress on stderr', async () => {
+    const built = await cli('build', path.join(ROOT, 'data', 'sources'), dir('built'), '--version', 'v1', '--description', 'the sample', '--license', 'CC0');
+    expect(built).toMatchObject({ code: 0 });
+    expect(built.stdout).toMatch(/^built "v1" in .*built in [\d.]+ s: organizations 15, categories 33, expenses 66, resources 67,/);
+    expect(built.stderr).toMatch(/^expenses\.parquet +66 rows in [\d.]+ s, [\d,]+ rows\/s$/m);
+    expect(JSON.parse(readFileSync(path.join(dir('built'), 'drop.json'), 'utf8'))).toMatchObject({ version: 'v1', description: 'the sample', license: 'CC0' });
+
+    const validated = await cli('validate', dir('built'));
+    expect(validated).toMatchObject({ code: 0, stderr: '' });
+    expect(validated.stdout).toMatch(/^valid: "v1" in .*; organizations 15, categories 33, expenses 66, .*; years 2010–2025; fingerprint [0-9a-f]{64} \([\d.]+ s\)\n$/);
+  });
+
+  it('reports every broken rule of an invalid drop, with counts and example rows, and exits 1', async () => {
+    const broken = await writeDrop({
+      ...small,
+      expenses: [
+        ...(small.expenses as object[]),
+        { id: 7, year: 2024, amount: 1, category_id: 99, organization_id: 1, complementary: false },
+        { id: 8, year: 2024, amount: 2, category_id: 98, organization_id: 1, complementary: false },
+      ] as never,
+      deficit: [{ year: 1999, value: 5 }],
+    });
+    const { code, stdout } = await cli('validate', broken);
+    expect(code).toBe(1);
+    expect(stdout.trim().split('\n')).toEqual([
+      `invalid: 2 problems in ${broken}`,
+      'expenses.parquet: category_id must refer to an existing categories.id (2 rows):',
+      '    {"id":7,"year":2024,"amount":1,"category_id":99,"organization_id":1,"complementary":false}',
+      '    {"id":8,"year":2024,"amount":2,"category_id":98,"organization_id":1,"complementary":false}',
+      'deficit.parquet: every year must have a row in gdp.parquet (1 row):',
+      '    {"year":1999}',
+    ]);
+  });
+
+  it('says which file is wrong when a drop cannot be read at all', async () => {
+    const drop = await writeDrop(small);
+    writeFileSync(path.join(drop, 'drop.json'), 'not json');
+    expect(await cli('validate', drop)).toMatchObject({ code: 1, stdout: `invalid: 1 problem in ${drop}\ndrop.json: must be valid JSON\n` });
+  });
+
+  it('stops a build on a bad number, naming the CSV file, the row and the value, and exits 1', async () => {
+    const src = dir('bad-src');
+    cpSync(path.join(ROOT, 'data', 'sources'), src, { recursive: true });
+    const csv = path.join(src, 'expenses.csv');
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace('\n2,2016,2612,', '\n2,2016,26x2,'));
+    const { code, stdout, stderr } = await cli('build', src, dir('bad-out'));
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`budget-data: build failed: ${csv}: data row 2: amount is not a number: "26x2"\n`);
+  });
+});
+
+describe('budget-data synth', () => {
+  it('writes a small synthetic drop, labelled synthetic, that validates and serves', async () => {
+    const out = dir('synth');
+    const made = await cli('synth', out, '--scale', '2', '--seed', '7');
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/^wrote "synthetic-132-lines-seed-7" in .*: organizations 300, categories \d+, expenses 132, resources 134, debt_origins 10, debt 208, gdp 26, outstanding_debt 26, deficit 26\n$/);
+    expect(await cli('validate', out)).toMatchObject({ code: 0 });
+
+    const t = await appServing(out);
+    try {
+      const meta = (await request(t.app).get('/budget/api/meta/')).body;
+      expect(meta.version).toContain('synthetic');
+      expect(meta.description).toMatch(/^SYNTHETIC data, not real budget figures/);
+      expect(meta.years).toEqual(Array.from({ length: 26 }, (_, i) => 2000 + i));
+      expect((await request(t.app).get('/budget/api/expenses/?limit=1')).body.count).toBe(132);
+      const trees = (await request(t.app).get('/budget/api/expenses/?hierarchy=true&limit=1000')).body.results;
+      const depth = (node: { children: unknown[] }): number => 1 + Math.max(0, ...node.children.map((c) => depth(c as never)));
+      expect(Math.max(...trees.map(depth))).toBeGreaterThanOrEqual(3);
+      const debt = (await request(t.app).get('/budget/api/debt/?year=2025&parent=null')).body;
+      expect(debt.map((d: { debt_origin: { id: number } }) => d.debt_origin.id)).toEqual([1, 2]);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('gives the same files for the same seed, and other amounts for another seed', async () => {
+    const files = async (name: string, seed: string) => {
+      expect((await cli('synth', dir(name), '--lines', '500', '--seed', seed)).code).toBe(0);
+      return JSON.parse(readFileSync(path.join(dir(name), 'drop.json'), 'utf8')).files;
+    };
+    const [a, b, c] = await Promise.all([files('seed-a', '3'), files('seed-b', '3'), files('seed-c', '4')]);
+    expect(b).toEqual(a);
+    expect(c['expenses.parquet'].sha256).not.toBe(a['expenses.parquet'].sha256);
+    expect(a['expenses.parquet'].rows).toBe(500);
+  });
+});
+
+describe('budget-data usage', () => {
+  it.each(['build', 'validate', 'synth'])('explains %s with --help and exits 0', async (command) => {
+    const { code, stdout } = await cli(command, '--help');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^Usage: budget-data ${command} `));
+  });
+
+  it('exits 2 with a clear line on a bad command line', async () => {
+    expect(await cli('synth', dir('x'))).toMatchObject({ code: 2, stderr: expect.stringContaining('synth takes one of --scale N or --lines L') });
+    expect(await cli('validate')).toMatchObject({ code: 2, stderr: expect.stringContaining('validate takes DIR, got nothing') });
+    expect(await cli('publish')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "publish"') });
+  });
+});
