@@ -35,12 +35,17 @@ export function createApp({ config, store }: AppOptions): Express {
   if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
 
   app.use(commonHeaders);
-  app.use(rateLimiter(config.RATE_LIMIT));
+  if (config.RATE_LIMIT > 0) app.use(rateLimiter(config.RATE_LIMIT));
 
   const route = (path: string, handler: RequestHandler) => {
     // Routing is not strict: '/x' also serves '/x/', with no redirect.
     app.route(path.replace(/\/$/, '')).get(handler).options(preflight).all(methodNotAllowed);
   };
+
+  // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
+  const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
+  store.onSwap(() => cache.clear());
+  for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config, cache));
 
   route('/healthz', (req, res) => {
     parseQuery(req.originalUrl, noParameters);
@@ -80,9 +85,6 @@ export function createApp({ config, store }: AppOptions): Express {
     res.set('ETag', asset.etag);
     res.sendFile(asset.file, { maxAge: config.CACHE_MAX_AGE * 1000 }, (error) => error && next(error));
   });
-  const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
-  store.onSwap(() => cache.clear());
-  for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config, cache));
 
   app.use((req) => {
     throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${API}/`);

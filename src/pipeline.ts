@@ -8,10 +8,10 @@ import type { Config } from './config.js';
 import type { Lease, Store } from './data/store.js';
 import { TREE_TABLE, type Endpoint, type Page } from './endpoints.js';
 import { fileName, sendDownload } from './formats/download.js';
-import { negotiate, type Format } from './formats/negotiate.js';
+import { FORMATS, negotiate, type Format } from './formats/negotiate.js';
 import type { FlatRow } from './formats/table.js';
 import { etagFor, isFresh } from './http/caching.js';
-import type { ResponseCache } from './http/response-cache.js';
+import type { Rendered, ResponseCache } from './http/response-cache.js';
 import { HttpError } from './http/errors.js';
 import { envelope } from './http/paging.js';
 import { parseQuery } from './params.js';
@@ -29,21 +29,35 @@ type Common = Record<string, unknown> & {
 };
 
 export function endpointHandler(endpoint: Endpoint, store: Store, config: Config, cache: ResponseCache): RequestHandler {
+  const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
   return async (req, res) => {
     // The same URL answers JSON, CSV or Arrow depending on Accept: caches must key on it.
-    res.vary('Accept');
-    const params = parseQuery(req.originalUrl, endpoint.query) as Common;
-    const format = negotiate(req, params.format);
+    res.setHeader('Vary', 'Accept');
     const lease = store.lease();
-    if (!lease) throw dataUnavailable();
     try {
+      // The hot path: an answer already rendered for this very request on this drop. Only valid
+      // requests are ever cached, so validation, negotiation and the tag were done when it was.
+      const key = lease && answerKey(lease, endpoint.path, req);
+      const cached = key && cache.peek(key);
+      if (cached) return send(req, res, cached, cacheControl);
+
+      const params = parseQuery(req.originalUrl, endpoint.query) as Common;
+      const format = negotiate(req, params.format);
+      if (!lease || !key) throw dataUnavailable();
       const etag = etagFor(lease.drop.data.fingerprint, endpoint.path, req.originalUrl, format);
-      res.set({ ETag: etag, 'Cache-Control': `public, max-age=${config.CACHE_MAX_AGE}` });
+      res.set({ ETag: etag, 'Cache-Control': cacheControl });
       if (isFresh(req, etag)) {
         res.status(304).end();
         return;
       }
-      if (format === 'json') return await sendJsonAnswer(req, res, endpoint, params, lease, cache, etag);
+      if (format === 'json') {
+        const rendered = await cache.get(key, async () => {
+          const answer = await endpoint.answer(params, lease);
+          const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
+          return { etag, body: Buffer.from(JSON.stringify(body)), contentType: FORMATS.json.contentType };
+        });
+        return send(req, res, rendered, cacheControl);
+      }
       const table = endpoint.hierarchy && params.hierarchy ? TREE_TABLE : endpoint.table;
       await sendDownload(req, res, {
         format,
@@ -52,27 +66,38 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
         rows: () => downloadRows(endpoint, params, lease, (item) => table.rows(item)),
       });
     } finally {
-      lease.release();
+      lease?.release();
     }
   };
 }
 
-/** JSON answers are serialized once and kept in the response cache under their ETag. */
-async function sendJsonAnswer(
-  req: Request,
-  res: Response,
-  endpoint: Endpoint,
-  params: Common,
-  lease: Lease,
-  cache: ResponseCache,
-  etag: string,
-) {
-  const rendered = await cache.get(etag, async () => {
-    const answer = await endpoint.answer(params, lease);
-    const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
-    return { body: Buffer.from(JSON.stringify(body)), contentType: 'application/json; charset=utf-8' };
-  });
-  res.set('Content-Type', rendered.contentType).send(rendered.body);
+/**
+ * The request as the client spelled its query, with the representation its Accept header asks
+ * for (browsers, curl and fetch all send different Accept lists for JSON), on one drop. Two
+ * spellings of the same query get two entries with the same ETag, which is harmless; the drop's
+ * fingerprint keeps a request still finishing on a replaced drop from filling the new drop's cache.
+ */
+function answerKey(lease: Lease, path: string, req: Request): string {
+  const url = req.originalUrl;
+  const query = url.includes('?') ? url.slice(url.indexOf('?')) : '';
+  return `${lease.drop.data.fingerprint}\n${path}\n${query}\n${negotiate(req, undefined)}`;
+}
+
+/**
+ * Writes a rendered answer with node's own response methods: the bytes and their headers are
+ * final, so Express's send (charset, freshness and length handling) would only redo work.
+ */
+function send(req: Request, res: Response, rendered: Rendered, cacheControl: string): void {
+  res.setHeader('ETag', rendered.etag);
+  res.setHeader('Cache-Control', cacheControl);
+  if (isFresh(req, rendered.etag)) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', rendered.contentType);
+  res.setHeader('Content-Length', rendered.body.length);
+  res.end(req.method === 'HEAD' ? undefined : rendered.body);
 }
 
 /**

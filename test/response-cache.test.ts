@@ -53,4 +53,28 @@ describe('the response cache', () => {
       off.close();
     }
   });
+
+  it("answers curl's, a browser's and fetch's JSON requests from one rendered answer", async () => {
+    const t = await appFor(small);
+    let queries = 0;
+    const lease = t.store.lease.bind(t.store);
+    t.store.lease = () => {
+      const held = lease();
+      if (!held) return held;
+      const query = held.query;
+      return { ...held, query: (...args: Parameters<typeof query>) => (queries++, query(...args)) };
+    };
+    try {
+      const accepts = [undefined, '*/*', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/json'];
+      const bodies = [];
+      for (const accept of accepts) {
+        const req = request(t.app).get('/budget/api/totals/');
+        bodies.push((await (accept ? req.set('Accept', accept) : req)).text);
+      }
+      expect(new Set(bodies).size).toBe(1);
+      expect(queries).toBe(1);
+    } finally {
+      t.close();
+    }
+  });
 });

@@ -25,6 +25,8 @@ export const FORMAT_NAMES = Object.keys(FORMATS) as [Format, ...Format[]];
  */
 export function negotiate(req: Request, requested: Format | undefined): Format {
   if (requested) return requested;
+  const accept = req.headers.accept;
+  if (accept === undefined || accept === '*/*' || accept === 'application/json') return 'json';
   const chosen = req.accepts(FORMAT_NAMES.map((name) => FORMATS[name].mediaType));
   return FORMAT_NAMES.find((name) => FORMATS[name].mediaType === chosen) ?? 'json';
 }

@@ -4,9 +4,8 @@ import { HttpError } from './errors.js';
 
 const UNLIMITED = new Set(['/healthz', '/healthz/', '/readyz', '/readyz/']);
 
-/** `perMinute` requests per client IP per minute (IETF draft-8 headers); 0 turns limiting off. */
+/** `perMinute` requests per client IP per minute, with IETF draft-8 headers. */
 export function rateLimiter(perMinute: number): RequestHandler {
-  if (perMinute === 0) return (_req, _res, next) => next();
   return rateLimit({
     windowMs: 60_000,
     limit: perMinute,

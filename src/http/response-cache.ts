@@ -1,18 +1,17 @@
 import { LRUCache } from 'lru-cache';
 
-/** A rendered answer: the exact bytes sent, serialized once. */
+/** A rendered answer: the exact bytes sent, serialized once, and their tag. */
 export interface Rendered {
+  etag: string;
   body: Buffer;
   contentType: string;
-  /** Extra headers of the representation (Content-Disposition for downloads). */
-  headers?: Record<string, string>;
 }
 
 /**
- * Answers already rendered, bounded in bytes and keyed by ETag. The tag digests the drop's
- * fingerprint with the canonical query and representation, so an entry can only ever be served
- * for the drop that produced it; the cache is also emptied when a drop is swapped out, to free
- * the memory. Concurrent requests for the same uncached answer share one computation.
+ * Answers already rendered, bounded in bytes. Keys name the drop's fingerprint, so an entry can
+ * only ever be served for the drop that produced it; the cache is also emptied when a drop is
+ * swapped out, to free the memory. Concurrent requests for the same uncached answer share one
+ * computation.
  */
 export class ResponseCache {
   private readonly lru: LRUCache<string, Rendered, () => Promise<Rendered>> | null;
@@ -28,6 +27,10 @@ export class ResponseCache {
             fetchMethod: (_key, _stale, { context }) => context(),
           })
         : null;
+  }
+
+  peek(key: string): Rendered | undefined {
+    return this.lru?.get(key);
   }
 
   async get(key: string, render: () => Promise<Rendered>): Promise<Rendered> {
