@@ -1,14 +1,14 @@
 import type { RequestHandler } from 'express';
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+const EXPOSED_HEADERS = 'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition';
 
 /** Headers every response carries, errors and 304s included: any origin may read this public data. */
 export const commonHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Expose-Headers': 'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition',
-    'X-Content-Type-Options': 'nosniff',
-  });
+  // setHeader rather than res.set: this runs on every request, and the values need no coercion.
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   next();
 };
 
