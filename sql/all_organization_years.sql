@@ -3,16 +3,9 @@
 -- $year INTEGER or NULL   only organizations with lines this year, and only this year's budget
 -- An organization without lines has one row with a null year, expenses and resources, as in
 -- organizations.sql.
-WITH lines AS (
-  SELECT organization_id, year, amount AS expenses, 0::DECIMAL(38,6) AS resources FROM expense_sums
-  UNION ALL
-  SELECT organization_id, year, 0::DECIMAL(38,6), amount FROM resource_sums WHERE organization_id IS NOT NULL
-),
-budget AS (
-  SELECT organization_id, year, sum(expenses) AS expenses, sum(resources) AS resources
-  FROM lines
+WITH budget AS (
+  SELECT organization_id, year, expenses, resources FROM organization_year_sums
   WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
-  GROUP BY organization_id, year
 )
 SELECT o.id,
        o.name,

@@ -1,15 +1,10 @@
 -- Every category whose subtree has lines for the filter, with the lines' amounts rolled up.
 -- $year INTEGER or NULL   only lines of this year
 -- $type VARCHAR or NULL   'expense' or 'resource': only categories of this type
-WITH lines AS (
-  SELECT category_id, amount FROM expense_sums WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
-  UNION ALL
-  SELECT category_id, amount FROM resource_sums WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
-),
-rolled AS (
-  SELECT closure.ancestor_id AS id, sum(lines.amount) AS amount
-  FROM lines JOIN category_closure AS closure ON closure.descendant_id = lines.category_id
-  GROUP BY closure.ancestor_id
+WITH rolled AS (
+  SELECT id, sum(amount) AS amount FROM category_rollup
+  WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
+  GROUP BY id
 )
 SELECT c.id,
        c.name AS category,

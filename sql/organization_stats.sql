@@ -1,14 +1,9 @@
 -- Total expenses and resources per organization.
 -- $year            INTEGER or NULL   only lines of this year, and only organizations with lines then
 -- $organization_id BIGINT or NULL    only this organization
-WITH lines AS (
-  SELECT organization_id, year, amount AS expenses, 0::DECIMAL(38,6) AS resources FROM expense_sums
-  UNION ALL
-  SELECT organization_id, year, 0::DECIMAL(38,6), amount FROM resource_sums WHERE organization_id IS NOT NULL
-),
-totals AS (
+WITH totals AS (
   SELECT organization_id, sum(expenses) AS expenses, sum(resources) AS resources
-  FROM lines
+  FROM organization_year_sums
   WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
   GROUP BY organization_id
 )

@@ -4,16 +4,9 @@
 -- $offset INTEGER           organizations to skip
 -- One row per (organization, year); an organization without lines has one row with a null year.
 -- NOT MATERIALIZED: filtering organizations twice (count, page) is cheaper than materializing them.
-WITH lines AS (
-  SELECT organization_id, year, amount AS expenses, 0::DECIMAL(38,6) AS resources FROM expense_sums
-  UNION ALL
-  SELECT organization_id, year, 0::DECIMAL(38,6), amount FROM resource_sums WHERE organization_id IS NOT NULL
-),
-budget AS (
-  SELECT organization_id, year, sum(expenses) AS expenses, sum(resources) AS resources
-  FROM lines
+WITH budget AS (
+  SELECT organization_id, year, expenses, resources FROM organization_year_sums
   WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
-  GROUP BY organization_id, year
 ),
 matching AS NOT MATERIALIZED (
   SELECT id, name, code FROM organizations

@@ -70,6 +70,13 @@ export const TREE_TABLE = table<TreeNode>(
 
 const ORDER = (order: string) => `Ordered by ${order}.`;
 
+/** The roll-up computed at load answers the whole tree; one organization's tree reads its lines. */
+function expenseTree(lease: Lease, year: number | undefined, organization: number | undefined): Promise<Row[]> {
+  return organization === undefined
+    ? lease.query('category_tree', { type: 'expense', year: year ?? null })
+    : lease.query('organization_expense_tree', { organization, year: year ?? null });
+}
+
 export const ENDPOINTS: readonly Endpoint[] = [
   define({
     path: '/budget/api/totals/',
@@ -142,7 +149,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     ),
     answer: async ({ year, hierarchy, organization, limit, offset }, lease) => {
       const filter = { year: year ?? null, organization: organization ?? null };
-      if (hierarchy) return treePage(await lease.query('expense_tree', filter), limit, offset);
+      if (hierarchy) return treePage(await expenseTree(lease, year, organization), limit, offset);
       const rows = await lease.query('expenses', { ...filter, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 });
       return page(rows, (r) => ({
         id: r.id,
@@ -154,7 +161,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
     exportAll: ({ year, hierarchy, organization }, lease) => {
       const filter = { year: year ?? null, organization: organization ?? null };
-      return hierarchy ? allTreeRows(lease.query('expense_tree', filter)) : lease.stream('all_expenses', filter);
+      return hierarchy ? allTreeRows(expenseTree(lease, year, organization)) : lease.stream('all_expenses', filter);
     },
   }),
   define({
@@ -169,12 +176,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     hierarchy: true,
     table: table<z.infer<typeof item.Resource>>([int64('id'), int32('year'), float64('amount'), utf8('source')], (r) => [r]),
     answer: async ({ year, hierarchy, limit, offset }, lease) => {
-      if (hierarchy) return treePage(await lease.query('resource_tree', { year: year ?? null }), limit, offset);
+      if (hierarchy) return treePage(await lease.query('category_tree', { type: 'resource', year: year ?? null }), limit, offset);
       const rows = await lease.query('resources', { year: year ?? null, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 });
       return page(rows, (r) => ({ id: r.id, year: r.year, amount: r.amount, source: r.source }));
     },
     exportAll: ({ year, hierarchy }, lease) =>
-      hierarchy ? allTreeRows(lease.query('resource_tree', { year: year ?? null })) : lease.stream('all_resources', { year: year ?? null }),
+      hierarchy
+        ? allTreeRows(lease.query('category_tree', { type: 'resource', year: year ?? null }))
+        : lease.stream('all_resources', { year: year ?? null }),
   }),
   define({
     path: '/budget/api/organization/',

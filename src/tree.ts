@@ -1,4 +1,4 @@
-/** Category trees per year, assembled from the flat rows of expense_tree.sql / resource_tree.sql. */
+/** Category trees per year, assembled from the flat rows of category_tree.sql / organization_expense_tree.sql. */
 export interface TreeRow {
   year: number;
   id: number;

@@ -52,7 +52,14 @@ export interface LoadOptions {
 }
 
 const EXAMPLES = 5;
-const DERIVED = ['derive/category_closure', 'derive/debt_origin_closure', 'derive/expense_sums', 'derive/resource_sums'];
+/** Tables built once per drop, in this order, so that requests read small pre-computed sums. */
+const DERIVED = [
+  'derive/category_closure',
+  'derive/debt_origin_closure',
+  'derive/category_year_sums',
+  'derive/category_rollup',
+  'derive/organization_year_sums',
+];
 
 export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
   const dir = await realpath(dataDir).catch(() => {

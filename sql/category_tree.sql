@@ -1,0 +1,12 @@
+-- The category tree of one type per year: every category with lines under it, amounts rolled up.
+-- $type VARCHAR           'expense' or 'resource'
+-- $year INTEGER or NULL   only this year
+SELECT r.year,
+       c.id,
+       c.name,
+       c.parent_id,
+       r.rounded AS amount
+FROM category_rollup AS r JOIN categories AS c ON c.id = r.id
+WHERE c.type = $type::VARCHAR
+  AND ($year::INTEGER IS NULL OR r.year = $year::INTEGER)
+ORDER BY r.year, c.id;

@@ -1,0 +1,17 @@
+-- The expense category tree per year over one organization's lines: every category with lines
+-- of the organization under it, amounts rolled up. (Without an organization, category_tree.sql
+-- reads the roll-up computed at load.)
+-- $organization BIGINT            the organization
+-- $year         INTEGER or NULL   only this year
+SELECT e.year,
+       c.id,
+       c.name,
+       c.parent_id,
+       ROUND(sum(e.amount), 3)::DOUBLE AS amount
+FROM expenses AS e
+JOIN category_closure AS closure ON closure.descendant_id = e.category_id
+JOIN categories AS c ON c.id = closure.ancestor_id
+WHERE e.organization_id = $organization::BIGINT
+  AND ($year::INTEGER IS NULL OR e.year = $year::INTEGER)
+GROUP BY e.year, c.id, c.name, c.parent_id
+ORDER BY e.year, c.id;
