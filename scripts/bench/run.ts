@@ -9,7 +9,8 @@
  *    URL and (b) several hundred distinct URLs over all nine endpoints; alternating with two
  *    ceilings that answer the same bytes with no work (Express, bare node:http).
  * 2. Growth: load+validate time, RSS, and the p99 of single uncached queries per endpoint for the
- *    sample drop and synthetic drops of 100x and 1000x its lines (and 10 million with --big).
+ *    sample drop and synthetic drops of 100x and 1000x its lines and of 1 million lines (and
+ *    10 million with --big).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -215,6 +216,7 @@ async function growth(): Promise<void> {
     ['sample', path.join(ROOT, 'data')],
     ['100x sample', synthetic(100)],
     ['1000x sample', synthetic(1000)],
+    ['1M lines', synthetic(0, 1_000_000)],
   ];
   if (args.big) drops.push(['10M lines', synthetic(0, 10_000_000)]);
   console.log('\n## Growth: load and validate, memory, single uncached queries (p99 over 30 runs, no HTTP)');
