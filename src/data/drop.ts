@@ -180,6 +180,7 @@ async function loadTable(connection: DuckDBConnection, dir: string, table: Table
 const INTEGER = /^U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)$/;
 const FLOAT = /^(FLOAT|DOUBLE)$/;
 const DECIMAL = /^DECIMAL\(\d+,\d+\)$/;
+const NULL_TYPE = /^"?NULL"?$/;
 const WIDER_THAN_BIGINT = /^(UBIGINT|U?HUGEINT)$/;
 
 const KIND_WORDS: Record<ColumnSpec['kind'], string> = {
@@ -195,12 +196,16 @@ const KIND_WORDS: Record<ColumnSpec['kind'], string> = {
  * fits (checked row by row in valueChecks); anything else is a wrong type.
  */
 function accepts(column: ColumnSpec, type: string): boolean {
+  // A column with no values at all (an empty table, or a parent_id that is null everywhere) has
+  // no type to speak of: pyarrow writes it with the null type, which DuckDB reads as "NULL".
+  if (NULL_TYPE.test(type)) return true;
   switch (column.kind) {
     case 'integer':
     case 'numeric':
       return INTEGER.test(type) || FLOAT.test(type) || DECIMAL.test(type);
     case 'string':
-      return type === 'VARCHAR';
+      // Categorical string columns (pandas' category dtype) arrive as ENUM.
+      return type === 'VARCHAR' || type.startsWith('ENUM(');
     case 'boolean':
       return type === 'BOOLEAN' || INTEGER.test(type);
   }

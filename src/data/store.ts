@@ -5,7 +5,7 @@
  * A request takes a lease on the current drop and runs all its queries on it, so that a reload
  * (swap) never mixes two drops in one answer; a replaced drop is closed once its last lease ends.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { LoadedDrop } from './drop.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
@@ -21,6 +21,8 @@ function toRow(names: readonly string[], values: readonly unknown[]): Row {
 
 export class ServedDrop {
   private readonly idle: DuckDBConnection[] = [];
+  /** Each pooled connection keeps its statements prepared: parsing and planning cost more than small queries. */
+  private readonly prepared = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
   private opened = 0;
   private leases = 0;
@@ -50,10 +52,11 @@ export class ServedDrop {
 
   /** Runs `sql/<name>.sql` with bound parameters; returns rows of plain JS values. */
   async query(name: string, params: Params = {}): Promise<Row[]> {
-    const sql = await readSql(name);
     const connection = await this.acquire();
     try {
-      const reader = await connection.runAndReadAll(sql, params);
+      const statement = await this.statement(connection, name);
+      statement.bind(params);
+      const reader = await statement.runAndReadAll();
       const names = reader.columnNames();
       return reader.getRows().map((values) => toRow(names, values));
     } finally {
@@ -79,6 +82,19 @@ export class ServedDrop {
     } finally {
       this.releaseConnection(connection);
     }
+  }
+
+  private statement(connection: DuckDBConnection, name: string): Promise<DuckDBPreparedStatement> {
+    let statements = this.prepared.get(connection);
+    if (!statements) this.prepared.set(connection, (statements = new Map()));
+    let statement = statements.get(name);
+    if (!statement) {
+      statement = readSql(name).then((sql) => connection.prepare(sql));
+      // A statement that failed to prepare is not kept: the next request tries again.
+      statement.catch(() => statements.delete(name));
+      statements.set(name, statement);
+    }
+    return statement;
   }
 
   /** Stops new leases from being useful; closes the database when in-flight requests are done. */
