@@ -16,7 +16,7 @@ import { rateLimiter } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import { logger } from './log.js';
 import { DOCS_PATH, OPENAPI_PATH, openApiDocument } from './openapi.js';
-import { dataUnavailable, endpointHandler } from './pipeline.js';
+import { cachedAnswers, dataUnavailable, endpointHandler } from './pipeline.js';
 import { parseQuery } from './params.js';
 import { z } from 'zod';
 
@@ -45,6 +45,7 @@ export function createApp({ config, store }: AppOptions): Express {
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
+  app.use(cachedAnswers(store, config, cache));
   for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config, cache));
 
   route('/healthz', (req, res) => {

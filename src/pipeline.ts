@@ -6,7 +6,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from './config.js';
 import type { Lease, Store } from './data/store.js';
-import { TREE_TABLE, type Endpoint, type Page } from './endpoints.js';
+import { ENDPOINTS, TREE_TABLE, type Endpoint, type Page } from './endpoints.js';
 import { fileName, sendDownload } from './formats/download.js';
 import { FORMATS, negotiate, type Format } from './formats/negotiate.js';
 import type { FlatRow } from './formats/table.js';
@@ -28,6 +28,25 @@ type Common = Record<string, unknown> & {
   hierarchy?: boolean;
 };
 
+/**
+ * Answers already rendered, served before any routing, validation or query: the hot path. Only
+ * valid requests are ever cached, so validation, negotiation and the tag were done when the
+ * answer was rendered. Registered after the rate limiter, so cached answers are limited too;
+ * anything not in the cache goes on to the routes.
+ */
+export function cachedAnswers(store: Store, config: Config, cache: ResponseCache): RequestHandler {
+  const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
+  const byPath = new Map(ENDPOINTS.flatMap((e) => [[e.path, e] as const, [e.path.slice(0, -1), e] as const]));
+  return (req, res, next) => {
+    const endpoint = req.method === 'GET' || req.method === 'HEAD' ? byPath.get(req.path) : undefined;
+    const drop = store.served;
+    const cached = endpoint && drop && cache.peek(answerKey(drop.fingerprint, endpoint.path, req));
+    if (!cached) return next();
+    res.setHeader('Vary', 'Accept');
+    send(req, res, cached, cacheControl);
+  };
+}
+
 export function endpointHandler(endpoint: Endpoint, store: Store, config: Config, cache: ResponseCache): RequestHandler {
   const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
   return async (req, res) => {
@@ -35,15 +54,9 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
     res.setHeader('Vary', 'Accept');
     const lease = store.lease();
     try {
-      // The hot path: an answer already rendered for this very request on this drop. Only valid
-      // requests are ever cached, so validation, negotiation and the tag were done when it was.
-      const key = lease && answerKey(lease, endpoint.path, req);
-      const cached = key && cache.peek(key);
-      if (cached) return send(req, res, cached, cacheControl);
-
       const params = parseQuery(req.originalUrl, endpoint.query) as Common;
       const format = negotiate(req, params.format);
-      if (!lease || !key) throw dataUnavailable();
+      if (!lease) throw dataUnavailable();
       const etag = etagFor(lease.drop.data.fingerprint, endpoint.path, req.originalUrl, format);
       res.set({ ETag: etag, 'Cache-Control': cacheControl });
       if (isFresh(req, etag)) {
@@ -51,6 +64,7 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
         return;
       }
       if (format === 'json') {
+        const key = answerKey(lease.drop.data.fingerprint, endpoint.path, req);
         const rendered = await cache.get(key, async () => {
           const answer = await endpoint.answer(params, lease);
           const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
@@ -77,10 +91,10 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
  * spellings of the same query get two entries with the same ETag, which is harmless; the drop's
  * fingerprint keeps a request still finishing on a replaced drop from filling the new drop's cache.
  */
-function answerKey(lease: Lease, path: string, req: Request): string {
+function answerKey(fingerprint: string, path: string, req: Request): string {
   const url = req.originalUrl;
   const query = url.includes('?') ? url.slice(url.indexOf('?')) : '';
-  return `${lease.drop.data.fingerprint}\n${path}\n${query}\n${negotiate(req, undefined)}`;
+  return `${fingerprint}\n${path}\n${query}\n${negotiate(req, undefined)}`;
 }
 
 /**
