@@ -91,7 +91,7 @@ export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.inf
     const list = accepted.length ? `accepted parameters: ${accepted.join(', ')}` : 'this endpoint takes no parameters';
     throw HttpError.badRequest(
       'unknown_parameter',
-      unknown.map((parameter) => ({ parameter, message: `is not a parameter of this endpoint (${list})` })),
+      unknown.map((parameter) => ({ parameter: shown(parameter), message: `is not a parameter of this endpoint (${list})` })),
     );
   }
 
@@ -108,4 +108,9 @@ export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.inf
   }
   if (errors.length > 0 || !parsed.success) throw HttpError.badRequest('invalid_parameter', errors);
   return parsed.data;
+}
+
+/** A client's parameter name as echoed in an error: long enough to recognise, never the whole of a huge one. */
+function shown(name: string): string {
+  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
 }

@@ -32,6 +32,13 @@ describe('query parameters', () => {
     it('is refused on the deficit, which takes no parameters', async () => {
       await problem('/budget/api/deficit/?year=2020', 'unknown_parameter', 'year');
     });
+    it('echoes at most 64 characters of a huge name', async () => {
+      const name = 'a'.repeat(5000);
+      const res = await request(t.app).get(`/budget/api/totals/?${name}=1`);
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].parameter).toBe(`${'a'.repeat(64)}…`);
+      expect(res.text.length).toBeLessThan(1000);
+    });
     it('includes bracketed names, which are not parsed into objects', async () => {
       await problem('/budget/api/expenses/?year[gt]=2020', 'unknown_parameter', 'year[gt]');
     });
