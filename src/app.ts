@@ -3,13 +3,12 @@
  * common headers, rate limiting, the routes, then 404 and the error handler, registered last.
  */
 import express, { type Express, type RequestHandler } from 'express';
-import { createHash } from 'node:crypto';
 import type { Config } from './config.js';
 import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './docs.js';
 import { ENDPOINTS } from './endpoints.js';
 import { FORMAT_NAMES } from './formats/negotiate.js';
-import { isFresh } from './http/caching.js';
+import { renderedBody, sendRendered } from './http/caching.js';
 import { HttpError, errorHandler } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { rateLimiter } from './http/rate-limit.js';
@@ -103,15 +102,8 @@ function sendJson(req: express.Request, res: express.Response, body: unknown, co
   sendCached(req, res, 'application/json; charset=utf-8', JSON.stringify(body), config);
 }
 
-/** The service endpoints' answers and the docs page are small and sent whole: the ETag hashes the body. */
 function sendCached(req: express.Request, res: express.Response, type: string, text: string, config: Config): void {
-  const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
-  res.set({ ETag: etag, 'Cache-Control': `public, max-age=${config.CACHE_MAX_AGE}` });
-  if (isFresh(req, etag)) {
-    res.status(304).end();
-    return;
-  }
-  res.type(type).send(text);
+  sendRendered(req, res, renderedBody(type, text), `public, max-age=${config.CACHE_MAX_AGE}`);
 }
 
 function index() {

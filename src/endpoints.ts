@@ -45,7 +45,7 @@ const define = <S extends QuerySchema>(endpoint: Endpoint<S>): Endpoint =>
   ({ ...endpoint, query: endpoint.query.extend({ format: param.format.optional() }) }) as unknown as Endpoint;
 
 const paging = { limit: param.limit.optional(), offset: param.offset.optional() };
-const DEFAULT_LIMIT = 100;
+export const DEFAULT_LIMIT = 100;
 
 /** Splits the rows of a count-joined page query (see sql/expenses.sql) into count and items. */
 function page(rows: Row[], item: (row: Row) => unknown): Page {

@@ -6,12 +6,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from './config.js';
 import type { Lease, Store } from './data/store.js';
-import { ENDPOINTS, TREE_TABLE, type Endpoint, type Page } from './endpoints.js';
+import { DEFAULT_LIMIT, ENDPOINTS, TREE_TABLE, type Endpoint, type Page } from './endpoints.js';
 import { fileName, sendDownload } from './formats/download.js';
 import { FORMATS, negotiate, type Format } from './formats/negotiate.js';
 import type { FlatRow } from './formats/table.js';
-import { etagFor, isFresh } from './http/caching.js';
-import type { Rendered, ResponseCache } from './http/response-cache.js';
+import { etagFor, isFresh, sendRendered } from './http/caching.js';
+import type { ResponseCache } from './http/response-cache.js';
 import { HttpError } from './http/errors.js';
 import { envelope } from './http/paging.js';
 import { parseQuery } from './params.js';
@@ -43,7 +43,7 @@ export function cachedAnswers(store: Store, config: Config, cache: ResponseCache
     const cached = endpoint && drop && cache.peek(answerKey(drop.fingerprint, endpoint.path, req));
     if (!cached) return next();
     res.setHeader('Vary', 'Accept');
-    send(req, res, cached, cacheControl);
+    sendRendered(req, res, cached, cacheControl);
   };
 }
 
@@ -70,7 +70,7 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
           const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
           return { etag, body: Buffer.from(JSON.stringify(body)), contentType: FORMATS.json.contentType };
         });
-        return send(req, res, rendered, cacheControl);
+        return sendRendered(req, res, rendered, cacheControl);
       }
       const table = endpoint.hierarchy && params.hierarchy ? TREE_TABLE : endpoint.table;
       await sendDownload(req, res, {
@@ -98,23 +98,6 @@ function answerKey(fingerprint: string, path: string, req: Request): string {
 }
 
 /**
- * Writes a rendered answer with node's own response methods: the bytes and their headers are
- * final, so Express's send (charset, freshness and length handling) would only redo work.
- */
-function send(req: Request, res: Response, rendered: Rendered, cacheControl: string): void {
-  res.setHeader('ETag', rendered.etag);
-  res.setHeader('Cache-Control', cacheControl);
-  if (isFresh(req, rendered.etag)) {
-    res.statusCode = 304;
-    res.end();
-    return;
-  }
-  res.setHeader('Content-Type', rendered.contentType);
-  res.setHeader('Content-Length', rendered.body.length);
-  res.end(req.method === 'HEAD' ? undefined : rendered.body);
-}
-
-/**
  * A paged endpoint without limit and offset exports every matching row (contract section 5);
  * otherwise the download holds exactly the items the JSON answer would, flattened.
  */
@@ -133,6 +116,6 @@ function downloadRows(
   })();
 }
 
-function pagedBody(path: string, url: string, page: Page, { limit = 100, offset = 0 }: Common) {
+function pagedBody(path: string, url: string, page: Page, { limit = DEFAULT_LIMIT, offset = 0 }: Common) {
   return envelope(path, url, page.count, page.items, limit, offset);
 }
