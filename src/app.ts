@@ -1,6 +1,7 @@
 /**
  * createApp builds the Express app over a Store; server.ts does the listening. Middleware order:
- * common headers, rate limiting, the routes, then 404 and the error handler, registered last.
+ * rate limiting, cached answers, common headers, the routes, then 404 and the error handler,
+ * registered last.
  */
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.js';
@@ -8,7 +9,7 @@ import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './docs.js';
 import { ENDPOINTS } from './endpoints.js';
 import { FORMAT_NAMES } from './formats/negotiate.js';
-import { renderedBody, sendRendered } from './http/caching.js';
+import { render, sendRendered } from './http/caching.js';
 import { HttpError, errorHandler } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { rateLimiter } from './http/rate-limit.js';
@@ -33,8 +34,14 @@ export function createApp({ config, store }: AppOptions): Express {
   app.set('etag', false);
   if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
 
-  app.use(commonHeaders);
+  // Cached answers come first, before any header is set, so that they are sent with one writeHead
+  // (see sendRendered); the rate limiter goes before them so that they are limited too, and the
+  // error handler adds the common headers to its 429.
   if (config.RATE_LIMIT > 0) app.use(rateLimiter(config.RATE_LIMIT));
+  const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
+  store.onSwap(() => cache.clear());
+  app.use(cachedAnswers(store, cache));
+  app.use(commonHeaders);
 
   const route = (path: string, handler: RequestHandler) => {
     // Routing is not strict: '/x' also serves '/x/', with no redirect.
@@ -42,9 +49,6 @@ export function createApp({ config, store }: AppOptions): Express {
   };
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
-  const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
-  store.onSwap(() => cache.clear());
-  app.use(cachedAnswers(store, config, cache));
   for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config, cache));
 
   route('/healthz', (req, res) => {
@@ -103,7 +107,7 @@ function sendJson(req: express.Request, res: express.Response, body: unknown, co
 }
 
 function sendCached(req: express.Request, res: express.Response, type: string, text: string, config: Config): void {
-  sendRendered(req, res, renderedBody(type, text), `public, max-age=${config.CACHE_MAX_AGE}`);
+  sendRendered(req, res, render(Buffer.from(text), { contentType: type, cacheControl: `public, max-age=${config.CACHE_MAX_AGE}` }));
 }
 
 function index() {

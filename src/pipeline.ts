@@ -10,7 +10,7 @@ import { DEFAULT_LIMIT, ENDPOINTS, TREE_TABLE, type Endpoint, type Page } from '
 import { fileName, sendDownload } from './formats/download.js';
 import { FORMATS, negotiate, type Format } from './formats/negotiate.js';
 import type { FlatRow } from './formats/table.js';
-import { etagFor, isFresh, sendRendered } from './http/caching.js';
+import { etagFor, isFresh, render, sendRendered } from './http/caching.js';
 import type { ResponseCache } from './http/response-cache.js';
 import { HttpError } from './http/errors.js';
 import { envelope } from './http/paging.js';
@@ -34,16 +34,14 @@ type Common = Record<string, unknown> & {
  * answer was rendered. Registered after the rate limiter, so cached answers are limited too;
  * anything not in the cache goes on to the routes.
  */
-export function cachedAnswers(store: Store, config: Config, cache: ResponseCache): RequestHandler {
-  const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
+export function cachedAnswers(store: Store, cache: ResponseCache): RequestHandler {
   const byPath = new Map(ENDPOINTS.flatMap((e) => [[e.path, e] as const, [e.path.slice(0, -1), e] as const]));
   return (req, res, next) => {
     const endpoint = req.method === 'GET' || req.method === 'HEAD' ? byPath.get(req.path) : undefined;
     const drop = store.served;
     const cached = endpoint && drop && cache.peek(answerKey(drop.fingerprint, endpoint.path, req));
     if (!cached) return next();
-    res.setHeader('Vary', 'Accept');
-    sendRendered(req, res, cached, cacheControl);
+    sendRendered(req, res, cached);
   };
 }
 
@@ -68,9 +66,14 @@ export function endpointHandler(endpoint: Endpoint, store: Store, config: Config
         const rendered = await cache.get(key, async () => {
           const answer = await endpoint.answer(params, lease);
           const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
-          return { etag, body: Buffer.from(JSON.stringify(body)), contentType: FORMATS.json.contentType };
+          return render(Buffer.from(JSON.stringify(body)), {
+            contentType: FORMATS.json.contentType,
+            cacheControl,
+            etag,
+            vary: 'Accept',
+          });
         });
-        return sendRendered(req, res, rendered, cacheControl);
+        return sendRendered(req, res, rendered);
       }
       const table = endpoint.hierarchy && params.hierarchy ? TREE_TABLE : endpoint.table;
       await sendDownload(req, res, {

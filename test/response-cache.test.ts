@@ -47,7 +47,18 @@ describe('the response cache', () => {
       const uncached = await request(off.app).get('/budget/api/expenses/?hierarchy=true');
       expect(cached.text).toBe(first.text);
       expect(uncached.text).toBe(first.text);
-      expect(cached.headers['content-type']).toBe('application/json; charset=utf-8');
+      const { date: _d1, ...firstHeaders } = first.headers;
+      const { date: _d2, ...cachedHeaders } = cached.headers;
+      expect(cachedHeaders).toEqual(firstHeaders);
+      expect(cachedHeaders).toMatchObject({
+        'content-type': 'application/json; charset=utf-8',
+        'access-control-allow-origin': '*',
+        'x-content-type-options': 'nosniff',
+        vary: 'Accept',
+      });
+      const notModified = await request(on.app).get('/budget/api/expenses/?hierarchy=true').set('If-None-Match', first.headers.etag!);
+      expect(notModified.status).toBe(304);
+      expect(notModified.headers).toMatchObject({ etag: first.headers.etag, vary: 'Accept', 'access-control-allow-origin': '*' });
     } finally {
       on.close();
       off.close();

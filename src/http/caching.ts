@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Rendered } from './response-cache.js';
+import { COMMON_HEADERS } from './headers.js';
 
 /**
  * An answer is fully determined by the drop, the decoded query parameters and the representation,
  * so the tag is derived from those, without hashing the body, and a matching If-None-Match is
- * answered before any query runs. The tag doubles as the response cache's key. Parameters keep
- * their order: paging links repeat them as given, so another order is another body.
+ * answered before any query runs. Parameters keep their order: paging links repeat them as given, so another order is another body.
  */
 export function etagFor(fingerprint: string, path: string, url: string, variant = ''): string {
   const query = [...new URL(url, 'http://local').searchParams]
@@ -24,27 +23,46 @@ export function isFresh(req: Request, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-/** A small answer sent whole (service endpoints, the docs page): its tag hashes its bytes. */
-export function renderedBody(contentType: string, text: string): Rendered {
-  const body = Buffer.from(text);
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  return { etag, body, contentType };
+/**
+ * A rendered answer: the exact bytes sent, serialized once, with every header of its 200 and of
+ * its 304 prepared as flat [name, value, ...] lists.
+ */
+export interface Rendered {
+  etag: string;
+  body: Buffer;
+  headers: readonly string[];
+  notModifiedHeaders: readonly string[];
+}
+
+export interface RenderOptions {
+  contentType: string;
+  cacheControl: string;
+  /** The tag; by default a hash of the bytes. */
+  etag?: string;
+  /** Request headers that choose the representation (data endpoints: Accept). */
+  vary?: string;
+}
+
+export function render(body: Buffer, { contentType, cacheControl, etag = hashTag(body), vary }: RenderOptions): Rendered {
+  const notModifiedHeaders = [...COMMON_HEADERS, 'ETag', etag, 'Cache-Control', cacheControl];
+  if (vary) notModifiedHeaders.push('Vary', vary);
+  const headers = [...notModifiedHeaders, 'Content-Type', contentType, 'Content-Length', String(body.length)];
+  return { etag, body, headers, notModifiedHeaders };
+}
+
+function hashTag(body: Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
 /**
- * Sends a rendered answer, or a 304 when the client's copy is current, with node's own response
- * methods: the bytes and their headers are final, so Express's send (charset, freshness and
- * length handling) would only redo work.
+ * Sends a rendered answer, or a 304 when the client's copy is current. Every header goes in one
+ * writeHead call: when nothing set a header before (cached answers without rate limiting, the
+ * hot path), node writes the prepared list as it is; otherwise it merges, ours winning.
  */
-export function sendRendered(req: Request, res: Response, rendered: Rendered, cacheControl: string): void {
-  res.setHeader('ETag', rendered.etag);
-  res.setHeader('Cache-Control', cacheControl);
+export function sendRendered(req: Request, res: Response, rendered: Rendered): void {
   if (isFresh(req, rendered.etag)) {
-    res.statusCode = 304;
-    res.end();
+    res.writeHead(304, rendered.notModifiedHeaders as string[]).end();
     return;
   }
-  res.setHeader('Content-Type', rendered.contentType);
-  res.setHeader('Content-Length', rendered.body.length);
-  res.end(req.method === 'HEAD' ? undefined : rendered.body);
+  res.writeHead(200, rendered.headers as string[]).end(req.method === 'HEAD' ? undefined : rendered.body);
 }

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
+import { setCommonHeaders } from './headers.js';
 
 export type ProblemCode =
   | 'invalid_parameter'
@@ -44,6 +45,8 @@ export function sendProblem(res: Response, error: HttpError): void {
   if (error.errors) body.errors = error.errors;
   // A tag set before the failure names the answer that was not sent; a problem must not carry it.
   res.removeHeader('ETag');
+  // The rate limiter's 429 is sent before the middleware that sets these on every other response.
+  setCommonHeaders(res);
   // Sent as bytes so that Express does not append a charset: problem+json is UTF-8 by definition.
   res
     .status(error.status)

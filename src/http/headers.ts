@@ -1,14 +1,26 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
-const EXPOSED_HEADERS = 'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition';
 
-/** Headers every response carries, errors and 304s included: any origin may read this public data. */
+/**
+ * Headers every response carries, errors and 304s included: any origin may read this public data.
+ * A flat [name, value, ...] list, the form writeHead takes fastest (see sendRendered).
+ */
+export const COMMON_HEADERS: readonly string[] = [
+  'Access-Control-Allow-Origin',
+  '*',
+  'Access-Control-Expose-Headers',
+  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition',
+  'X-Content-Type-Options',
+  'nosniff',
+];
+
+export function setCommonHeaders(res: Response): void {
+  for (let i = 0; i < COMMON_HEADERS.length; i += 2) res.setHeader(COMMON_HEADERS[i]!, COMMON_HEADERS[i + 1]!);
+}
+
 export const commonHeaders: RequestHandler = (_req, res, next) => {
-  // setHeader rather than res.set: this runs on every request, and the values need no coercion.
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
+  setCommonHeaders(res);
   next();
 };
 

@@ -1,11 +1,5 @@
 import { LRUCache } from 'lru-cache';
-
-/** A rendered answer: the exact bytes sent, serialized once, and their tag. */
-export interface Rendered {
-  etag: string;
-  body: Buffer;
-  contentType: string;
-}
+import type { Rendered } from './caching.js';
 
 /**
  * Answers already rendered, bounded in bytes. Keys name the drop's fingerprint, so an entry can
