@@ -3,16 +3,29 @@
 -- $organization BIGINT or NULL    only lines of this organization
 -- $limit        INTEGER           page size
 -- $offset       INTEGER           lines to skip
--- The count row is joined to the page so that an empty page still reports the count.
--- NOT MATERIALIZED: the filter is cheap to run twice, while materializing every matching line
--- for the count costs more than the whole query.
-WITH matching AS NOT MATERIALIZED (
-  SELECT id, year, amount, category_id, organization_id FROM expenses
-  WHERE ($year::INTEGER IS NULL OR year = $year::INTEGER)
+-- Pages of all lines and of one year's lines are ranges of positions (derive/expense_positions.sql),
+-- as cheap a million lines deep as on the first page; an organization's lines are few enough to
+-- sort. Of the three branches, the one whose filter matches the parameters returns the page,
+-- the others nothing. The count row is joined to the page so that an empty page still reports it.
+WITH total AS (
+  SELECT coalesce(sum(lines), 0) AS count FROM line_counts
+  WHERE kind = 'expense'
+    AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
     AND ($organization::BIGINT IS NULL OR organization_id = $organization::BIGINT)
 ),
-total AS (SELECT count(*) AS count FROM matching),
-page AS (SELECT * FROM matching ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+page AS (
+  SELECT id, year, amount, category_id, organization_id FROM expenses
+  WHERE $year::INTEGER IS NULL AND $organization::BIGINT IS NULL
+    AND rowid BETWEEN $offset::BIGINT AND $offset::BIGINT + $limit::INTEGER - 1
+  UNION ALL
+  SELECT id, year, amount, category_id, organization_id FROM expenses
+  WHERE $organization::BIGINT IS NULL AND year = $year::INTEGER
+    AND position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  UNION ALL
+  (SELECT id, year, amount, category_id, organization_id FROM expenses
+   WHERE organization_id = $organization::BIGINT AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
+   ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+)
 SELECT total.count,
        page.id,
        page.year,

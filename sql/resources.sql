@@ -2,15 +2,19 @@
 -- $year   INTEGER or NULL   only this year
 -- $limit  INTEGER           page size
 -- $offset INTEGER           lines to skip
--- The count row is joined to the page so that an empty page still reports the count.
--- NOT MATERIALIZED: the filter is cheap to run twice, while materializing every matching line
--- for the count costs more than the whole query.
-WITH matching AS NOT MATERIALIZED (
-  SELECT id, year, amount, category_id FROM resources
-  WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
+-- A page is a range of positions, as in expenses.sql (derive/resource_positions.sql). The count
+-- row is joined to the page so that an empty page still reports the count.
+WITH total AS (
+  SELECT coalesce(sum(lines), 0) AS count FROM line_counts
+  WHERE kind = 'resource' AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
 ),
-total AS (SELECT count(*) AS count FROM matching),
-page AS (SELECT * FROM matching ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+page AS (
+  SELECT id, year, amount, category_id FROM resources
+  WHERE $year::INTEGER IS NULL AND rowid BETWEEN $offset::BIGINT AND $offset::BIGINT + $limit::INTEGER - 1
+  UNION ALL
+  SELECT id, year, amount, category_id FROM resources
+  WHERE year = $year::INTEGER AND position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+)
 SELECT total.count,
        page.id,
        page.year,

@@ -79,3 +79,76 @@ describe('GET /budget/api/expenses/ paging', () => {
     expect(res.body.next).toBe('/budget/api/resources/?limit=1&offset=1&hierarchy=TRUE');
   });
 });
+
+/**
+ * Pages are ranges of positions computed at load (sql/derive/*_positions.sql). Lines written in
+ * shuffled order, with gaps between ids, over three years and two organizations, must page
+ * exactly as sorting, filtering and slicing them would.
+ */
+describe('pages of lines written out of id order', () => {
+  const N = 240;
+  // A fixed permutation of 0..N-1 (97 is coprime with 240), so ids arrive far from sorted.
+  const order = Array.from({ length: N }, (_, i) => (i * 97) % N);
+  const expenses = order.map((k) => ({
+    id: 5 + k * 3,
+    year: 2021 + (k % 3),
+    amount: k,
+    category_id: 11,
+    organization_id: 1 + (Math.floor(k / 5) % 2),
+    complementary: false,
+  }));
+  const resources = order.map((k) => ({
+    id: 1000 - k * 2,
+    year: 2021 + (Math.floor(k / 7) % 3),
+    amount: k,
+    category_id: 31,
+    organization_id: null,
+    complementary: false,
+  }));
+  let shuffled: TestApp;
+  beforeAll(async () => {
+    shuffled = await appFor({ ...small, expenses, resources });
+  });
+  afterAll(() => shuffled.close());
+
+  const expected = <L extends { id: number }>(lines: L[], keep: (line: L) => boolean, limit: number, offset: number) => {
+    const matching = lines.filter(keep).sort((a, b) => a.id - b.id);
+    return { count: matching.length, ids: matching.slice(offset, offset + limit).map((l) => l.id) };
+  };
+  const got = async (url: string) => {
+    const res = await request(shuffled.app).get(url);
+    expect(res.status).toBe(200);
+    return { count: res.body.count, ids: res.body.results.map((r: { id: number }) => r.id) };
+  };
+  const PAGES = [
+    [100, 0],
+    [7, 0],
+    [7, 35],
+    [13, 70],
+    [50, 200],
+    [10, 235],
+    [10, 240],
+    [5, 1000],
+  ] as const;
+
+  it.each(PAGES)('GET /budget/api/expenses/ with limit=%i&offset=%i, under every filter', async (limit, offset) => {
+    const filters: [string, (e: (typeof expenses)[number]) => boolean][] = [
+      ['', () => true],
+      ['&year=2022', (e) => e.year === 2022],
+      ['&organization=2', (e) => e.organization_id === 2],
+      ['&year=2023&organization=1', (e) => e.year === 2023 && e.organization_id === 1],
+    ];
+    for (const [query, keep] of filters) {
+      expect(await got(`/budget/api/expenses/?limit=${limit}&offset=${offset}${query}`), query).toEqual(
+        expected(expenses, keep, limit, offset),
+      );
+    }
+  });
+
+  it.each(PAGES)('GET /budget/api/resources/ with limit=%i&offset=%i, with and without year', async (limit, offset) => {
+    expect(await got(`/budget/api/resources/?limit=${limit}&offset=${offset}`)).toEqual(expected(resources, () => true, limit, offset));
+    expect(await got(`/budget/api/resources/?limit=${limit}&offset=${offset}&year=2021`)).toEqual(
+      expected(resources, (r) => r.year === 2021, limit, offset),
+    );
+  });
+});

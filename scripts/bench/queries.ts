@@ -10,8 +10,8 @@ import { parseQuery } from '../../src/params.js';
 export const QUERY_SAMPLES: Record<string, string[]> = {
   '/budget/api/totals/': ['', 'include_complementary=false'],
   '/budget/api/budget-categories/': ['', 'year=2010&type=expense'],
-  '/budget/api/expenses/': ['', 'year=2010&limit=100&offset=5000', 'organization=7', 'hierarchy=true', 'hierarchy=true&year=2010&organization=3'],
-  '/budget/api/resources/': ['year=2011', 'hierarchy=true'],
+  '/budget/api/expenses/': ['', 'offset=900000', 'year=2010&limit=100&offset=30000', 'organization=7&offset=3000', 'hierarchy=true', 'hierarchy=true&year=2010&organization=3'],
+  '/budget/api/resources/': ['year=2011', 'offset=900000', 'hierarchy=true'],
   '/budget/api/organization/': ['', 'year=2012&offset=100'],
   '/budget/api/organization/stats/': ['', 'year=2013'],
   '/budget/api/debt/': ['', 'parent=null'],

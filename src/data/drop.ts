@@ -59,6 +59,9 @@ const DERIVED = [
   'derive/category_year_sums',
   'derive/category_rollup',
   'derive/organization_year_sums',
+  'derive/expense_positions',
+  'derive/resource_positions',
+  'derive/line_counts',
 ];
 
 export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
@@ -75,7 +78,12 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   }
   if (problems.length) throw new DropError(problems);
 
-  const instance = await DuckDBInstance.create(':memory:');
+  // Loading sorts and copies whole tables; jemalloc's background threads give that memory back
+  // to the system once the load is done (10M lines: 1.5 GB serving instead of 1.8 GB).
+  const instance = await DuckDBInstance.create(':memory:', {
+    allocator_background_threads: 'true',
+    allocator_flush_threshold: '32MB',
+  });
   const connection = await instance.connect();
   let loaded = false;
   try {

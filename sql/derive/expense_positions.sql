@@ -1,0 +1,9 @@
+-- Rebuilds the expense lines in id order, each with its position (1, 2, ...) among its year's
+-- lines, so that a page at any depth is a range DuckDB's zone maps find without sorting the
+-- lines before it (see expenses.sql). In id order, a line's rowid is its position among all
+-- lines, minus one. INTEGER positions: a drop of 2^31 lines would not fit in memory anyway.
+-- Parameters: none.
+CREATE OR REPLACE TABLE expenses AS
+SELECT *, row_number() OVER (PARTITION BY year ORDER BY id)::INTEGER AS position_in_year
+FROM expenses
+ORDER BY id;
