@@ -4,15 +4,15 @@
 -- An organization without lines has one row with a null year, expenses and resources, as in
 -- organizations.sql.
 WITH budget AS (
-  SELECT organization_id, year, expenses, resources FROM organization_year_sums
+  SELECT organization_id, year, rounded_expenses, rounded_resources FROM organization_year_sums
   WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
 )
 SELECT o.id,
        o.name,
        o.code,
        budget.year,
-       ROUND(budget.expenses, 3)::DOUBLE AS expenses,
-       ROUND(budget.resources, 3)::DOUBLE AS resources
+       budget.rounded_expenses AS expenses,
+       budget.rounded_resources AS resources
 FROM organizations AS o
 LEFT JOIN budget ON budget.organization_id = o.id
 WHERE $year::INTEGER IS NULL OR budget.organization_id IS NOT NULL

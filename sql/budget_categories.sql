@@ -1,17 +1,18 @@
 -- Every category whose subtree has lines for the filter, with the lines' amounts rolled up.
 -- $year INTEGER or NULL   only lines of this year
 -- $type VARCHAR or NULL   'expense' or 'resource': only categories of this type
+-- The roll-ups are computed at load: per year (category_rollup) and over all years (category_totals).
 WITH rolled AS (
-  SELECT id, sum(amount) AS amount FROM category_rollup
-  WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
-  GROUP BY id
+  SELECT id, rounded FROM category_rollup WHERE year = $year::INTEGER
+  UNION ALL
+  SELECT id, rounded FROM category_totals WHERE $year::INTEGER IS NULL
 )
 SELECT c.id,
        c.name AS category,
        c.type,
        c.parent_id,
-       ROUND(CASE WHEN c.type = 'expense' THEN rolled.amount ELSE 0 END, 3)::DOUBLE AS expenses,
-       ROUND(CASE WHEN c.type = 'resource' THEN rolled.amount ELSE 0 END, 3)::DOUBLE AS resources
+       CASE WHEN c.type = 'expense' THEN rolled.rounded ELSE 0 END AS expenses,
+       CASE WHEN c.type = 'resource' THEN rolled.rounded ELSE 0 END AS resources
 FROM rolled JOIN categories AS c ON c.id = rolled.id
 WHERE $type::VARCHAR IS NULL OR c.type = $type::VARCHAR
 ORDER BY c.id;

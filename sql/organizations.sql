@@ -5,7 +5,7 @@
 -- One row per (organization, year); an organization without lines has one row with a null year.
 -- NOT MATERIALIZED: filtering organizations twice (count, page) is cheaper than materializing them.
 WITH budget AS (
-  SELECT organization_id, year, expenses, resources FROM organization_year_sums
+  SELECT organization_id, year, rounded_expenses, rounded_resources FROM organization_year_sums
   WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
 ),
 matching AS NOT MATERIALIZED (
@@ -19,8 +19,8 @@ SELECT total.count,
        page.name,
        page.code,
        budget.year,
-       ROUND(budget.expenses, 3)::DOUBLE AS expenses,
-       ROUND(budget.resources, 3)::DOUBLE AS resources
+       budget.rounded_expenses AS expenses,
+       budget.rounded_resources AS resources
 FROM total
 LEFT JOIN page ON true
 LEFT JOIN budget ON budget.organization_id = page.id

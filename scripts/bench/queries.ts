@@ -26,7 +26,7 @@ export interface QueryFigures {
   perQuery: { url: string; p50: number; p99: number }[];
 }
 
-export async function measureQueries(dir: string, repeat = 30): Promise<QueryFigures> {
+export async function measureQueries(dir: string, repeat = 200): Promise<QueryFigures> {
   const started = performance.now();
   const store = new Store();
   store.swap(await loadDrop(dir));

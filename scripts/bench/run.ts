@@ -219,7 +219,7 @@ async function growth(): Promise<void> {
     ['1M lines', synthetic(0, 1_000_000)],
   ];
   if (args.big) drops.push(['10M lines', synthetic(0, 10_000_000)]);
-  console.log('\n## Growth: load and validate, memory, single uncached queries (p99 over 30 runs, no HTTP)');
+  console.log('\n## Growth: load and validate, memory, single uncached queries (p99 over 200 runs each, no HTTP)');
   for (const [name, dir] of drops) {
     const started = await startService(dir, '0');
     const rss = rssMb(started.child.pid);

@@ -58,6 +58,8 @@ const DERIVED = [
   'derive/debt_origin_closure',
   'derive/category_year_sums',
   'derive/category_rollup',
+  'derive/category_totals',
+  'derive/year_totals',
   'derive/organization_year_sums',
   'derive/expense_positions',
   'derive/resource_positions',
