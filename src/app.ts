@@ -8,8 +8,8 @@ import type { Config } from './config.js';
 import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './docs.js';
 import { ENDPOINTS } from './endpoints.js';
-import { FORMAT_NAMES } from './formats/negotiate.js';
-import { render, sendRendered } from './http/caching.js';
+import { FORMATS, FORMAT_NAMES } from './formats/negotiate.js';
+import { render, sendRendered, type Rendered } from './http/caching.js';
 import { HttpError, errorHandler } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { rateLimiter } from './http/rate-limit.js';
@@ -27,6 +27,7 @@ export interface AppOptions {
 
 const API = '/budget/api';
 const noParameters = z.object({});
+const JSON_TYPE = FORMATS.json.contentType;
 
 export function createApp({ config, store }: AppOptions): Express {
   const app = express();
@@ -47,40 +48,41 @@ export function createApp({ config, store }: AppOptions): Express {
     // Routing is not strict: '/x' also serves '/x/', with no redirect.
     app.route(path.replace(/\/$/, '')).get(handler).options(preflight).all(methodNotAllowed);
   };
+  const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
+  const json = (body: unknown) => render(Buffer.from(JSON.stringify(body)), { contentType: JSON_TYPE, cacheControl });
+  /** A service endpoint: takes no parameters, and answers what `answer` renders. */
+  const serviceRoute = (path: string, answer: (res: express.Response) => Rendered) =>
+    route(path, (req, res) => {
+      parseQuery(req.originalUrl, noParameters);
+      sendRendered(req, res, answer(res));
+    });
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
-  for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, config, cache));
+  for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache));
 
-  route('/healthz', (req, res) => {
-    parseQuery(req.originalUrl, noParameters);
-    sendJson(req, res, { status: 'ok' }, config);
-  });
-  route('/readyz', (req, res) => {
-    parseQuery(req.originalUrl, noParameters);
+  // Answers that never change are rendered once; the OpenAPI document only when first asked for.
+  const healthy = json({ status: 'ok' });
+  const indexAnswer = json(index());
+  let openApiAnswer: Rendered | undefined;
+  const docsPage = render(Buffer.from(DOCS_PAGE), { contentType: 'text/html; charset=utf-8', cacheControl });
+  const docsScript = render(Buffer.from(DOCS_SCRIPT), { contentType: 'text/javascript; charset=utf-8', cacheControl });
+
+  serviceRoute('/healthz', () => healthy);
+  serviceRoute('/readyz', () => {
     if (!store.ready) throw dataUnavailable();
-    sendJson(req, res, { status: 'ready', version: store.served?.manifest.version }, config);
+    return json({ status: 'ready', version: store.served?.manifest.version });
   });
-  route(`${API}/`, (req, res) => {
-    parseQuery(req.originalUrl, noParameters);
-    sendJson(req, res, index(), config);
-  });
-  route(`${API}/meta/`, (req, res) => {
-    parseQuery(req.originalUrl, noParameters);
+  serviceRoute(`${API}/`, () => indexAnswer);
+  serviceRoute(`${API}/meta/`, () => {
     if (!store.served) throw dataUnavailable();
-    sendJson(req, res, meta(store), config);
+    return json(meta(store));
   });
-  route(OPENAPI_PATH, (req, res) => {
-    parseQuery(req.originalUrl, noParameters);
-    sendJson(req, res, openApiDocument(), config);
-  });
-  route(DOCS_PATH, (req, res) => {
-    parseQuery(req.originalUrl, noParameters);
+  serviceRoute(OPENAPI_PATH, () => (openApiAnswer ??= json(openApiDocument())));
+  serviceRoute(DOCS_PATH, (res) => {
     res.set('Content-Security-Policy', DOCS_CSP);
-    sendCached(req, res, 'text/html; charset=utf-8', DOCS_PAGE, config);
+    return docsPage;
   });
-  route(`${DOCS_PATH}init.js`, (req, res) => {
-    sendCached(req, res, 'text/javascript; charset=utf-8', DOCS_SCRIPT, config);
-  });
+  route(`${DOCS_PATH}init.js`, (req, res) => sendRendered(req, res, docsScript));
   route(`${DOCS_PATH}:asset`, (req, res, next) => {
     const asset = swaggerUiAsset(String(req.params.asset));
     if (!asset) throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the docs are at ${DOCS_PATH}`);
@@ -102,13 +104,6 @@ const methodNotAllowed: RequestHandler = (req, res) => {
   throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${ALLOWED_METHODS}`);
 };
 
-function sendJson(req: express.Request, res: express.Response, body: unknown, config: Config): void {
-  sendCached(req, res, 'application/json; charset=utf-8', JSON.stringify(body), config);
-}
-
-function sendCached(req: express.Request, res: express.Response, type: string, text: string, config: Config): void {
-  sendRendered(req, res, render(Buffer.from(text), { contentType: type, cacheControl: `public, max-age=${config.CACHE_MAX_AGE}` }));
-}
 
 function index() {
   return {

@@ -3,28 +3,32 @@
  * this service (the swagger-ui-dist package in node_modules; no CDN), so it works offline, behind
  * firewalls, and under a strict Content-Security-Policy.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { tagOf } from './http/caching.js';
 import { DOCS_PATH, OPENAPI_PATH } from './openapi.js';
 
 /** swagger-ui-dist's folder. Only its package.json is resolved: its main module loads the whole bundle into Node. */
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-/** The files of swagger-ui-dist the page uses; nothing else in that folder is served (its index.html points at a demo API). */
-const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png']);
-
 const SWAGGER_UI_VERSION = (JSON.parse(readFileSync(path.join(SWAGGER_UI_DIR, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
- * A swagger-ui-dist asset the page uses: its absolute path, and an ETag from the package's version
- * (the app turns Express's own tags off), or undefined for any other name.
+ * The files of swagger-ui-dist the page uses, each with its absolute path and an ETag from the
+ * package's version (the app turns Express's own tags off); nothing else in that folder is served
+ * (its index.html points at a demo API).
  */
+const ASSETS = new Map(
+  ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png'].map((name) => [
+    name,
+    { file: path.join(SWAGGER_UI_DIR, name), etag: tagOf(`swagger-ui-dist@${SWAGGER_UI_VERSION}/${name}`) },
+  ]),
+);
+
+/** A swagger-ui-dist asset the page uses, or undefined for any other name. */
 export function swaggerUiAsset(name: string): { file: string; etag: string } | undefined {
-  if (!ASSETS.has(name)) return undefined;
-  const digest = createHash('sha256').update(`swagger-ui-dist@${SWAGGER_UI_VERSION}/${name}`).digest('base64url');
-  return { file: path.join(SWAGGER_UI_DIR, name), etag: `"${digest.slice(0, 27)}"` };
+  return ASSETS.get(name);
 }
 
 /** Scripts and styles come from this origin only; Swagger UI sets inline styles, and its icons are data: URLs. */

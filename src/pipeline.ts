@@ -4,7 +4,6 @@
  * and send as JSON, CSV or Arrow.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { Config } from './config.js';
 import type { Lease, Store } from './data/store.js';
 import { DEFAULT_LIMIT, ENDPOINTS, TREE_TABLE, type Endpoint, type Page } from './endpoints.js';
 import { fileName, sendDownload } from './formats/download.js';
@@ -45,8 +44,7 @@ export function cachedAnswers(store: Store, cache: ResponseCache): RequestHandle
   };
 }
 
-export function endpointHandler(endpoint: Endpoint, store: Store, config: Config, cache: ResponseCache): RequestHandler {
-  const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
+export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: string, cache: ResponseCache): RequestHandler {
   return async (req, res) => {
     // The same URL answers JSON, CSV or Arrow depending on Accept: caches must key on it.
     res.setHeader('Vary', 'Accept');

@@ -27,6 +27,9 @@ export function negotiate(req: Request, requested: Format | undefined): Format {
   if (requested) return requested;
   const accept = req.headers.accept;
   if (accept === undefined || accept === '*/*' || accept === 'application/json') return 'json';
-  const chosen = req.accepts(FORMAT_NAMES.map((name) => FORMATS[name].mediaType));
-  return FORMAT_NAMES.find((name) => FORMATS[name].mediaType === chosen) ?? 'json';
+  const chosen = req.accepts(MEDIA_TYPES);
+  return (chosen && BY_MEDIA_TYPE.get(chosen)) || 'json';
 }
+
+const MEDIA_TYPES = FORMAT_NAMES.map((name) => FORMATS[name].mediaType);
+const BY_MEDIA_TYPE = new Map<string, Format>(FORMAT_NAMES.map((name) => [FORMATS[name].mediaType, name]));

@@ -11,8 +11,12 @@ export function etagFor(fingerprint: string, path: string, url: string, variant 
   const query = [...new URL(url, 'http://local').searchParams]
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join('&');
-  const digest = createHash('sha256').update(`${fingerprint}\n${path}\n${query}\n${variant}`).digest('base64url');
-  return `"${digest.slice(0, 27)}"`;
+  return tagOf(`${fingerprint}\n${path}\n${query}\n${variant}`);
+}
+
+/** The one shape of every tag the service sends: a quoted, shortened sha256. */
+export function tagOf(data: string | Buffer): string {
+  return `"${createHash('sha256').update(data).digest('base64url').slice(0, 27)}"`;
 }
 
 /** RFC 9110 If-None-Match: weak comparison, a list of tags, or `*`. */
@@ -43,15 +47,11 @@ export interface RenderOptions {
   vary?: string;
 }
 
-export function render(body: Buffer, { contentType, cacheControl, etag = hashTag(body), vary }: RenderOptions): Rendered {
+export function render(body: Buffer, { contentType, cacheControl, etag = tagOf(body), vary }: RenderOptions): Rendered {
   const notModifiedHeaders = [...COMMON_HEADERS, 'ETag', etag, 'Cache-Control', cacheControl];
   if (vary) notModifiedHeaders.push('Vary', vary);
   const headers = [...notModifiedHeaders, 'Content-Type', contentType, 'Content-Length', String(body.length)];
   return { etag, body, headers, notModifiedHeaders };
-}
-
-function hashTag(body: Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
 /**
