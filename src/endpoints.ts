@@ -45,21 +45,30 @@ const define = <S extends QuerySchema>(endpoint: Endpoint<S>): Endpoint =>
   ({ ...endpoint, query: endpoint.query.extend({ format: param.format.optional() }) }) as unknown as Endpoint;
 
 const paging = { limit: param.limit.optional(), offset: param.offset.optional() };
-export const DEFAULT_LIMIT = 100;
+const DEFAULT_LIMIT = 100;
 
-/** Splits the rows of a count-joined page query (see sql/expenses.sql) into count and items. */
-function page(rows: Row[], item: (row: Row) => unknown): Page {
-  return { count: Number(rows[0]?.count ?? 0), items: rows.filter((r) => r.id !== null).map(item) };
+/** The page a request asks for, defaults applied. */
+export function pageBounds(params: { limit?: number; offset?: number }): { limit: number; offset: number } {
+  return { limit: params.limit ?? DEFAULT_LIMIT, offset: params.offset ?? 0 };
 }
 
-function treePage(rows: Row[], limit = DEFAULT_LIMIT, offset = 0): Page {
+/** The count of a count-joined page query (see sql/expenses.sql): on every row, and on the one row of an empty page. */
+const countOf = (rows: Row[]) => Number(rows[0]?.count ?? 0);
+
+/** Splits the rows of a count-joined page query into count and items. */
+function page(rows: Row[], item: (row: Row) => unknown): Page {
+  return { count: countOf(rows), items: rows.filter((r) => r.id !== null).map(item) };
+}
+
+function treePage(rows: Row[], params: { limit?: number; offset?: number }): Page {
   const roots = buildForest(rows as unknown as TreeRow[]);
+  const { limit, offset } = pageBounds(params);
   return { count: roots.length, items: roots.slice(offset, offset + limit) };
 }
 
 /** Every node of every tree, in one chunk: a tree's size is bounded by categories × years, not by lines. */
 async function* allTreeRows(rows: Promise<Row[]>): AsyncGenerator<FlatRow[]> {
-  yield buildForest((await rows) as unknown as TreeRow[]).flatMap((root) => flattenTree(root) as unknown as FlatRow[]);
+  yield buildForest((await rows) as unknown as TreeRow[]).flatMap((root) => TREE_TABLE.rows(root));
 }
 
 /** One row per node of a category tree, depth-first, roots at depth 0 (contract section 5). */
@@ -70,10 +79,10 @@ export const TREE_TABLE = table<TreeNode>(
 
 const ORDER = (order: string) => `Ordered by ${order}.`;
 
-/** The roll-up computed at load answers the whole tree; one organization's tree reads its lines. */
-function expenseTree(lease: Lease, year: number | undefined, organization: number | undefined): Promise<Row[]> {
+/** The roll-up computed at load answers the whole tree; one organization's expense tree reads its lines. */
+function categoryTree(lease: Lease, type: 'expense' | 'resource', year?: number, organization?: number): Promise<Row[]> {
   return organization === undefined
-    ? lease.query('category_tree', { type: 'expense', year: year ?? null })
+    ? lease.query('category_tree', { type, year: year ?? null })
     : lease.query('organization_expense_tree', { organization, year: year ?? null });
 }
 
@@ -147,10 +156,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
         },
       ],
     ),
-    answer: async ({ year, hierarchy, organization, limit, offset }, lease) => {
+    answer: async ({ year, hierarchy, organization, ...paged }, lease) => {
+      if (hierarchy) return treePage(await categoryTree(lease, 'expense', year, organization), paged);
       const filter = { year: year ?? null, organization: organization ?? null };
-      if (hierarchy) return treePage(await expenseTree(lease, year, organization), limit, offset);
-      const rows = await lease.query('expenses', { ...filter, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 });
+      const rows = await lease.query('expenses', { ...filter, ...pageBounds(paged) });
       return page(rows, (r) => ({
         id: r.id,
         year: r.year,
@@ -161,7 +170,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
     exportAll: ({ year, hierarchy, organization }, lease) => {
       const filter = { year: year ?? null, organization: organization ?? null };
-      return hierarchy ? allTreeRows(expenseTree(lease, year, organization)) : lease.stream('all_expenses', filter);
+      return hierarchy ? allTreeRows(categoryTree(lease, 'expense', year, organization)) : lease.stream('all_expenses', filter);
     },
   }),
   define({
@@ -175,14 +184,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     item: item.Resource,
     hierarchy: true,
     table: table<z.infer<typeof item.Resource>>([int64('id'), int32('year'), float64('amount'), utf8('source')], (r) => [r]),
-    answer: async ({ year, hierarchy, limit, offset }, lease) => {
-      if (hierarchy) return treePage(await lease.query('category_tree', { type: 'resource', year: year ?? null }), limit, offset);
-      const rows = await lease.query('resources', { year: year ?? null, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 });
+    answer: async ({ year, hierarchy, ...paged }, lease) => {
+      if (hierarchy) return treePage(await categoryTree(lease, 'resource', year), paged);
+      const rows = await lease.query('resources', { year: year ?? null, ...pageBounds(paged) });
       return page(rows, (r) => ({ id: r.id, year: r.year, amount: r.amount, source: r.source }));
     },
     exportAll: ({ year, hierarchy }, lease) =>
       hierarchy
-        ? allTreeRows(lease.query('category_tree', { type: 'resource', year: year ?? null }))
+        ? allTreeRows(categoryTree(lease, 'resource', year))
         : lease.stream('all_resources', { year: year ?? null }),
   }),
   define({
@@ -209,8 +218,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
           ? budget.map((year) => ({ ...organization, ...year }))
           : [{ ...organization, year: null, expenses: null, resources: null }],
     ),
-    answer: async ({ year, limit, offset }, lease) => {
-      const rows = await lease.query('organizations', { year: year ?? null, limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 });
+    answer: async ({ year, ...paged }, lease) => {
+      const rows = await lease.query('organizations', { year: year ?? null, ...pageBounds(paged) });
       // One row per (organization, year): fold the years into each organization's budget.
       const byId = new Map<unknown, { id: unknown; name: unknown; code: unknown; budget: unknown[] }>();
       for (const r of rows) {
@@ -219,7 +228,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
         if (!org) byId.set(r.id, (org = { id: r.id, name: r.name, code: r.code, budget: [] }));
         if (r.year !== null) org.budget.push({ year: r.year, expenses: r.expenses, resources: r.resources });
       }
-      return { count: Number(rows[0]?.count ?? 0), items: [...byId.values()] };
+      return { count: countOf(rows), items: [...byId.values()] };
     },
     exportAll: ({ year }, lease) => lease.stream('all_organization_years', { year: year ?? null }),
   }),

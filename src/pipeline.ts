@@ -5,7 +5,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Lease, Store } from './data/store.js';
-import { DEFAULT_LIMIT, ENDPOINTS, TREE_TABLE, type Endpoint, type Page } from './endpoints.js';
+import { ENDPOINTS, TREE_TABLE, pageBounds, type Endpoint, type Page } from './endpoints.js';
 import { fileName, sendDownload } from './formats/download.js';
 import { FORMATS, negotiate, type Format } from './formats/negotiate.js';
 import type { FlatRow } from './formats/table.js';
@@ -117,6 +117,7 @@ function downloadRows(
   })();
 }
 
-function pagedBody(path: string, url: string, page: Page, { limit = DEFAULT_LIMIT, offset = 0 }: Common) {
+function pagedBody(path: string, url: string, page: Page, params: Common) {
+  const { limit, offset } = pageBounds(params);
   return envelope(path, url, page.count, page.items, limit, offset);
 }
