@@ -5,8 +5,8 @@
  */
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
-import { ConfigError, parseConfig, type Config } from './config.js';
-import { DropError, loadDrop } from './data/drop.js';
+import { parseConfig, type Config } from './config.js';
+import { loadDrop } from './data/drop.js';
 import { Reloader } from './data/reloader.js';
 import { Store } from './data/store.js';
 import { logger } from './log.js';
@@ -63,12 +63,8 @@ function stop(server: Server, done: () => void): void {
 }
 
 function fail(error: unknown): void {
-  const message =
-    error instanceof ConfigError || error instanceof DropError
-      ? error.message
-      : error instanceof Error
-        ? error.message
-        : String(error);
+  // ConfigError and DropError messages are written to be this one line.
+  const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`budget-api: ${message}\n`);
   process.exit(1);
 }

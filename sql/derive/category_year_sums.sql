@@ -1,6 +1,6 @@
 -- Line amounts summed per (year, category, complementary), expenses and resources together
--- (a category has one type, so its lines are of one kind). Built once per drop: totals read it
--- instead of millions of lines, and category_rollup starts from it.
+-- (a category has one type, so its lines are of one kind). Built once per drop: year_totals
+-- and category_rollup start from it instead of millions of lines.
 -- Parameters: none.
 CREATE TABLE category_year_sums AS
 SELECT year, category_id, complementary, sum(amount) AS amount

@@ -2,11 +2,11 @@
 -- Built once per drop, after the no-cycle rule has passed, so that roll-ups are plain joins.
 -- Parameters: none.
 CREATE TABLE debt_origin_closure AS
-WITH RECURSIVE walk(ancestor_id, descendant_id, depth) AS (
-  SELECT id, id, 0 FROM debt_origins
+WITH RECURSIVE walk(ancestor_id, descendant_id) AS (
+  SELECT id, id FROM debt_origins
   UNION ALL
-  SELECT walk.ancestor_id, child.id, walk.depth + 1
+  SELECT walk.ancestor_id, child.id
   FROM walk JOIN debt_origins AS child ON child.parent_id = walk.descendant_id
 )
-SELECT ancestor_id, descendant_id, depth FROM walk
+SELECT ancestor_id, descendant_id FROM walk
 ORDER BY descendant_id;

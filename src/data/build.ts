@@ -12,8 +12,6 @@ import type { Manifest } from './manifest.js';
 import type { ColumnSpec, TableSpec } from './schema.js';
 import { parquetType, typedColumns, writeDropFiles, type WriteOptions } from './write.js';
 
-export type { Manifest };
-export type BuildOptions = WriteOptions;
 
 const isNumber = (col: ColumnSpec) => col.kind === 'numeric' || col.kind === 'integer';
 
@@ -38,7 +36,7 @@ function numberFrom(col: ColumnSpec): string {
                ELSE TRY_CAST(${text} AS DECIMAL(38,9)) END`;
 }
 
-export async function buildDrop(srcDir: string, outDir: string, opts: BuildOptions): Promise<Manifest> {
+export async function buildDrop(srcDir: string, outDir: string, opts: WriteOptions): Promise<Manifest> {
   return writeDropFiles(outDir, opts, (connection, table, target, step) =>
     convertTable(connection, path.join(srcDir, `${table.name}.csv`), target, table, step),
   );

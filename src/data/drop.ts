@@ -4,11 +4,10 @@
  * shared by the server's startup, its reload and the CLI.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { ManifestSchema, type Manifest } from './manifest.js';
+import { MANIFEST_FILE, ManifestSchema, sha256File, type Manifest } from './manifest.js';
 import { RULES } from './rules.js';
 import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
 import { readSql } from './sql.js';
@@ -29,7 +28,7 @@ export class DropError extends Error {
   }
 }
 
-export function describeProblem(p: Problem): string {
+function describeProblem(p: Problem): string {
   const rows = p.examples.length ? `; offending row: ${JSON.stringify(p.examples[0])}` : '';
   const count = p.count > 1 ? ` (${p.count} rows)` : '';
   return `${p.file}: ${p.rule}${count}${rows}`;
@@ -96,16 +95,9 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     if (problems.length) throw new DropError(problems);
 
     for (const rule of RULES) {
-      const reader = await connection.runAndReadAll(
-        `SELECT *, count(*) OVER () AS __count FROM (${rule.sql}) LIMIT ${EXAMPLES}`,
-      );
-      const rows = reader.getRowObjects();
-      if (rows.length) {
-        const count = Number(rows[0]!.__count);
-        const examples = rows.map(({ __count, ...row }) => plainRow(row));
-        problems.push({ file: rule.file, rule: rule.rule, count, examples });
-        if (stopAtFirst()) break;
-      }
+      const problem = await offendingRows(connection, rule.sql, rule.file, rule.rule);
+      if (problem) problems.push(problem);
+      if (stopAtFirst()) break;
     }
     if (problems.length) throw new DropError(problems);
 
@@ -120,7 +112,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
 }
 
 async function readManifest(dir: string): Promise<Manifest> {
-  const text = await readFile(path.join(dir, 'drop.json'), 'utf8').catch(() => {
+  const text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8').catch(() => {
     throw new DropError([fileProblem('drop.json', `drop.json must exist in ${dir}`)]);
   });
   let json: unknown;
@@ -144,7 +136,7 @@ async function loadTable(connection: DuckDBConnection, dir: string, table: Table
   const filePath = path.join(dir, file);
   if (!(await stat(filePath).catch(() => null))?.isFile()) return [fileProblem(file, 'file listed in drop.json must exist')];
 
-  const sha256 = await hashFile(filePath);
+  const sha256 = await sha256File(filePath);
   if (sha256 !== expected.sha256.toLowerCase()) {
     return [fileProblem(file, `sha256 must match drop.json (manifest ${expected.sha256}, file ${sha256})`)];
   }
@@ -169,14 +161,8 @@ async function loadTable(connection: DuckDBConnection, dir: string, table: Table
 
   for (const column of table.columns) {
     for (const check of valueChecks(column, types.get(column.name)!)) {
-      const reader = await connection.runAndReadAll(
-        `SELECT *, count(*) OVER () AS __count FROM ${raw} WHERE ${check.where} LIMIT ${EXAMPLES}`,
-      );
-      const found = reader.getRowObjects();
-      if (found.length) {
-        const examples = found.map(({ __count, ...row }) => plainRow(row));
-        problems.push({ file, rule: check.rule, count: Number(found[0]!.__count), examples });
-      }
+      const problem = await offendingRows(connection, `SELECT * FROM ${raw} WHERE ${check.where}`, file, check.rule);
+      if (problem) problems.push(problem);
     }
   }
   if (problems.length) return problems;
@@ -253,18 +239,20 @@ async function coveredYears(connection: DuckDBConnection): Promise<number[]> {
   return reader.getRowObjects().map((r) => Number(r.year));
 }
 
-async function hashFile(filePath: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(filePath)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 /** Only the nine tables' checksums count: other entries of `files` are never read. */
 function fingerprintOf(manifest: Manifest): string {
   const lines = TABLES.map(fileName)
     .sort()
     .map((name) => `${name}:${manifest.files[name]!.sha256.toLowerCase()}`);
   return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+/** The rows `sql` selects, which break `rule`: how many, and the first few as examples; null when none. */
+async function offendingRows(connection: DuckDBConnection, sql: string, file: string, rule: string): Promise<Problem | null> {
+  const reader = await connection.runAndReadAll(`SELECT *, count(*) OVER () AS __count FROM (${sql}) LIMIT ${EXAMPLES}`);
+  const rows = reader.getRowObjects();
+  if (!rows.length) return null;
+  return { file, rule, count: Number(rows[0]!.__count), examples: rows.map(({ __count, ...row }) => plainRow(row)) };
 }
 
 function fileProblem(file: string, rule: string): Problem {

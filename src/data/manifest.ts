@@ -1,4 +1,16 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { z } from 'zod';
+
+/** The manifest's file name in a drop directory; it is written last. */
+export const MANIFEST_FILE = 'drop.json';
+
+/** A file's sha256, as drop.json records it (lower-case hex). */
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
 
 /** drop.json (contract section 3). Unknown keys are kept out; `source` and `license` are optional. */
 export const ManifestSchema = z.object({

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { logger } from '../log.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
+import { MANIFEST_FILE } from './manifest.js';
 import type { ReloadOutcome, Store } from './store.js';
 
 export interface ReloaderOptions {
@@ -22,8 +23,6 @@ export interface ReloaderOptions {
    */
   debounceMs?: number;
 }
-
-const MANIFEST = 'drop.json';
 
 export class Reloader {
   private readonly dataDir: string;
@@ -108,7 +107,7 @@ export class Reloader {
     this.dropWatcher = this.watchDirectory(this.dataDir, (file) => {
       // drop.json is replaced by a rename (build writes it last, under a temporary name), so the
       // directory is watched, not the file.
-      if (file === null || file === MANIFEST) this.schedule();
+      if (file === null || file === MANIFEST_FILE) this.schedule();
     });
   }
 

@@ -6,7 +6,7 @@
  * query sees one type whatever the analyst's tool wrote. Money is stored as DECIMAL(38,6): sums
  * are exact, and rounding to 3 decimals happens once, at the end.
  */
-export type ColumnKind = 'integer' | 'numeric' | 'string' | 'boolean';
+type ColumnKind = 'integer' | 'numeric' | 'string' | 'boolean';
 
 export interface ColumnSpec {
   name: string;

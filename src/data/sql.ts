@@ -14,7 +14,7 @@ export function projectRoot(): string {
   return dir;
 }
 
-export const SQL_DIR = path.join(projectRoot(), 'sql');
+const SQL_DIR = path.join(projectRoot(), 'sql');
 const cache = new Map<string, Promise<string>>();
 
 /** Reads `sql/<name>.sql` once. Names are fixed in code, never taken from a request. */

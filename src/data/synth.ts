@@ -27,8 +27,8 @@ export interface SynthOptions {
 /** The sample drop in data/ has this many lines: `--scale 1` gives about the same. */
 export const SAMPLE_EXPENSE_LINES = 66;
 const SAMPLE_RESOURCE_LINES = 67;
-export const FIRST_YEAR = 2000;
-export const LAST_YEAR = 2025;
+const FIRST_YEAR = 2000;
+const LAST_YEAR = 2025;
 const ORGANIZATIONS = 300;
 
 /**
@@ -108,7 +108,7 @@ const ROWS: Record<string, string> = {
   deficit: `SELECT year, round(gdp * (0.01 + hash($seed, 'deficit', year) % 60 / 1000), 3) AS value FROM synth_gdp ORDER BY year`,
 };
 
-export const resourceLinesFor = (expenseLines: number): number => Math.round((expenseLines * SAMPLE_RESOURCE_LINES) / SAMPLE_EXPENSE_LINES);
+const resourceLinesFor = (expenseLines: number): number => Math.round((expenseLines * SAMPLE_RESOURCE_LINES) / SAMPLE_EXPENSE_LINES);
 
 export async function synthDrop(outDir: string, { expenseLines, seed, createdAt, onProgress }: SynthOptions): Promise<Manifest> {
   const resourceLines = resourceLinesFor(expenseLines);

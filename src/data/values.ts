@@ -1,6 +1,7 @@
 /**
  * DuckDB hands back BIGINT as bigint and DECIMAL as a value object; JSON wants plain numbers.
- * Queries round money in SQL and cast it to DOUBLE, so this only meets ids, counts and years.
+ * Queries round money in SQL and cast it to DOUBLE, so in answers this only meets ids, counts and
+ * years; the example rows of a rejected drop bring raw DECIMALs and non-finite floats too.
  */
 export function plainValue(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();

@@ -3,12 +3,10 @@
  * `synthDrop` (generated rows): every table's Parquet file, then drop.json with the files' true
  * checksums and row counts.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
-import type { Manifest } from './manifest.js';
+import { MANIFEST_FILE, sha256File, type Manifest } from './manifest.js';
 import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
 
 export interface DropInfo {
@@ -35,7 +33,6 @@ export interface WriteOptions extends DropInfo {
  */
 export type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string, step: (name: string) => void) => Promise<void>;
 
-const MANIFEST = 'drop.json';
 const PROGRESS_EVERY_MS = 1000;
 
 /** Column type inside the Parquet file, as the contract recommends. The service widens money to DECIMAL(38,6) when loading. */
@@ -73,7 +70,7 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
         clearInterval(ticker);
       }
       const rows = await parquetRows(connection, tmp(file));
-      files[file] = { sha256: await sha256(tmp(file)), rows };
+      files[file] = { sha256: await sha256File(tmp(file)), rows };
       options.onProgress?.({ file, done: true, rows, seconds: seconds() });
     }
   } catch (error) {
@@ -102,19 +99,13 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
  * and by the time it changes every file it lists is complete.
  */
 export async function writeManifest(outDir: string, manifest: Manifest): Promise<void> {
-  const tmp = path.join(outDir, `.${MANIFEST}.${process.pid}.tmp`);
+  const tmp = path.join(outDir, `.${MANIFEST_FILE}.${process.pid}.tmp`);
   await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
-  await rename(tmp, path.join(outDir, MANIFEST));
+  await rename(tmp, path.join(outDir, MANIFEST_FILE));
 }
 
 /** The row count from the Parquet footer, as the service will count it when loading. */
 async function parquetRows(connection: DuckDBConnection, file: string): Promise<number> {
   const reader = await connection.runAndReadAll('SELECT count(*) FROM read_parquet($file)', { file });
   return Number(reader.getRows()[0]![0]);
-}
-
-async function sha256(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
