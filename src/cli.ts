@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { progressPrinter, problemReport, rowCounts, validSummary } from './cli/report.js';
+import { progressPrinter, problemReport, validSummary, writtenSummary } from './cli/report.js';
 import { buildDrop } from './data/build.js';
 import { DropError, loadDrop } from './data/drop.js';
 import { SAMPLE_EXPENSE_LINES, synthDrop } from './data/synth.js';
@@ -68,8 +68,7 @@ Progress (rows and rows/s per table) goes to stderr. Then run: ${NAME} validate 
         createdAt,
         onProgress: progressPrinter(),
       });
-      const elapsed = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`built "${manifest.version}" in ${outDir} in ${elapsed} s: ${rowCounts(manifest)}\n`);
+      process.stdout.write(`${writtenSummary('built', manifest, outDir!, (performance.now() - started) / 1000)}\n`);
       return 0;
     },
   },
@@ -129,8 +128,7 @@ expense and resource lines. The same seed gives the same files.
         createdAt: isoOption(values['created-at'], '--created-at'),
         onProgress: progressPrinter(),
       });
-      const elapsed = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`wrote "${manifest.version}" in ${outDir} in ${elapsed} s: ${rowCounts(manifest)}\n`);
+      process.stdout.write(`${writtenSummary('wrote', manifest, outDir!, (performance.now() - started) / 1000)}\n`);
       return 0;
     },
   },

@@ -23,7 +23,12 @@ export function validSummary(drop: LoadedDrop, elapsed: number): string {
   return `valid: "${drop.manifest.version}" in ${drop.dir}; ${rowCounts(drop.manifest)}; years ${yearRange(drop.years)}; fingerprint ${drop.fingerprint} (${seconds(elapsed)})`;
 }
 
-export function rowCounts(manifest: Manifest): string {
+/** The line a command that wrote a drop ends with: `built "v1" in out/ in 1.2 s: organizations 3, ...`. */
+export function writtenSummary(verb: 'built' | 'wrote', manifest: Manifest, dir: string, elapsed: number): string {
+  return `${verb} "${manifest.version}" in ${dir} in ${seconds(elapsed)}: ${rowCounts(manifest)}`;
+}
+
+function rowCounts(manifest: Manifest): string {
   return Object.entries(manifest.files)
     .map(([file, { rows }]) => `${file.replace(/\.parquet$/, '')} ${count(rows)}`)
     .join(', ');
