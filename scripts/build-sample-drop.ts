@@ -6,10 +6,10 @@
  * same DuckDB version, the same Parquet bytes): bump it together with `version` when the CSVs change.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildDrop } from '../src/data/build.js';
+import { projectRoot } from '../src/data/sql.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = projectRoot();
 
 const manifest = await buildDrop(path.join(root, 'data', 'sources'), path.join(root, 'data'), {
   version: 'tunisia-sample-2026.11',

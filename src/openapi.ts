@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
+import { csvOptions } from './formats/csv.js';
 import { z } from 'zod';
 import { projectRoot } from './data/sql.js';
 import { ENDPOINTS, TREE_TABLE, type Endpoint } from './endpoints.js';
@@ -211,8 +212,7 @@ function downloadDescription(endpoint: Endpoint): string {
 }
 
 function csvExample(table: Table, item: unknown): string {
-  const names = table.columns.map((c) => c.name);
-  return stringify(table.rows(item), { header: true, columns: names, record_delimiter: 'windows' });
+  return stringify(table.rows(item), csvOptions(table.columns));
 }
 
 /** `/budget/api/organization/stats/` → `getOrganizationStats`. */

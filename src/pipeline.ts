@@ -38,7 +38,7 @@ export function cachedAnswers(store: Store, cache: ResponseCache): RequestHandle
   return (req, res, next) => {
     const endpoint = req.method === 'GET' || req.method === 'HEAD' ? byPath.get(req.path) : undefined;
     const drop = store.served;
-    const cached = endpoint && drop && cache.peek(answerKey(drop.fingerprint, endpoint.path, req));
+    const cached = endpoint && drop && cache.get(answerKey(drop.fingerprint, endpoint.path, req));
     if (!cached) return next();
     sendRendered(req, res, cached);
   };
@@ -61,7 +61,7 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       }
       if (format === 'json') {
         const key = answerKey(lease.drop.data.fingerprint, endpoint.path, req);
-        const rendered = await cache.get(key, async () => {
+        const rendered = await cache.getOrRender(key, async () => {
           const answer = await endpoint.answer(params, lease);
           const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
           return render(Buffer.from(JSON.stringify(body)), {

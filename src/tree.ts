@@ -34,7 +34,7 @@ export function buildForest(rows: TreeRow[]): TreeNode[] {
   return roots;
 }
 
-export interface TreeNodeRow {
+interface TreeNodeRow {
   id: number;
   parent_id: number | null;
   name: string;

@@ -17,9 +17,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { projectRoot } from '../../src/data/sql.js';
 import type { RecordedAnswer } from './ceiling.js';
+import type { QueryFigures } from './queries.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = projectRoot();
 const WORK = path.join(ROOT, '.bench');
 const CONNECTIONS = 20;
 
@@ -231,7 +233,7 @@ async function growth(): Promise<void> {
     const peak = rssMb(started.child.pid, 'VmHWM');
     await stop(started);
     const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bench/queries.ts', dir, '--json'], { cwd: ROOT, maxBuffer: 1 << 24 });
-    const figures = JSON.parse(out.toString()) as { rows: number; perQuery: { url: string; p50: number; p99: number }[] };
+    const figures = JSON.parse(out.toString()) as QueryFigures;
     console.log(`\n${name}: ${figures.rows} expense lines; server load+validate ${loadMs} ms; RSS ${rss.toFixed(0)} MB when loaded, ${serving.toFixed(0)} MB 5 s later, peak ${peak.toFixed(0)} MB`);
     const worst = figures.perQuery.reduce((a, b) => (b.p99 > a.p99 ? b : a));
     for (const q of figures.perQuery) console.log(`  p50 ${fmt(q.p50, 2)} ms  p99 ${fmt(q.p99, 2)} ms  ${q.url}`);

@@ -34,7 +34,7 @@ const ARROW_VALUES: Record<ColumnType, (value: unknown) => unknown> = {
   utf8: String,
 };
 
-export function arrowSchema(columns: readonly Column[]): Schema {
+function arrowSchema(columns: readonly Column[]): Schema {
   return new Schema(columns.map((c) => new Field(c.name, ARROW_TYPES[c.type](), c.nullable)));
 }
 

@@ -4,9 +4,10 @@ import type { Column } from './table.js';
 
 /** A stream that takes row objects and gives CSV text; null and missing values are empty fields. */
 export function csvEncoder(columns: readonly Column[]): Stringifier {
-  return stringify({
-    header: true,
-    columns: columns.map((c) => c.name),
-    record_delimiter: 'windows',
-  });
+  return stringify(csvOptions(columns));
+}
+
+/** The options of every CSV the service writes; the OpenAPI examples use them too. */
+export function csvOptions(columns: readonly Column[]) {
+  return { header: true, columns: columns.map((c) => c.name), record_delimiter: 'windows' } as const;
 }

@@ -2,7 +2,7 @@
  * The paged envelope (contract section 2, DRF's LimitOffsetPagination shape). Links are relative
  * and keep every other parameter the client gave, in the order given.
  */
-export interface Envelope {
+interface Envelope {
   count: number;
   next: string | null;
   previous: string | null;

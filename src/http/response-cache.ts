@@ -23,11 +23,12 @@ export class ResponseCache {
         : null;
   }
 
-  peek(key: string): Rendered | undefined {
+  /** The answer cached under `key`, if any (it becomes the most recently used). */
+  get(key: string): Rendered | undefined {
     return this.lru?.get(key);
   }
 
-  async get(key: string, render: () => Promise<Rendered>): Promise<Rendered> {
+  async getOrRender(key: string, render: () => Promise<Rendered>): Promise<Rendered> {
     if (!this.lru) return render();
     const answer = await this.lru.fetch(key, { context: render });
     // fetch() only returns undefined when the fetch was aborted, which this cache never does.
