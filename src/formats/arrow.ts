@@ -3,6 +3,7 @@
  * can start reading before the server has finished, and the server never holds the whole table.
  */
 import {
+  AsyncByteQueue,
   Field,
   Float64,
   Int32,
@@ -16,7 +17,7 @@ import {
   vectorFromArray,
   type DataType,
 } from 'apache-arrow';
-import type { Duplex } from 'node:stream';
+import { Transform } from 'node:stream';
 import type { Column, ColumnType, FlatRow } from './table.js';
 
 const ARROW_TYPES: Record<ColumnType, () => DataType> = {
@@ -62,7 +63,37 @@ export async function* recordBatches(columns: readonly Column[], chunks: AsyncIt
   if (!written) yield recordBatch(schema, columns, []);
 }
 
-/** A stream that takes record batches and gives the bytes of an Arrow IPC stream. */
-export function arrowEncoder(): Duplex {
-  return RecordBatchStreamWriter.throughNode();
+/**
+ * A stream that takes record batches and gives the bytes of an Arrow IPC stream.
+ *
+ * Not apache-arrow's `throughNode()`: its duplex accepts batches faster than it hands bytes on, so
+ * a slow client let the whole export pile up in memory, and a client leaving mid-export left a
+ * rejected promise nobody caught (which stops the process). Here each batch is encoded as it is
+ * written, so Node's own backpressure paces the query and destroying the stream stops everything.
+ */
+export function arrowEncoder(): Transform {
+  const written: Uint8Array[] = [];
+  const writer = new RecordBatchStreamWriter().reset(new BufferSink(written));
+  const takeWritten = () => Buffer.concat(written.splice(0));
+  return new Transform({
+    writableObjectMode: true,
+    transform(batch: RecordBatch, _encoding, done) {
+      writer.write(batch);
+      done(null, takeWritten());
+    },
+    flush(done) {
+      writer.close();
+      done(null, takeWritten());
+    },
+  });
+}
+
+/** A writer sink that keeps what the writer writes, to be taken synchronously after each batch. */
+class BufferSink extends AsyncByteQueue {
+  constructor(private readonly buffers: Uint8Array[]) {
+    super();
+  }
+  override write(value: Uint8Array): void {
+    this.buffers.push(value);
+  }
 }
