@@ -1,30 +1,21 @@
 -- One page of expense lines, and how many lines match.
--- $year         INTEGER or NULL   only this year
--- $organization BIGINT or NULL    only lines of this organization
--- $limit        INTEGER           page size
--- $offset       INTEGER           lines to skip
--- Pages of all lines and of one year's lines are ranges of positions (derive/expense_positions.sql),
--- as cheap a million lines deep as on the first page; an organization's lines are few enough to
--- sort. Of the three branches, the one whose filter matches the parameters returns the page,
--- the others nothing. The count row is joined to the page so that an empty page still reports it.
+-- $year   INTEGER or NULL   only this year
+-- $limit  INTEGER           page size
+-- $offset INTEGER           lines to skip
+-- A page is a range of positions (derive/expense_positions.sql), as cheap a million lines deep as
+-- on the first page. Of the two branches, the one whose filter matches the parameters returns the
+-- page, the other nothing. The count row is joined to the page so that an empty page still
+-- reports it. One organization's lines: expenses_of_organization.sql.
 WITH total AS (
   SELECT coalesce(sum(lines), 0) AS count FROM line_counts
-  WHERE kind = 'expense'
-    AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
-    AND ($organization::BIGINT IS NULL OR organization_id = $organization::BIGINT)
+  WHERE kind = 'expense' AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
 ),
 page AS (
   SELECT id, year, amount, category_id, organization_id FROM expenses
-  WHERE $year::INTEGER IS NULL AND $organization::BIGINT IS NULL
-    AND rowid BETWEEN $offset::BIGINT AND $offset::BIGINT + $limit::INTEGER - 1
+  WHERE $year::INTEGER IS NULL AND rowid BETWEEN $offset::BIGINT AND $offset::BIGINT + $limit::INTEGER - 1
   UNION ALL
   SELECT id, year, amount, category_id, organization_id FROM expenses
-  WHERE $organization::BIGINT IS NULL AND year = $year::INTEGER
-    AND position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
-  UNION ALL
-  (SELECT id, year, amount, category_id, organization_id FROM expenses
-   WHERE organization_id = $organization::BIGINT AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
-   ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+  WHERE year = $year::INTEGER AND position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
 )
 SELECT total.count,
        page.id,

@@ -158,8 +158,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     ),
     answer: async ({ year, hierarchy, organization, ...paged }, lease) => {
       if (hierarchy) return treePage(await categoryTree(lease, 'expense', year, organization), paged);
-      const filter = { year: year ?? null, organization: organization ?? null };
-      const rows = await lease.query('expenses', { ...filter, ...pageBounds(paged) });
+      const rows =
+        organization === undefined
+          ? await lease.query('expenses', { year: year ?? null, ...pageBounds(paged) })
+          : await lease.query('expenses_of_organization', { organization, year: year ?? null, ...pageBounds(paged) });
       return page(rows, (r) => ({
         id: r.id,
         year: r.year,

@@ -92,7 +92,7 @@ describe('pages of lines written out of id order', () => {
   const expenses = order.map((k) => ({
     id: 5 + k * 3,
     year: 2021 + (k % 3),
-    amount: k,
+    amount: (k * 53) % N, // in another order than ids, so that no other order passes for theirs
     category_id: 11,
     organization_id: 1 + (Math.floor(k / 5) % 2),
     complementary: false,
@@ -100,7 +100,7 @@ describe('pages of lines written out of id order', () => {
   const resources = order.map((k) => ({
     id: 1000 - k * 2,
     year: 2021 + (Math.floor(k / 7) % 3),
-    amount: k,
+    amount: (k * 53) % N,
     category_id: 31,
     organization_id: null,
     complementary: false,

@@ -1,0 +1,34 @@
+-- One page of one organization's expense lines, and how many lines match; as expenses.sql.
+-- $organization BIGINT            the organization
+-- $year         INTEGER or NULL   only this year
+-- $limit        INTEGER           page size
+-- $offset       INTEGER           lines to skip
+-- All its lines: a range of positions (derive/expense_positions.sql). Its lines of one year are
+-- few enough to sort.
+WITH total AS (
+  SELECT coalesce(sum(lines), 0) AS count FROM line_counts
+  WHERE kind = 'expense' AND organization_id = $organization::BIGINT
+    AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
+),
+page AS (
+  SELECT id, year, amount, category_id, organization_id FROM expenses
+  WHERE $year::INTEGER IS NULL AND organization_id = $organization::BIGINT
+    AND position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  UNION ALL
+  (SELECT id, year, amount, category_id, organization_id FROM expenses
+   WHERE organization_id = $organization::BIGINT AND year = $year::INTEGER
+   ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+)
+SELECT total.count,
+       page.id,
+       page.year,
+       ROUND(page.amount, 3)::DOUBLE AS amount,
+       c.name AS category,
+       o.id AS organization_id,
+       o.name AS organization_name,
+       o.code AS organization_code
+FROM total
+LEFT JOIN page ON true
+LEFT JOIN categories AS c ON c.id = page.category_id
+LEFT JOIN organizations AS o ON o.id = page.organization_id
+ORDER BY page.id;
