@@ -1,27 +1,25 @@
--- One page of organizations with their budget per year, and how many organizations match.
+-- One page of organizations with their budget, and how many organizations match.
 -- $year   INTEGER or NULL   only organizations with lines this year, and only this year's budget
 -- $limit  INTEGER           page size (organizations)
 -- $offset INTEGER           organizations to skip
--- One row per (organization, year); an organization without lines has one row with a null year.
+-- budget is a JSON array (see derive/organization_budgets.sql); with a year it holds that year's
+-- entry alone. Of the two branches, the one whose filter matches the parameters returns rows.
 -- NOT MATERIALIZED: filtering organizations twice (count, page) is cheaper than materializing them.
-WITH budget AS (
-  SELECT organization_id, year, rounded_expenses, rounded_resources FROM organization_year_sums
-  WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
-),
-matching AS NOT MATERIALIZED (
-  SELECT id, name, code FROM organizations
-  WHERE $year::INTEGER IS NULL OR id IN (SELECT organization_id FROM budget)
+WITH matching AS NOT MATERIALIZED (
+  SELECT id, name, code, budget FROM organization_budgets
+  WHERE $year::INTEGER IS NULL
+  UNION ALL
+  SELECT o.id,
+         o.name,
+         o.code,
+         to_json([{'year': s.year, 'expenses': s.rounded_expenses, 'resources': s.rounded_resources}])::VARCHAR
+  FROM organization_year_sums AS s
+  JOIN organizations AS o ON o.id = s.organization_id
+  WHERE s.year = $year::INTEGER
 ),
 total AS (SELECT count(*) AS count FROM matching),
 page AS (SELECT * FROM matching ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
-SELECT total.count,
-       page.id,
-       page.name,
-       page.code,
-       budget.year,
-       budget.rounded_expenses AS expenses,
-       budget.rounded_resources AS resources
+SELECT total.count, page.id, page.name, page.code, page.budget
 FROM total
 LEFT JOIN page ON true
-LEFT JOIN budget ON budget.organization_id = page.id
-ORDER BY page.id, budget.year;
+ORDER BY page.id;

@@ -222,15 +222,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     ),
     answer: async ({ year, ...paged }, lease) => {
       const rows = await lease.query('organizations', { year: year ?? null, ...pageBounds(paged) });
-      // One row per (organization, year): fold the years into each organization's budget.
-      const byId = new Map<unknown, { id: unknown; name: unknown; code: unknown; budget: unknown[] }>();
-      for (const r of rows) {
-        if (r.id === null) continue;
-        let org = byId.get(r.id);
-        if (!org) byId.set(r.id, (org = { id: r.id, name: r.name, code: r.code, budget: [] }));
-        if (r.year !== null) org.budget.push({ year: r.year, expenses: r.expenses, resources: r.resources });
-      }
-      return { count: countOf(rows), items: [...byId.values()] };
+      return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
     },
     exportAll: ({ year }, lease) => lease.stream('all_organization_years', { year: year ?? null }),
   }),

@@ -203,6 +203,28 @@ describe('GET /budget/api/organization/', () => {
     expect(body.count).toBe(3);
     expect(body.results).toEqual([{ ...SAN, budget: [{ year: 2023, expenses: 50.05, resources: 0 }, { year: 2024, expenses: 300, resources: 800 }] }]);
   });
+  it('shows budgets of hundreds of billions to the thousandth, with and without year', async () => {
+    const big = await appFor({
+      ...small,
+      expenses: [
+        { id: 1, year: 2023, amount: 123456789012.345, category_id: 11, organization_id: 1, complementary: false },
+        { id: 2, year: 2023, amount: 0.001, category_id: 11, organization_id: 1, complementary: false },
+        { id: 3, year: 2024, amount: 0.1, category_id: 11, organization_id: 1, complementary: false },
+        { id: 4, year: 2024, amount: 0.2, category_id: 11, organization_id: 1, complementary: false },
+      ],
+      resources: [{ id: 1, year: 2023, amount: 987654321098.765, category_id: 31, organization_id: 1, complementary: false }],
+    });
+    try {
+      const budget = [
+        { year: 2023, expenses: 123456789012.346, resources: 987654321098.765 },
+        { year: 2024, expenses: 0.3, resources: 0 },
+      ];
+      expect((await request(big.app).get('/budget/api/organization/?limit=1')).body.results).toEqual([{ ...EDU, budget }]);
+      expect((await request(big.app).get('/budget/api/organization/?year=2023')).body.results).toEqual([{ ...EDU, budget: [budget[0]] }]);
+    } finally {
+      big.close();
+    }
+  });
 });
 
 describe('GET /budget/api/organization/stats/', () => {

@@ -60,6 +60,7 @@ const DERIVED = [
   'derive/category_totals',
   'derive/year_totals',
   'derive/organization_year_sums',
+  'derive/organization_budgets',
   'derive/expense_positions',
   'derive/resource_positions',
   'derive/line_counts',
