@@ -78,8 +78,12 @@ export function arrowEncoder(): Transform {
   return new Transform({
     writableObjectMode: true,
     transform(batch: RecordBatch, _encoding, done) {
-      writer.write(batch);
-      done(null, takeWritten());
+      try {
+        writer.write(batch);
+        done(null, takeWritten());
+      } catch (error) {
+        done(error as Error); // fails the pipeline rather than throwing from inside the stream
+      }
     },
     flush(done) {
       writer.close();
