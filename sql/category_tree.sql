@@ -1,9 +1,9 @@
 -- The category tree of one type per year: every category with lines under it, amounts rolled up.
 -- $type VARCHAR           'expense' or 'resource'
 -- $year INTEGER or NULL   only this year
+-- Names are not read here: the drop keeps them by id (derive/category_names.sql).
 SELECT r.year,
        c.id,
-       c.name,
        c.parent_id,
        r.rounded AS amount
 FROM category_rollup AS r JOIN categories AS c ON c.id = r.id

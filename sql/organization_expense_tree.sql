@@ -3,9 +3,9 @@
 -- reads the roll-up computed at load.)
 -- $organization BIGINT            the organization
 -- $year         INTEGER or NULL   only this year
+-- Names are not read here: the drop keeps them by id (derive/category_names.sql).
 SELECT e.year,
        c.id,
-       c.name,
        c.parent_id,
        ROUND(sum(e.amount), 3)::DOUBLE AS amount
 FROM expenses AS e
@@ -13,5 +13,5 @@ JOIN category_closure AS closure ON closure.descendant_id = e.category_id
 JOIN categories AS c ON c.id = closure.ancestor_id
 WHERE e.organization_id = $organization::BIGINT
   AND ($year::INTEGER IS NULL OR e.year = $year::INTEGER)
-GROUP BY e.year, c.id, c.name, c.parent_id
+GROUP BY e.year, c.id, c.parent_id
 ORDER BY e.year, c.id;

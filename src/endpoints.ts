@@ -60,15 +60,14 @@ function page(rows: Row[], item: (row: Row) => unknown): Page {
   return { count: countOf(rows), items: rows.filter((r) => r.id !== null).map(item) };
 }
 
-function treePage(rows: Row[], params: { limit?: number; offset?: number }): Page {
-  const roots = buildForest(rows as unknown as TreeRow[]);
+function treePage(roots: TreeNode[], params: { limit?: number; offset?: number }): Page {
   const { limit, offset } = pageBounds(params);
   return { count: roots.length, items: roots.slice(offset, offset + limit) };
 }
 
 /** Every node of every tree, in one chunk: a tree's size is bounded by categories × years, not by lines. */
-async function* allTreeRows(rows: Promise<Row[]>): AsyncGenerator<FlatRow[]> {
-  yield buildForest((await rows) as unknown as TreeRow[]).flatMap((root) => TREE_TABLE.rows(root));
+async function* allTreeRows(roots: Promise<TreeNode[]>): AsyncGenerator<FlatRow[]> {
+  yield (await roots).flatMap((root) => TREE_TABLE.rows(root));
 }
 
 /** One row per node of a category tree, depth-first, roots at depth 0 (contract section 5). */
@@ -80,10 +79,12 @@ export const TREE_TABLE = table<TreeNode>(
 const ORDER = (order: string) => `Ordered by ${order}.`;
 
 /** The roll-up computed at load answers the whole tree; one organization's expense tree reads its lines. */
-function categoryTree(lease: Lease, type: 'expense' | 'resource', year?: number, organization?: number): Promise<Row[]> {
-  return organization === undefined
-    ? lease.query('category_tree', { type, year: year ?? null })
-    : lease.query('organization_expense_tree', { organization, year: year ?? null });
+async function categoryTree(lease: Lease, type: 'expense' | 'resource', year?: number, organization?: number): Promise<TreeNode[]> {
+  const rows =
+    organization === undefined
+      ? await lease.query('category_tree', { type, year: year ?? null })
+      : await lease.query('organization_expense_tree', { organization, year: year ?? null });
+  return buildForest(rows as unknown as TreeRow[], lease.drop.data.categoryNames);
 }
 
 export const ENDPOINTS: readonly Endpoint[] = [

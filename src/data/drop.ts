@@ -43,6 +43,8 @@ export interface LoadedDrop {
   fingerprint: string;
   loadedAt: Date;
   years: number[];
+  /** Category names by id (ids as rows carry them); see sql/derive/category_names.sql. */
+  categoryNames: ReadonlyMap<unknown, string>;
 }
 
 export interface LoadOptions {
@@ -104,12 +106,13 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
 
     for (const name of DERIVED) await connection.run(await readSql(name));
     const years = await coveredYears(connection);
+    const categoryNames = await categoryNamesOf(connection);
     // The load above used every core. Serving queries are small lookups that the pool already runs
     // side by side, one per calling thread; DuckDB's own workers only add hand-offs between threads
     // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see README, Performance).
     await connection.run('SET threads = 1');
     loaded = true;
-    return { instance, dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), years };
+    return { instance, dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), years, categoryNames };
   } finally {
     connection.closeSync();
     if (!loaded) instance.closeSync();
@@ -242,6 +245,11 @@ function valueChecks(column: ColumnSpec, type: string): { rule: string; where: s
 async function coveredYears(connection: DuckDBConnection): Promise<number[]> {
   const reader = await connection.runAndReadAll(await readSql('derive/covered_years'));
   return reader.getRowObjects().map((r) => Number(r.year));
+}
+
+async function categoryNamesOf(connection: DuckDBConnection): Promise<Map<unknown, string>> {
+  const reader = await connection.runAndReadAll(await readSql('derive/category_names'));
+  return new Map(reader.getRows().map(([id, name]) => [plainValue(id), String(name)]));
 }
 
 /** Only the nine tables' checksums count: other entries of `files` are never read. */
