@@ -79,7 +79,7 @@ export const TREE_TABLE = table<TreeNode>(
 const ORDER = (order: string) => `Ordered by ${order}.`;
 
 /** The roll-up computed at load answers the whole tree; one organization's expense tree reads its lines. */
-async function categoryTree(lease: Lease, type: 'expense' | 'resource', year?: number, organization?: number): Promise<TreeNode[]> {
+async function categoryTree(lease: Lease, type: 'expense' | 'resource', year?: number, organization?: number | bigint): Promise<TreeNode[]> {
   const rows =
     organization === undefined
       ? await lease.query('category_tree', { type, year: year ?? null })

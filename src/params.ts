@@ -13,6 +13,12 @@ const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
 const ID_MESSAGE = 'must be a positive integer';
 const BOOLEAN_MESSAGE = 'must be one of true, false, 1, 0';
 
+/** Ids are BIGINT: past 2^53 a JS number would round them, and a filter would match another id. */
+const toId = (digits: string): number | bigint => {
+  const id = Number(digits);
+  return Number.isSafeInteger(id) ? id : BigInt(digits);
+};
+
 const yearNumber = z
   .string()
   .regex(/^-?\d{1,9}$/, { error: YEAR_MESSAGE })
@@ -30,10 +36,10 @@ export const param = {
   id: z
     .string()
     .regex(/^0*[1-9]\d{0,17}$/, { error: ID_MESSAGE })
-    .transform(Number)
+    .transform(toId)
     .meta({ description: 'A positive integer id', example: '1' }),
   parent: z
-    .union([z.literal('null').transform(() => null), z.string().regex(/^0*[1-9]\d{0,17}$/).transform(Number)], {
+    .union([z.literal('null').transform(() => null), z.string().regex(/^0*[1-9]\d{0,17}$/).transform(toId)], {
       error: 'must be a positive integer or null',
     })
     .meta({ description: 'Parent origin id, or `null` for top-level origins', example: 'null' }),

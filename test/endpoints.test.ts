@@ -144,6 +144,48 @@ describe('GET /budget/api/expenses/', () => {
   });
 });
 
+describe('ids past 2^53 (JSON numbers would round them, so they are digit strings)', () => {
+  const BIG_CATEGORY = 9007199254740993n; // 2^53 + 1
+  const BIG_ORGANIZATION = 9007199254740995n;
+  const BIG_ORIGIN = 9007199254740997n;
+  let big: TestApp;
+  beforeAll(async () => {
+    big = await appFor({
+      ...small,
+      organizations: [...(small.organizations as object[]), { id: BIG_ORGANIZATION, name: 'Office lointain', code: 'FAR' }],
+      categories: [...(small.categories as object[]), { id: BIG_CATEGORY, name: 'Catégorie lointaine', type: 'expense', parent_id: 20 }],
+      expenses: [{ id: 7, year: 2024, amount: 1.5, category_id: BIG_CATEGORY, organization_id: BIG_ORGANIZATION, complementary: false }],
+      resources: [{ id: 9, year: 2024, amount: 2.5, category_id: 31, organization_id: BIG_ORGANIZATION, complementary: false }],
+      debt_origins: [...(small.debt_origins as object[]), { id: BIG_ORIGIN, parent_id: 2, name: 'Lointaine' }, { id: 5, parent_id: BIG_ORIGIN, name: 'Sous-lointaine' }],
+      debt: [...(small.debt as object[]), { year: 2023, debt_origin_id: 5, value: 7 }],
+    });
+  });
+  afterAll(() => big.close());
+
+  it('still names the category and the organization of a line', async () => {
+    const line = { id: 7, year: 2024, amount: 1.5, category: 'Catégorie lointaine', organization: { id: '9007199254740995', name: 'Office lointain', code: 'FAR' } };
+    for (const url of ['/budget/api/expenses/', '/budget/api/expenses/?year=2024', '/budget/api/expenses/?organization=9007199254740995']) {
+      expect((await request(big.app).get(url)).body.results, url).toEqual([line]);
+    }
+    expect((await request(big.app).get('/budget/api/resources/')).body.results).toEqual([{ id: 9, year: 2024, amount: 2.5, source: 'Impôts directs' }]);
+  });
+
+  it('filters by them exactly: organization_id, parent', async () => {
+    expect((await request(big.app).get('/budget/api/organization/stats/?organization_id=9007199254740995')).body).toEqual([
+      { organization_id: '9007199254740995', total_expenses: 1.5, total_resources: 2.5 },
+    ]);
+    expect((await request(big.app).get('/budget/api/debt/?parent=9007199254740997')).body).toEqual([
+      { year: 2023, debt_origin: { id: 5, parent: '9007199254740997', name: 'Sous-lointaine' }, value: 7 },
+    ]);
+  });
+
+  it('still names the node of a tree', async () => {
+    const [tree] = (await request(big.app).get('/budget/api/expenses/?hierarchy=true&year=2024')).body.results;
+    expect(tree).toMatchObject({ id: 20, year: 2024 });
+    expect(tree.children).toEqual([{ id: '9007199254740993', name: 'Catégorie lointaine', year: 2024, amount: 1.5, children: [] }]);
+  });
+});
+
 describe('GET /budget/api/resources/', () => {
   it('lists lines with their source (the category name), ordered by id', async () => {
     const body = await get('/budget/api/resources/?year=2023');

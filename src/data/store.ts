@@ -11,7 +11,7 @@ import { readSql } from './sql.js';
 import { plainValue } from './values.js';
 
 export type Row = Record<string, unknown>;
-export type Params = Record<string, string | number | boolean | null>;
+export type Params = Record<string, string | number | bigint | boolean | null>;
 
 function toRow(names: readonly string[], values: readonly unknown[]): Row {
   const row: Row = {};
