@@ -5,7 +5,8 @@
 -- A page is a range of positions (derive/expense_positions.sql), as cheap a million lines deep as
 -- on the first page. Of the two branches, the one whose filter matches the parameters returns the
 -- page, the other nothing. The count row is joined to the page so that an empty page still
--- reports it. One organization's lines: expenses_of_organization.sql.
+-- reports it. Categories and organizations are named from the drop's names by id
+-- (derive/category_names.sql). One organization's lines: expenses_of_organization.sql.
 WITH total AS (
   SELECT coalesce(sum(lines), 0) AS count FROM line_counts
   WHERE kind = 'expense' AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
@@ -21,12 +22,8 @@ SELECT total.count,
        page.id,
        page.year,
        ROUND(page.amount, 3)::DOUBLE AS amount,
-       c.name AS category,
-       o.id AS organization_id,
-       o.name AS organization_name,
-       o.code AS organization_code
+       page.category_id,
+       page.organization_id
 FROM total
 LEFT JOIN page ON true
-LEFT JOIN categories AS c ON c.id = page.category_id
-LEFT JOIN organizations AS o ON o.id = page.organization_id
 ORDER BY page.id;

@@ -23,12 +23,8 @@ SELECT total.count,
        page.id,
        page.year,
        ROUND(page.amount, 3)::DOUBLE AS amount,
-       c.name AS category,
-       o.id AS organization_id,
-       o.name AS organization_name,
-       o.code AS organization_code
+       page.category_id,
+       page.organization_id
 FROM total
 LEFT JOIN page ON true
-LEFT JOIN categories AS c ON c.id = page.category_id
-LEFT JOIN organizations AS o ON o.id = page.organization_id
 ORDER BY page.id;

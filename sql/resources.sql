@@ -3,7 +3,8 @@
 -- $limit  INTEGER           page size
 -- $offset INTEGER           lines to skip
 -- A page is a range of positions, as in expenses.sql (derive/resource_positions.sql). The count
--- row is joined to the page so that an empty page still reports the count.
+-- row is joined to the page so that an empty page still reports the count. The source (the
+-- category's name) comes from the drop's names by id (derive/category_names.sql).
 WITH total AS (
   SELECT coalesce(sum(lines), 0) AS count FROM line_counts
   WHERE kind = 'resource' AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
@@ -19,8 +20,7 @@ SELECT total.count,
        page.id,
        page.year,
        ROUND(page.amount, 3)::DOUBLE AS amount,
-       c.name AS source
+       page.category_id
 FROM total
 LEFT JOIN page ON true
-LEFT JOIN categories AS c ON c.id = page.category_id
 ORDER BY page.id;

@@ -163,12 +163,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
         organization === undefined
           ? await lease.query('expenses', { year: year ?? null, ...pageBounds(paged) })
           : await lease.query('expenses_of_organization', { organization, year: year ?? null, ...pageBounds(paged) });
+      const { categoryNames, organizations } = lease.drop.data;
       return page(rows, (r) => ({
         id: r.id,
         year: r.year,
         amount: r.amount,
-        category: r.category,
-        organization: { id: r.organization_id, name: r.organization_name, code: r.organization_code },
+        category: categoryNames.get(r.category_id),
+        organization: organizations.get(r.organization_id),
       }));
     },
     exportAll: ({ year, hierarchy, organization }, lease) => {
@@ -190,7 +191,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: async ({ year, hierarchy, ...paged }, lease) => {
       if (hierarchy) return treePage(await categoryTree(lease, 'resource', year), paged);
       const rows = await lease.query('resources', { year: year ?? null, ...pageBounds(paged) });
-      return page(rows, (r) => ({ id: r.id, year: r.year, amount: r.amount, source: r.source }));
+      const { categoryNames } = lease.drop.data;
+      return page(rows, (r) => ({ id: r.id, year: r.year, amount: r.amount, source: categoryNames.get(r.category_id) }));
     },
     exportAll: ({ year, hierarchy }, lease) =>
       hierarchy

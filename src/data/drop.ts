@@ -43,8 +43,9 @@ export interface LoadedDrop {
   fingerprint: string;
   loadedAt: Date;
   years: number[];
-  /** Category names by id (ids as rows carry them); see sql/derive/category_names.sql. */
+  /** Names by id (ids as rows carry them); see sql/derive/category_names.sql, organization_names.sql. */
   categoryNames: ReadonlyMap<unknown, string>;
+  organizations: ReadonlyMap<unknown, Readonly<{ id: unknown; name: string; code: string }>>;
 }
 
 export interface LoadOptions {
@@ -105,14 +106,17 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     if (problems.length) throw new DropError(problems);
 
     for (const name of DERIVED) await connection.run(await readSql(name));
-    const years = await coveredYears(connection);
-    const categoryNames = await categoryNamesOf(connection);
+    const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
+    const categoryNames = new Map((await rowsOf(connection, 'derive/category_names')).map((r) => [r.id, String(r.name)]));
+    const organizations = new Map(
+      (await rowsOf(connection, 'derive/organization_names')).map((r) => [r.id, Object.freeze({ id: r.id, name: String(r.name), code: String(r.code) })]),
+    );
     // The load above used every core. Serving queries are small lookups that the pool already runs
     // side by side, one per calling thread; DuckDB's own workers only add hand-offs between threads
     // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see README, Performance).
     await connection.run('SET threads = 1');
     loaded = true;
-    return { instance, dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), years, categoryNames };
+    return { instance, dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), years, categoryNames, organizations };
   } finally {
     connection.closeSync();
     if (!loaded) instance.closeSync();
@@ -242,14 +246,9 @@ function valueChecks(column: ColumnSpec, type: string): { rule: string; where: s
   return checks;
 }
 
-async function coveredYears(connection: DuckDBConnection): Promise<number[]> {
-  const reader = await connection.runAndReadAll(await readSql('derive/covered_years'));
-  return reader.getRowObjects().map((r) => Number(r.year));
-}
-
-async function categoryNamesOf(connection: DuckDBConnection): Promise<Map<unknown, string>> {
-  const reader = await connection.runAndReadAll(await readSql('derive/category_names'));
-  return new Map(reader.getRows().map(([id, name]) => [plainValue(id), String(name)]));
+/** The rows of `sql/<name>.sql`, in plain values as ServedDrop.query gives them. */
+async function rowsOf(connection: DuckDBConnection, name: string): Promise<Record<string, unknown>[]> {
+  return (await connection.runAndReadAll(await readSql(name))).getRowObjects().map(plainRow);
 }
 
 /** Only the nine tables' checksums count: other entries of `files` are never read. */
