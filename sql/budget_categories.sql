@@ -2,13 +2,13 @@
 -- $year INTEGER or NULL   only lines of this year
 -- $type VARCHAR or NULL   'expense' or 'resource': only categories of this type
 -- The roll-ups are computed at load: per year (category_rollup) and over all years (category_totals).
+-- Names come from the drop's names by id (derive/category_names.sql).
 WITH rolled AS (
   SELECT id, rounded FROM category_rollup WHERE year = $year::INTEGER
   UNION ALL
   SELECT id, rounded FROM category_totals WHERE $year::INTEGER IS NULL
 )
 SELECT c.id,
-       c.name AS category,
        c.type,
        c.parent_id,
        CASE WHEN c.type = 'expense' THEN rolled.rounded ELSE 0 END AS expenses,

@@ -120,7 +120,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
       ],
       (c) => [c],
     ),
-    answer: ({ year, type }, lease) => lease.query('budget_categories', { year: year ?? null, type: type ?? null }),
+    answer: async ({ year, type }, lease) => {
+      const rows = await lease.query('budget_categories', { year: year ?? null, type: type ?? null });
+      const { categoryNames } = lease.drop.data;
+      return rows.map(({ id, ...rest }) => ({ id, category: categoryNames.get(id), ...rest }));
+    },
   }),
   define({
     path: '/budget/api/expenses/',
