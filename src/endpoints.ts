@@ -78,7 +78,10 @@ export const TREE_TABLE = table<TreeNode>(
 
 const ORDER = (order: string) => `Ordered by ${order}.`;
 
-/** The roll-up computed at load answers the whole tree; one organization's expense tree reads its lines. */
+/**
+ * The roll-up computed at load answers the whole tree; one organization's expense tree reads its
+ * lines. Nodes are named from the drop's category names (sql/derive/category_names.sql).
+ */
 async function categoryTree(lease: Lease, type: 'expense' | 'resource', year?: number, organization?: number | bigint): Promise<TreeNode[]> {
   const rows =
     organization === undefined

@@ -22,8 +22,7 @@ export function buildForest(rows: TreeRow[], names: ReadonlyMap<unknown, string>
   const roots: TreeNode[] = [];
   const nodes = new Map<string, TreeNode>();
   for (const row of rows) {
-    const node = { id: row.id, name: names.get(row.id)!, year: row.year, amount: row.amount, children: [] };
-    nodes.set(`${row.year}:${row.id}`, node);
+    nodes.set(`${row.year}:${row.id}`, { id: row.id, name: names.get(row.id)!, year: row.year, amount: row.amount, children: [] });
   }
   for (const row of rows) {
     const node = nodes.get(`${row.year}:${row.id}`)!;

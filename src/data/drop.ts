@@ -109,7 +109,10 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
     const categoryNames = new Map((await rowsOf(connection, 'derive/category_names')).map((r) => [r.id, String(r.name)]));
     const organizations = new Map(
-      (await rowsOf(connection, 'derive/organization_names')).map((r) => [r.id, Object.freeze({ id: r.id, name: String(r.name), code: String(r.code) })]),
+      (await rowsOf(connection, 'derive/organization_names')).map(({ id, name, code }) => [
+        id,
+        Object.freeze({ id, name: String(name), code: String(code) }),
+      ]),
     );
     // The load above used every core. Serving queries are small lookups that the pool already runs
     // side by side, one per calling thread; DuckDB's own workers only add hand-offs between threads
