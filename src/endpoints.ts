@@ -4,6 +4,7 @@
  * answer from the drop. pipeline.ts runs every entry the same way; openapi.ts documents them.
  */
 import { z } from 'zod';
+import type { LoadedDrop } from './data/drop.js';
 import type { Lease, Row } from './data/store.js';
 import { float64, int32, int64, table, utf8, type FlatRow, type Table } from './formats/table.js';
 import { roundHalfAway } from './numbers.js';
@@ -70,6 +71,59 @@ async function* allTreeRows(roots: Promise<TreeNode[]>): AsyncGenerator<FlatRow[
   yield (await roots).flatMap((root) => TREE_TABLE.rows(root));
 }
 
+/**
+ * The drop's name for an id. Validation guarantees every referenced id has one, so a miss is a
+ * bug to report, not a field to leave out of the answer.
+ */
+function named<T>(names: ReadonlyMap<unknown, T>, id: unknown): T {
+  const found = names.get(id);
+  if (found === undefined) throw new Error(`no name for id ${String(id)}`);
+  return found;
+}
+
+/** An expense line as served, from a row of ids (sql/expenses.sql, all_expenses.sql). */
+const expenseItem =
+  ({ categoryNames, organizations }: LoadedDrop) =>
+  (r: Row) => ({
+    id: r.id,
+    year: r.year,
+    amount: r.amount,
+    category: named(categoryNames, r.category_id),
+    organization: named(organizations, r.organization_id),
+  });
+
+/** A resource line as served: its source is its category's name. */
+const resourceItem =
+  ({ categoryNames }: LoadedDrop) =>
+  (r: Row) => ({ id: r.id, year: r.year, amount: r.amount, source: named(categoryNames, r.category_id) });
+
+/** A streamed export of lines: each chunk of rows as the download's rows. */
+async function* downloadChunks(chunks: AsyncIterable<Row[]>, item: (r: Row) => unknown, table: Table): AsyncGenerator<FlatRow[]> {
+  for await (const rows of chunks) yield rows.flatMap((r) => table.rows(item(r)));
+}
+
+const EXPENSE_TABLE: Table = table<z.infer<typeof item.Expense>>(
+  [
+    int64('id'),
+    int32('year'),
+    float64('amount'),
+    utf8('category'),
+    int64('organization_id'),
+    utf8('organization_name'),
+    utf8('organization_code'),
+  ],
+  ({ organization, ...line }) => [
+    {
+      ...line,
+      organization_id: organization.id,
+      organization_name: organization.name,
+      organization_code: organization.code,
+    },
+  ],
+) as Table;
+
+const RESOURCE_TABLE: Table = table<z.infer<typeof item.Resource>>([int64('id'), int32('year'), float64('amount'), utf8('source')], (r) => [r]) as Table;
+
 /** One row per node of a category tree, depth-first, roots at depth 0 (contract section 5). */
 export const TREE_TABLE = table<TreeNode>(
   [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount'), int32('depth')],
@@ -87,7 +141,8 @@ async function categoryTree(lease: Lease, type: 'expense' | 'resource', year?: n
     organization === undefined
       ? await lease.query('category_tree', { type, year: year ?? null })
       : await lease.query('organization_expense_tree', { organization, year: year ?? null });
-  return buildForest(rows as unknown as TreeRow[], lease.drop.data.categoryNames);
+  const { categoryNames } = lease.drop.data;
+  return buildForest(rows as unknown as TreeRow[], (id) => named(categoryNames, id));
 }
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -126,7 +181,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answer: async ({ year, type }, lease) => {
       const rows = await lease.query('budget_categories', { year: year ?? null, type: type ?? null });
       const { categoryNames } = lease.drop.data;
-      return rows.map(({ id, ...rest }) => ({ id, category: categoryNames.get(id), ...rest }));
+      return rows.map(({ id, ...rest }) => ({ id, category: named(categoryNames, id), ...rest }));
     },
   }),
   define({
@@ -145,43 +200,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
     }),
     item: item.Expense,
     hierarchy: true,
-    table: table<z.infer<typeof item.Expense>>(
-      [
-        int64('id'),
-        int32('year'),
-        float64('amount'),
-        utf8('category'),
-        int64('organization_id'),
-        utf8('organization_name'),
-        utf8('organization_code'),
-      ],
-      ({ organization, ...line }) => [
-        {
-          ...line,
-          organization_id: organization.id,
-          organization_name: organization.name,
-          organization_code: organization.code,
-        },
-      ],
-    ),
+    table: EXPENSE_TABLE,
     answer: async ({ year, hierarchy, organization, ...paged }, lease) => {
       if (hierarchy) return treePage(await categoryTree(lease, 'expense', year, organization), paged);
       const rows =
         organization === undefined
           ? await lease.query('expenses', { year: year ?? null, ...pageBounds(paged) })
           : await lease.query('expenses_of_organization', { organization, year: year ?? null, ...pageBounds(paged) });
-      const { categoryNames, organizations } = lease.drop.data;
-      return page(rows, (r) => ({
-        id: r.id,
-        year: r.year,
-        amount: r.amount,
-        category: categoryNames.get(r.category_id),
-        organization: organizations.get(r.organization_id),
-      }));
+      return page(rows, expenseItem(lease.drop.data));
     },
     exportAll: ({ year, hierarchy, organization }, lease) => {
-      const filter = { year: year ?? null, organization: organization ?? null };
-      return hierarchy ? allTreeRows(categoryTree(lease, 'expense', year, organization)) : lease.stream('all_expenses', filter);
+      if (hierarchy) return allTreeRows(categoryTree(lease, 'expense', year, organization));
+      const lines = lease.stream('all_expenses', { year: year ?? null, organization: organization ?? null });
+      return downloadChunks(lines, expenseItem(lease.drop.data), EXPENSE_TABLE);
     },
   }),
   define({
@@ -194,17 +225,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
     query: z.object({ year: param.year.optional(), hierarchy: param.boolean.optional(), ...paging }),
     item: item.Resource,
     hierarchy: true,
-    table: table<z.infer<typeof item.Resource>>([int64('id'), int32('year'), float64('amount'), utf8('source')], (r) => [r]),
+    table: RESOURCE_TABLE,
     answer: async ({ year, hierarchy, ...paged }, lease) => {
       if (hierarchy) return treePage(await categoryTree(lease, 'resource', year), paged);
       const rows = await lease.query('resources', { year: year ?? null, ...pageBounds(paged) });
-      const { categoryNames } = lease.drop.data;
-      return page(rows, (r) => ({ id: r.id, year: r.year, amount: r.amount, source: categoryNames.get(r.category_id) }));
+      return page(rows, resourceItem(lease.drop.data));
     },
     exportAll: ({ year, hierarchy }, lease) =>
       hierarchy
         ? allTreeRows(categoryTree(lease, 'resource', year))
-        : lease.stream('all_resources', { year: year ?? null }),
+        : downloadChunks(lease.stream('all_resources', { year: year ?? null }), resourceItem(lease.drop.data), RESOURCE_TABLE),
   }),
   define({
     path: '/budget/api/organization/',

@@ -18,11 +18,11 @@ export interface TreeNode {
  * Rows come ordered by year then id, and every ancestor of a row is present for that year (the
  * roll-up reaches all of them), so one pass builds the forest with roots and children ordered by id.
  */
-export function buildForest(rows: TreeRow[], names: ReadonlyMap<unknown, string>): TreeNode[] {
+export function buildForest(rows: TreeRow[], nameOf: (id: TreeRow['id']) => string): TreeNode[] {
   const roots: TreeNode[] = [];
   const nodes = new Map<string, TreeNode>();
   for (const row of rows) {
-    nodes.set(`${row.year}:${row.id}`, { id: row.id, name: names.get(row.id)!, year: row.year, amount: row.amount, children: [] });
+    nodes.set(`${row.year}:${row.id}`, { id: row.id, name: nameOf(row.id), year: row.year, amount: row.amount, children: [] });
   }
   for (const row of rows) {
     const node = nodes.get(`${row.year}:${row.id}`)!;

@@ -145,6 +145,21 @@ describe('pages of lines written out of id order', () => {
     }
   });
 
+  it('exports every matching line in id order, as CSV', async () => {
+    const csvIds = async (url: string) => {
+      const res = await request(shuffled.app).get(url);
+      expect(res.status).toBe(200);
+      return res.text.trim().split('\r\n').slice(1).map((record) => Number(record.split(',')[0]));
+    };
+    const sortedIds = (lines: { id: number }[]) => lines.map((l) => l.id).sort((a, b) => a - b);
+    expect(await csvIds('/budget/api/expenses/?format=csv')).toEqual(sortedIds(expenses));
+    expect(await csvIds('/budget/api/expenses/?format=csv&year=2022&organization=2')).toEqual(
+      sortedIds(expenses.filter((e) => e.year === 2022 && e.organization_id === 2)),
+    );
+    expect(await csvIds('/budget/api/resources/?format=csv')).toEqual(sortedIds(resources));
+    expect(await csvIds('/budget/api/resources/?format=csv&year=2023')).toEqual(sortedIds(resources.filter((r) => r.year === 2023)));
+  });
+
   it.each(PAGES)('GET /budget/api/resources/ with limit=%i&offset=%i, with and without year', async (limit, offset) => {
     expect(await got(`/budget/api/resources/?limit=${limit}&offset=${offset}`)).toEqual(expected(resources, () => true, limit, offset));
     expect(await got(`/budget/api/resources/?limit=${limit}&offset=${offset}&year=2021`)).toEqual(

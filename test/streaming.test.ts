@@ -24,9 +24,10 @@ beforeAll(async () => {
   t = await appFor({
     ...small,
     expenses: {
+      // Written in shuffled id order (7919 is prime to LINES): exports must still come out by id.
       sql: `SELECT i AS id, 2000 + i % 20 AS year, (i % 997 + 0.125)::DECIMAL(18,3) AS amount,
                    [11, 12, 13, 20][i % 4 + 1] AS category_id, 1 + i % 3 AS organization_id, false AS complementary
-            FROM range(1, ${LINES + 1}) AS r(i)`,
+            FROM (SELECT (k * 7919) % ${LINES} + 1 AS i FROM range(0, ${LINES}) AS r(k))`,
     },
   });
   // Count the chunks the export pulls from DuckDB (the real query still runs; this only watches).
@@ -78,21 +79,36 @@ function open(path: string, timeoutMs = 10_000): Promise<http.IncomingMessage> {
   });
 }
 
-/** Reads a download to its end and counts its lines; fails instead of hanging if it stalls. */
-function readAll(path: string, timeoutMs = 20_000): Promise<{ bytes: number; lines: number }> {
+/**
+ * Reads a CSV download to its end, counts its lines and checks that its ids (first field) rise;
+ * fails instead of hanging if it stalls.
+ */
+function readAll(path: string, timeoutMs = 20_000): Promise<{ bytes: number; lines: number; idsRise: boolean }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${path} did not finish in ${timeoutMs} ms`)), timeoutMs);
     http
       .get(`${base}${path}`, (res) => {
         let bytes = 0;
         let lines = 0;
-        res.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          for (const byte of chunk) if (byte === 10) lines += 1;
+        let idsRise = true;
+        let lastId = 0;
+        let partial = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          bytes += Buffer.byteLength(chunk);
+          const records = (partial + chunk).split('\r\n');
+          partial = records.pop()!;
+          for (const record of records) {
+            lines += 1;
+            if (lines === 1) continue; // the header
+            const id = Number(record.slice(0, record.indexOf(',')));
+            if (!(id > lastId)) idsRise = false;
+            lastId = id;
+          }
         });
         res.on('end', () => {
           clearTimeout(timer);
-          resolve({ bytes, lines });
+          resolve({ bytes, lines, idsRise });
         });
       })
       .on('error', reject);
@@ -112,8 +128,9 @@ describe('a full export', () => {
   });
 
   it('reads to the end: every line arrives, in CSV and in Arrow', async () => {
-    const { lines } = await readAll('/budget/api/expenses/?format=csv');
+    const { lines, idsRise } = await readAll('/budget/api/expenses/?format=csv');
     expect(lines).toBe(LINES + 1);
+    expect(idsRise).toBe(true);
     const arrow = tableFromIPC(new Uint8Array(await (await fetch(`${base}/budget/api/expenses/?format=arrow`)).arrayBuffer()));
     expect(arrow.numRows).toBe(LINES);
     expect(arrow.batches.length).toBe(TOTAL_CHUNKS);
@@ -164,7 +181,10 @@ describe('a full export', () => {
     const answers = await Promise.all(
       Array.from({ length: 5 }, () => readAll('/budget/api/expenses/?format=csv&year=2019')),
     );
-    for (const { lines } of answers) expect(lines).toBe(LINES / 20 + 1);
+    for (const { lines, idsRise } of answers) {
+      expect(lines).toBe(LINES / 20 + 1);
+      expect(idsRise).toBe(true);
+    }
     const json = await fetch(`${base}/budget/api/totals/`);
     expect(json.status).toBe(200);
   });
