@@ -13,6 +13,7 @@ import { etagFor, isFresh, render, sendRendered } from './http/caching.js';
 import type { ResponseCache } from './http/response-cache.js';
 import { HttpError } from './http/errors.js';
 import { envelope } from './http/paging.js';
+import { jsonText } from './json.js';
 import { parseQuery } from './params.js';
 
 export function dataUnavailable(): HttpError {
@@ -64,7 +65,7 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
         const rendered = await cache.getOrRender(key, async () => {
           const answer = await endpoint.answer(params, lease);
           const body = endpoint.paged ? pagedBody(endpoint.path, req.originalUrl, answer as Page, params) : answer;
-          return render(Buffer.from(JSON.stringify(body)), {
+          return render(Buffer.from(jsonText(body)), {
             contentType: FORMATS.json.contentType,
             cacheControl,
             etag,

@@ -1,13 +1,14 @@
 /** Category trees per year, assembled from the flat rows of category_tree.sql / organization_expense_tree.sql. */
+/** Ids are numbers, or bigints past 2^53 (see data/values.ts). */
 export interface TreeRow {
   year: number;
-  id: number;
-  parent_id: number | null;
+  id: number | bigint;
+  parent_id: number | bigint | null;
   amount: number;
 }
 
 export interface TreeNode {
-  id: number;
+  id: TreeRow['id'];
   name: string;
   year: number;
   amount: number;
@@ -34,8 +35,8 @@ export function buildForest(rows: TreeRow[], nameOf: (id: TreeRow['id']) => stri
 }
 
 interface TreeNodeRow {
-  id: number;
-  parent_id: number | null;
+  id: TreeRow['id'];
+  parent_id: TreeRow['parent_id'];
   name: string;
   year: number;
   amount: number;
@@ -45,7 +46,7 @@ interface TreeNodeRow {
 /** One row per node, depth-first (a node, then its children's subtrees by id), the root at depth 0. */
 export function flattenTree(root: TreeNode): TreeNodeRow[] {
   const rows: TreeNodeRow[] = [];
-  const visit = (node: TreeNode, parent_id: number | null, depth: number) => {
+  const visit = (node: TreeNode, parent_id: TreeRow['parent_id'], depth: number) => {
     rows.push({ id: node.id, parent_id, name: node.name, year: node.year, amount: node.amount, depth });
     for (const child of node.children) visit(child, node.id, depth + 1);
   };

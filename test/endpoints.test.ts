@@ -6,6 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
+import { getArrow } from './helpers/downloads.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -144,7 +145,7 @@ describe('GET /budget/api/expenses/', () => {
   });
 });
 
-describe('ids past 2^53 (JSON numbers would round them, so they are digit strings)', () => {
+describe('ids past 2^53', () => {
   const BIG_CATEGORY = 9007199254740993n; // 2^53 + 1
   const BIG_ORGANIZATION = 9007199254740995n;
   const BIG_ORIGIN = 9007199254740997n;
@@ -162,27 +163,41 @@ describe('ids past 2^53 (JSON numbers would round them, so they are digit string
   });
   afterAll(() => big.close());
 
-  it('still names the category and the organization of a line', async () => {
-    const line = { id: 7, year: 2024, amount: 1.5, category: 'Catégorie lointaine', organization: { id: '9007199254740995', name: 'Office lointain', code: 'FAR' } };
+  // JSON.parse would round these ids, so the tests read the JSON text as sent.
+  const text = async (url: string) => {
+    const res = await request(big.app).get(url);
+    expect(res.status, url).toBe(200);
+    return res.text;
+  };
+  const LINE = '{"id":7,"year":2024,"amount":1.5,"category":"Catégorie lointaine","organization":{"id":9007199254740995,"name":"Office lointain","code":"FAR"}}';
+
+  it('are written as exact JSON integers, and names are still found for them', async () => {
     for (const url of ['/budget/api/expenses/', '/budget/api/expenses/?year=2024', '/budget/api/expenses/?organization=9007199254740995']) {
-      expect((await request(big.app).get(url)).body.results, url).toEqual([line]);
+      expect(await text(url), url).toContain(`"results":[${LINE}]`);
     }
-    expect((await request(big.app).get('/budget/api/resources/')).body.results).toEqual([{ id: 9, year: 2024, amount: 2.5, source: 'Impôts directs' }]);
-  });
-
-  it('filters by them exactly: organization_id, parent', async () => {
-    expect((await request(big.app).get('/budget/api/organization/stats/?organization_id=9007199254740995')).body).toEqual([
-      { organization_id: '9007199254740995', total_expenses: 1.5, total_resources: 2.5 },
-    ]);
-    expect((await request(big.app).get('/budget/api/debt/?parent=9007199254740997')).body).toEqual([
-      { year: 2023, debt_origin: { id: 5, parent: '9007199254740997', name: 'Sous-lointaine' }, value: 7 },
-    ]);
-  });
-
-  it('still names the node of a tree', async () => {
-    const [tree] = (await request(big.app).get('/budget/api/expenses/?hierarchy=true&year=2024')).body.results;
+    expect(await text('/budget/api/resources/')).toContain('"results":[{"id":9,"year":2024,"amount":2.5,"source":"Impôts directs"}]');
+    expect(await text('/budget/api/budget-categories/?year=2024&type=expense')).toContain('{"id":9007199254740993,"category":"Catégorie lointaine","type":"expense","parent_id":20,');
+    expect(await text('/budget/api/organization/?offset=3')).toContain('"results":[{"id":9007199254740995,"name":"Office lointain","code":"FAR","budget":[{"year":2024,"expenses":1.5,"resources":2.5}]}]');
+    const [tree] = JSON.parse(await text('/budget/api/expenses/?hierarchy=true&year=2024')).results;
     expect(tree).toMatchObject({ id: 20, year: 2024 });
-    expect(tree.children).toEqual([{ id: '9007199254740993', name: 'Catégorie lointaine', year: 2024, amount: 1.5, children: [] }]);
+    expect(await text('/budget/api/expenses/?hierarchy=true&year=2024')).toContain('"children":[{"id":9007199254740993,"name":"Catégorie lointaine","year":2024,"amount":1.5,"children":[]}]');
+  });
+
+  it('filter exactly: organization_id, parent', async () => {
+    expect(await text('/budget/api/organization/stats/?organization_id=9007199254740995')).toBe(
+      '[{"organization_id":9007199254740995,"total_expenses":1.5,"total_resources":2.5}]',
+    );
+    expect(await text('/budget/api/debt/?parent=9007199254740997')).toBe(
+      '[{"year":2023,"debt_origin":{"id":5,"parent":9007199254740997,"name":"Sous-lointaine"},"value":7}]',
+    );
+  });
+
+  it('keep every digit in CSV and Arrow exports', async () => {
+    expect(await text('/budget/api/expenses/?format=csv')).toBe(
+      'id,year,amount,category,organization_id,organization_name,organization_code\r\n7,2024,1.5,Catégorie lointaine,9007199254740995,Office lointain,FAR\r\n',
+    );
+    const { table } = await getArrow(big.app, '/budget/api/expenses/?format=arrow');
+    expect(table.get(0)?.toJSON()).toMatchObject({ id: 7n, organization_id: BIG_ORGANIZATION });
   });
 });
 

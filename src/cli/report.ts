@@ -4,6 +4,7 @@
 import type { LoadedDrop, Problem } from '../data/drop.js';
 import type { Manifest } from '../data/manifest.js';
 import type { TableProgress } from '../data/write.js';
+import { jsonText } from '../json.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const seconds = (s: number) => `${s.toFixed(1)} s`;
@@ -14,7 +15,7 @@ export function problemReport(dir: string, problems: Problem[]): string {
   for (const p of problems) {
     const rows = p.examples.length ? ` (${count(p.count)} ${p.count === 1 ? 'row' : 'rows'}${p.examples.length < p.count ? `, first ${p.examples.length}` : ''}):` : '';
     lines.push(`${p.file}: ${p.rule}${rows}`);
-    for (const example of p.examples) lines.push(`    ${JSON.stringify(example)}`);
+    for (const example of p.examples) lines.push(`    ${jsonText(example)}`);
   }
   return lines.join('\n');
 }

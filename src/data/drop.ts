@@ -11,6 +11,7 @@ import { MANIFEST_FILE, ManifestSchema, sha256File, type Manifest } from './mani
 import { RULES } from './rules.js';
 import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
 import { readSql } from './sql.js';
+import { jsonText } from '../json.js';
 import { plainValue } from './values.js';
 
 export interface Problem {
@@ -29,7 +30,7 @@ export class DropError extends Error {
 }
 
 function describeProblem(p: Problem): string {
-  const rows = p.examples.length ? `; offending row: ${JSON.stringify(p.examples[0])}` : '';
+  const rows = p.examples.length ? `; offending row: ${jsonText(p.examples[0])}` : '';
   const count = p.count > 1 ? ` (${p.count} rows)` : '';
   return `${p.file}: ${p.rule}${count}${rows}`;
 }

@@ -27,7 +27,7 @@ const ARROW_TYPES: Record<ColumnType, () => DataType> = {
   utf8: () => new Utf8(),
 };
 
-/** Int64 vectors take bigints; rows carry ids as numbers (JSON), bigints (DuckDB) or digit strings (ids past 2^53). */
+/** Int64 vectors take bigints; rows carry ids as numbers, or as bigints past 2^53. */
 const ARROW_VALUES: Record<ColumnType, (value: unknown) => unknown> = {
   int32: Number,
   int64: (value) => (typeof value === 'bigint' ? value : BigInt(value as number | string)),
