@@ -1,8 +1,8 @@
 -- Every matching organization's budget, one row per (organization, year), for a full CSV/Arrow
 -- export (no LIMIT: it is streamed).
 -- $year INTEGER or NULL   only organizations with lines this year, and only this year's budget
--- An organization without lines has one row with a null year, expenses and resources, as in
--- organizations.sql.
+-- An organization without lines has one row with a null year, expenses and resources (its
+-- budget in organizations.sql is []).
 WITH budget AS (
   SELECT organization_id, year, rounded_expenses, rounded_resources FROM organization_year_sums
   WHERE $year::INTEGER IS NULL OR year = $year::INTEGER

@@ -6,7 +6,8 @@
 -- on the first page. Of the two branches, the one whose filter matches the parameters returns the
 -- page, the other nothing. The count row is joined to the page so that an empty page still
 -- reports it. Categories and organizations are named from the drop's names by id
--- (derive/category_names.sql). One organization's lines: expenses_of_organization.sql.
+-- (derive/category_names.sql, organization_names.sql). One organization's lines:
+-- expenses_of_organization.sql.
 WITH total AS (
   SELECT coalesce(sum(lines), 0) AS count FROM line_counts
   WHERE kind = 'expense' AND ($year::INTEGER IS NULL OR year = $year::INTEGER)

@@ -92,7 +92,7 @@ describe('pages of lines written out of id order', () => {
   const expenses = order.map((k) => ({
     id: 5 + k * 3,
     year: 2021 + (k % 3),
-    amount: (k * 53) % N, // in another order than ids, so that no other order passes for theirs
+    amount: (k * 53) % N, // not in id order: positions numbered in another order (say by amount) page other ids
     category_id: 11,
     organization_id: 1 + (Math.floor(k / 5) % 2),
     complementary: false,
@@ -135,6 +135,7 @@ describe('pages of lines written out of id order', () => {
     const filters: [string, (e: (typeof expenses)[number]) => boolean][] = [
       ['', () => true],
       ['&year=2022', (e) => e.year === 2022],
+      ['&organization=1', (e) => e.organization_id === 1],
       ['&organization=2', (e) => e.organization_id === 2],
       ['&year=2023&organization=1', (e) => e.year === 2023 && e.organization_id === 1],
     ];

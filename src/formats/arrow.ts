@@ -86,8 +86,12 @@ export function arrowEncoder(): Transform {
       }
     },
     flush(done) {
-      writer.close();
-      done(null, takeWritten());
+      try {
+        writer.close();
+        done(null, takeWritten());
+      } catch (error) {
+        done(error as Error);
+      }
     },
   });
 }
