@@ -13,11 +13,22 @@ const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
 const ID_MESSAGE = 'must be a positive integer';
 const BOOLEAN_MESSAGE = 'must be one of true, false, 1, 0';
 
-/** Ids are BIGINT: past 2^53 a JS number would round them, and a filter would match another id. */
-const toId = (digits: string): number | bigint => {
-  const id = Number(digits);
-  return Number.isSafeInteger(id) ? id : BigInt(digits);
-};
+const MAX_ID = 2n ** 63n - 1n;
+
+/**
+ * A positive id, as the drop's ids are: 64-bit integers. Past 2^53 a JS number would round it and
+ * a filter would match another id, so it stays a bigint there.
+ */
+const positiveId = z
+  .string()
+  .regex(/^0*[1-9]\d*$/, { error: ID_MESSAGE, abort: true })
+  .refine((digits) => digits.replace(/^0+/, '').length <= 19 && BigInt(digits) <= MAX_ID, {
+    error: `must be a positive integer up to ${MAX_ID} (ids are 64-bit)`,
+  })
+  .transform((digits): number | bigint => {
+    const id = Number(digits);
+    return Number.isSafeInteger(id) ? id : BigInt(digits);
+  });
 
 const yearNumber = z
   .string()
@@ -33,13 +44,9 @@ export const param = {
       error: `must be an integer between 1900 and 2100, or last`,
     })
     .meta({ description: 'Year, or `last` for the most recent one', example: 'last' }),
-  id: z
-    .string()
-    .regex(/^0*[1-9]\d{0,17}$/, { error: ID_MESSAGE })
-    .transform(toId)
-    .meta({ description: 'A positive integer id', example: '1' }),
+  id: positiveId.meta({ description: 'A positive integer id', example: '1' }),
   parent: z
-    .union([z.literal('null').transform(() => null), z.string().regex(/^0*[1-9]\d{0,17}$/).transform(toId)], {
+    .union([z.literal('null').transform(() => null), positiveId], {
       error: 'must be a positive integer or null',
     })
     .meta({ description: 'Parent origin id, or `null` for top-level origins', example: 'null' }),

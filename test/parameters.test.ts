@@ -92,6 +92,18 @@ describe('query parameters', () => {
     it.each(['0', '-1', 'abc', '1.5', 'null'])('refuses organization=%s', async (id) => {
       await problem(`/budget/api/expenses/?organization=${id}`, 'invalid_parameter', 'organization');
     });
+    it('takes any 64-bit id: the largest one is an unknown id, not a bad one', async () => {
+      for (const url of ['/budget/api/expenses/?organization=9223372036854775807', '/budget/api/debt/?parent=0009223372036854775807']) {
+        const res = await request(t.app).get(url);
+        expect(res.status, url).toBe(200);
+      }
+      expect((await request(t.app).get('/budget/api/organization/stats/?organization_id=9223372036854775807')).body).toEqual([]);
+    });
+    it('refuses an id past 64 bits, saying the limit', async () => {
+      const body = await problem('/budget/api/expenses/?organization=9223372036854775808', 'invalid_parameter', 'organization');
+      expect(body.detail).toBe('organization must be a positive integer up to 9223372036854775807 (ids are 64-bit)');
+      await problem('/budget/api/debt/?parent=99999999999999999999', 'invalid_parameter', 'parent');
+    });
     it('refuses organization_id=0 on the stats', async () => {
       await problem('/budget/api/organization/stats/?organization_id=0', 'invalid_parameter', 'organization_id');
     });
