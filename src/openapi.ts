@@ -46,15 +46,8 @@ slash; CORS is open to any origin; every 200 has an \`ETag\` (send \`If-None-Mat
 \`code\`. Unknown query parameters are refused (400 \`unknown_parameter\`), as are repeated or empty ones.
 Requests are rate limited per client (\`RateLimit\` headers, IETF draft 8; over the limit: 429).`;
 
-let cached: Json | undefined;
-
-/** Built once: it depends only on the code. */
+/** The document depends only on the code; app.ts renders it once, when first asked for. */
 export function openApiDocument(): Json {
-  cached ??= buildDocument();
-  return cached;
-}
-
-function buildDocument(): Json {
   // A fresh registry per build: every schema in it becomes a named component, and the
   // schemas that use it refer to it by $ref.
   const registry = z.registry<{ id: string }>();

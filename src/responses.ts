@@ -6,7 +6,7 @@
  * Each schema that becomes a named OpenAPI component carries a `title`, used as its name.
  */
 import { z } from 'zod';
-import type { ProblemCode } from './http/errors.js';
+import { PROBLEM_CODES } from './http/errors.js';
 
 // Examples are real answers from the sample drop in data/ (Tunisia, amounts in MDT).
 const UNIT = "in the drop's unit (the sample data: MDT, millions of Tunisian dinars), rounded to 3 decimals";
@@ -194,16 +194,6 @@ export function pageOf(item: z.ZodType) {
     results: z.array(item).meta({ description: 'The items of this page' }),
   });
 }
-
-const PROBLEM_CODES = [
-  'invalid_parameter',
-  'unknown_parameter',
-  'not_found',
-  'method_not_allowed',
-  'rate_limited',
-  'data_unavailable',
-  'internal_error',
-] as const satisfies readonly ProblemCode[];
 
 export const Problem = z
   .object({

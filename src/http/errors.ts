@@ -2,14 +2,18 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import { setCommonHeaders } from './headers.js';
 
-export type ProblemCode =
-  | 'invalid_parameter'
-  | 'unknown_parameter'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'rate_limited'
-  | 'data_unavailable'
-  | 'internal_error';
+/** The stable codes of contract section 2; responses.ts documents them in OpenAPI from this list. */
+export const PROBLEM_CODES = [
+  'invalid_parameter',
+  'unknown_parameter',
+  'not_found',
+  'method_not_allowed',
+  'rate_limited',
+  'data_unavailable',
+  'internal_error',
+] as const;
+
+export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
 export interface ParameterError {
   parameter: string;
