@@ -44,7 +44,7 @@ export const BudgetCategory = z
     example: { id: 1, category: 'Dépenses de gestion', type: 'expense', parent_id: null, expenses: 42272, resources: 0 },
   });
 
-export const OrganizationRef = z
+const OrganizationRef = z
   .object({ id: id('Organization id'), name: name('Organization name'), code: name('Organization code') })
   .meta({ description: 'The organization the line is charged to' });
 
@@ -111,7 +111,7 @@ export const CategoryNode: z.ZodType<CategoryNode> = z
     },
   });
 
-export const BudgetYear = z
+const BudgetYear = z
   .object({
     year,
     expenses: money('Expenses charged to the organization that year'),

@@ -17,7 +17,7 @@ import type { Manifest } from './manifest.js';
 import type { TableSpec } from './schema.js';
 import { typedColumns, writeDropFiles, type TableProgress } from './write.js';
 
-export interface SynthOptions {
+interface SynthOptions {
   expenseLines: number;
   seed: number;
   createdAt?: string;

@@ -9,7 +9,7 @@ import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb
 import { MANIFEST_FILE, sha256File, type Manifest } from './manifest.js';
 import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
 
-export interface DropInfo {
+interface DropInfo {
   version: string;
   description: string;
   source?: string;
@@ -31,7 +31,7 @@ export interface WriteOptions extends DropInfo {
  * Writes one table's Parquet file at `target`, on the shared connection; names each step (one
  * statement) as it starts, since progress is per statement.
  */
-export type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string, step: (name: string) => void) => Promise<void>;
+type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string, step: (name: string) => void) => Promise<void>;
 
 const PROGRESS_EVERY_MS = 1000;
 
@@ -98,7 +98,7 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
  * Written last and renamed into place: a watcher of drop.json never sees a half-written manifest,
  * and by the time it changes every file it lists is complete.
  */
-export async function writeManifest(outDir: string, manifest: Manifest): Promise<void> {
+async function writeManifest(outDir: string, manifest: Manifest): Promise<void> {
   const tmp = path.join(outDir, `.${MANIFEST_FILE}.${process.pid}.tmp`);
   await writeFile(tmp, `${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
   await rename(tmp, path.join(outDir, MANIFEST_FILE));

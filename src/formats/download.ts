@@ -11,7 +11,7 @@ import { csvEncoder } from './csv.js';
 import { FORMATS } from './negotiate.js';
 import type { Column, FlatRow } from './table.js';
 
-export interface Download {
+interface Download {
   format: 'csv' | 'arrow';
   columns: readonly Column[];
   /** The attachment's file name, extension included; see fileName(). */

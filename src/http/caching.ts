@@ -7,7 +7,7 @@ import { COMMON_HEADERS } from './headers.js';
  * so the tag is derived from those, without hashing the body, and a matching If-None-Match is
  * answered before any query runs. Parameters keep their order: paging links repeat them as given, so another order is another body.
  */
-export function etagFor(fingerprint: string, path: string, url: string, variant = ''): string {
+export function etagFor(fingerprint: string, path: string, url: string, variant: string): string {
   const query = [...new URL(url, 'http://local').searchParams]
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join('&');
@@ -38,7 +38,7 @@ export interface Rendered {
   notModifiedHeaders: readonly string[];
 }
 
-export interface RenderOptions {
+interface RenderOptions {
   contentType: string;
   cacheControl: string;
   /** The tag; by default a hash of the bytes. */
