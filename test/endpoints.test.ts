@@ -178,9 +178,9 @@ describe('ids past 2^53', () => {
     expect(await text('/budget/api/resources/')).toContain('"results":[{"id":9,"year":2024,"amount":2.5,"source":"Impôts directs"}]');
     expect(await text('/budget/api/budget-categories/?year=2024&type=expense')).toContain('{"id":9007199254740993,"category":"Catégorie lointaine","type":"expense","parent_id":20,');
     expect(await text('/budget/api/organization/?offset=3')).toContain('"results":[{"id":9007199254740995,"name":"Office lointain","code":"FAR","budget":[{"year":2024,"expenses":1.5,"resources":2.5}]}]');
-    const [tree] = JSON.parse(await text('/budget/api/expenses/?hierarchy=true&year=2024')).results;
-    expect(tree).toMatchObject({ id: 20, year: 2024 });
-    expect(await text('/budget/api/expenses/?hierarchy=true&year=2024')).toContain('"children":[{"id":9007199254740993,"name":"Catégorie lointaine","year":2024,"amount":1.5,"children":[]}]');
+    const trees = await text('/budget/api/expenses/?hierarchy=true&year=2024');
+    expect(JSON.parse(trees).results[0]).toMatchObject({ id: 20, year: 2024 });
+    expect(trees).toContain('"children":[{"id":9007199254740993,"name":"Catégorie lointaine","year":2024,"amount":1.5,"children":[]}]');
   });
 
   it('filter exactly: organization_id, parent', async () => {

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
+import { getCsv } from './helpers/downloads.js';
 
 const LINES = 25;
 let t: TestApp;
@@ -147,11 +148,7 @@ describe('pages of lines written out of id order', () => {
   });
 
   it('exports every matching line in id order, as CSV', async () => {
-    const csvIds = async (url: string) => {
-      const res = await request(shuffled.app).get(url);
-      expect(res.status).toBe(200);
-      return res.text.trim().split('\r\n').slice(1).map((record) => Number(record.split(',')[0]));
-    };
+    const csvIds = async (url: string) => (await getCsv(shuffled.app, url)).rows.map((row) => Number(row.id));
     const sortedIds = (lines: { id: number }[]) => lines.map((l) => l.id).sort((a, b) => a - b);
     expect(await csvIds('/budget/api/expenses/?format=csv')).toEqual(sortedIds(expenses));
     expect(await csvIds('/budget/api/expenses/?format=csv&year=2022&organization=2')).toEqual(

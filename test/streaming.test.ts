@@ -5,19 +5,17 @@
  */
 import { tableFromIPC } from 'apache-arrow';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
-import { appFor, type TestApp } from './helpers/app.js';
+import { appFor, listen, type TestApp } from './helpers/app.js';
 
 const LINES = 300_000;
 const CHUNK_ROWS = 2048; // DuckDB's vector size: one streamed chunk
 const TOTAL_CHUNKS = Math.ceil(LINES / CHUNK_ROWS);
 
 let t: TestApp;
-let server: Server;
 let base: string;
+let stop: () => Promise<void>;
 let chunksFetched = 0;
 
 beforeAll(async () => {
@@ -41,13 +39,10 @@ beforeAll(async () => {
       yield rows;
     }
   };
-  server = t.app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ base, stop } = await listen(t.app));
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await stop();
   t.close();
 });
 
@@ -83,19 +78,17 @@ function open(path: string, timeoutMs = 10_000): Promise<http.IncomingMessage> {
  * Reads a CSV download to its end, counts its lines and checks that its ids (first field) rise;
  * fails instead of hanging if it stalls.
  */
-function readAll(path: string, timeoutMs = 20_000): Promise<{ bytes: number; lines: number; idsRise: boolean }> {
+function readAll(path: string, timeoutMs = 20_000): Promise<{ lines: number; idsRise: boolean }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${path} did not finish in ${timeoutMs} ms`)), timeoutMs);
     http
       .get(`${base}${path}`, (res) => {
-        let bytes = 0;
         let lines = 0;
         let idsRise = true;
         let lastId = 0;
         let partial = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
-          bytes += Buffer.byteLength(chunk);
           const records = (partial + chunk).split('\r\n');
           partial = records.pop()!;
           for (const record of records) {
@@ -108,7 +101,7 @@ function readAll(path: string, timeoutMs = 20_000): Promise<{ bytes: number; lin
         });
         res.on('end', () => {
           clearTimeout(timer);
-          resolve({ bytes, lines, idsRise });
+          resolve({ lines, idsRise });
         });
       })
       .on('error', reject);
