@@ -7,7 +7,7 @@ import { Store } from '../../src/data/store.js';
 import { ENDPOINTS } from '../../src/endpoints.js';
 import { parseQuery } from '../../src/params.js';
 
-export const QUERY_SAMPLES: Record<string, string[]> = {
+const QUERY_SAMPLES: Record<string, string[]> = {
   '/budget/api/totals/': ['', 'include_complementary=false'],
   '/budget/api/budget-categories/': ['', 'year=2010&type=expense'],
   '/budget/api/expenses/': ['', 'offset=900000', 'year=2010&limit=100&offset=30000', 'organization=7&offset=3000', 'hierarchy=true', 'hierarchy=true&year=2010&organization=3'],
@@ -26,7 +26,7 @@ export interface QueryFigures {
   perQuery: { url: string; p50: number; p99: number }[];
 }
 
-export async function measureQueries(dir: string, repeat = 200): Promise<QueryFigures> {
+async function measureQueries(dir: string, repeat = 200): Promise<QueryFigures> {
   const started = performance.now();
   const store = new Store();
   store.swap(await loadDrop(dir));
