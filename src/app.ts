@@ -7,7 +7,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.js';
 import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './docs.js';
-import { ENDPOINTS } from './endpoints.js';
+import { ENDPOINTS } from './endpoints/index.js';
 import { FORMATS, FORMAT_NAMES } from './formats/negotiate.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
 import { HttpError, errorHandler } from './http/errors.js';

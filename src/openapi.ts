@@ -11,7 +11,7 @@ import { stringify } from 'csv-stringify/sync';
 import { csvOptions } from './formats/csv.js';
 import { z } from 'zod';
 import { projectRoot } from './data/sql.js';
-import { ENDPOINTS, TREE_TABLE, type Endpoint } from './endpoints.js';
+import { ENDPOINTS, TREE_TABLE, type Endpoint } from './endpoints/index.js';
 import { FORMATS } from './formats/negotiate.js';
 import type { Column, Table } from './formats/table.js';
 import * as responses from './responses.js';

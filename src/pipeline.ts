@@ -5,7 +5,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Lease, Store } from './data/store.js';
-import { ENDPOINTS, TREE_TABLE, pageBounds, type Endpoint, type Page } from './endpoints.js';
+import { ENDPOINTS, TREE_TABLE, pageBounds, type Endpoint, type Page } from './endpoints/index.js';
 import { fileName, sendDownload } from './formats/download.js';
 import { FORMATS, negotiate, type Format } from './formats/negotiate.js';
 import type { FlatRow } from './formats/table.js';

@@ -1,6 +1,6 @@
 /**
  * The shapes of the JSON answers, as zod schemas: the OpenAPI document is generated from them
- * (src/openapi.ts), the tests validate real answers against that document, and endpoints.ts types
+ * (src/openapi.ts), the tests validate real answers against that document, and src/endpoints/ types
  * its CSV/Arrow flatteners with them, so code, document and downloads cannot drift apart unseen.
  *
  * Each schema that becomes a named OpenAPI component carries a `title`, used as its name.

@@ -4,7 +4,7 @@
  */
 import { loadDrop } from '../../src/data/drop.js';
 import { Store } from '../../src/data/store.js';
-import { ENDPOINTS } from '../../src/endpoints.js';
+import { ENDPOINTS } from '../../src/endpoints/index.js';
 import { parseQuery } from '../../src/params.js';
 
 const QUERY_SAMPLES: Record<string, string[]> = {

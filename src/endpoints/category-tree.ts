@@ -1,0 +1,39 @@
+/** The category trees that expenses and resources answer with hierarchy=true. */
+import type { Lease } from '../data/store.js';
+import { float64, int32, int64, table, utf8, type FlatRow } from '../formats/table.js';
+import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../tree.js';
+import { named, pageBounds, type Page } from './endpoint.js';
+
+/** One row per node of a category tree, depth-first, roots at depth 0 (contract section 5). */
+export const TREE_TABLE = table<TreeNode>(
+  [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount'), int32('depth')],
+  (root) => flattenTree(root) as unknown as FlatRow[],
+);
+
+export function treePage(roots: TreeNode[], params: { limit?: number; offset?: number }): Page {
+  const { limit, offset } = pageBounds(params);
+  return { count: roots.length, items: roots.slice(offset, offset + limit) };
+}
+
+/** Every node of every tree, in one chunk: a tree's size is bounded by categories × years, not by lines. */
+export async function* allTreeRows(roots: Promise<TreeNode[]>): AsyncGenerator<FlatRow[]> {
+  yield (await roots).flatMap((root) => TREE_TABLE.rows(root));
+}
+
+/**
+ * The roll-up computed at load answers the whole tree; one organization's expense tree reads its
+ * lines. Nodes are named from the drop's category names (sql/derive/category_names.sql).
+ */
+export async function categoryTree(
+  lease: Lease,
+  type: 'expense' | 'resource',
+  year?: number,
+  organization?: number | bigint,
+): Promise<TreeNode[]> {
+  const rows =
+    organization === undefined
+      ? await lease.query('category_tree', { type, year: year ?? null })
+      : await lease.query('organization_expense_tree', { organization, year: year ?? null });
+  const { categoryNames } = lease.drop.data;
+  return buildForest(rows as unknown as TreeRow[], (id) => named(categoryNames, id));
+}
