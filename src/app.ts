@@ -8,16 +8,17 @@ import type { Config } from './config.js';
 import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './docs.js';
 import { ENDPOINTS } from './endpoints/index.js';
-import { FORMATS, FORMAT_NAMES } from './formats/negotiate.js';
+import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
 import { HttpError, errorHandler } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { rateLimiter } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import { logger } from './log.js';
-import { DOCS_PATH, OPENAPI_PATH, openApiDocument } from './openapi.js';
+import { openApiDocument } from './openapi.js';
 import { cachedAnswers, dataUnavailable, endpointHandler } from './pipeline.js';
 import { parseQuery } from './params.js';
+import { SERVICE_ROUTES } from './routes.js';
 import { z } from 'zod';
 
 export interface AppOptions {
@@ -25,9 +26,9 @@ export interface AppOptions {
   store: Store;
 }
 
-const API = '/budget/api';
 const noParameters = z.object({});
 const JSON_TYPE = FORMATS.json.contentType;
+const DOCS_PATH = SERVICE_ROUTES.docs.path;
 
 export function createApp({ config, store }: AppOptions): Express {
   const app = express();
@@ -67,21 +68,25 @@ export function createApp({ config, store }: AppOptions): Express {
   const docsPage = render(Buffer.from(DOCS_PAGE), { contentType: 'text/html; charset=utf-8', cacheControl });
   const docsScript = render(Buffer.from(DOCS_SCRIPT), { contentType: 'text/javascript; charset=utf-8', cacheControl });
 
-  serviceRoute('/healthz', () => healthy);
-  serviceRoute('/readyz', () => {
-    if (!store.ready) throw dataUnavailable();
-    return json({ status: 'ready', version: store.served?.manifest.version });
-  });
-  serviceRoute(`${API}/`, () => indexAnswer);
-  serviceRoute(`${API}/meta/`, () => {
-    if (!store.served) throw dataUnavailable();
-    return json(meta(store));
-  });
-  serviceRoute(OPENAPI_PATH, () => (openApiAnswer ??= json(openApiDocument())));
-  serviceRoute(DOCS_PATH, (res) => {
-    res.set('Content-Security-Policy', DOCS_CSP);
-    return docsPage;
-  });
+  // One answer per service route of the table in routes.ts; a route added there must be answered here.
+  const answers: Record<keyof typeof SERVICE_ROUTES, (res: express.Response) => Rendered> = {
+    index: () => indexAnswer,
+    meta: () => {
+      if (!store.served) throw dataUnavailable();
+      return json(meta(store));
+    },
+    openapi: () => (openApiAnswer ??= json(openApiDocument())),
+    docs: (res) => {
+      res.set('Content-Security-Policy', DOCS_CSP);
+      return docsPage;
+    },
+    healthz: () => healthy,
+    readyz: () => {
+      if (!store.ready) throw dataUnavailable();
+      return json({ status: 'ready', version: store.served?.manifest.version });
+    },
+  };
+  for (const [name, { path }] of Object.entries(SERVICE_ROUTES)) serviceRoute(path, answers[name as keyof typeof SERVICE_ROUTES]);
   route(`${DOCS_PATH}init.js`, (req, res) => sendRendered(req, res, docsScript));
   route(`${DOCS_PATH}:asset`, (req, res, next) => {
     const asset = swaggerUiAsset(String(req.params.asset));
@@ -93,7 +98,7 @@ export function createApp({ config, store }: AppOptions): Express {
   });
 
   app.use((req) => {
-    throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${API}/`);
+    throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
   });
   app.use(errorHandler((message, error) => logger.error({ err: error }, message)));
   return app;
@@ -104,12 +109,12 @@ const methodNotAllowed: RequestHandler = (req, res) => {
   throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${ALLOWED_METHODS}`);
 };
 
-
 function index() {
+  const { openapi, docs, healthz, readyz } = SERVICE_ROUTES;
   return {
     name: 'Public Budget Data Service',
     description: 'Read-only data on the state budget: totals, categories, expenses, resources, organizations, debt and deficit.',
-    documentation: { openapi: OPENAPI_PATH, docs: DOCS_PATH },
+    documentation: { openapi: openapi.path, docs: docs.path },
     endpoints: [
       ...ENDPOINTS.map((e) => ({
         path: e.path,
@@ -118,10 +123,11 @@ function index() {
         paged: e.paged,
         formats: [...FORMAT_NAMES],
       })),
-      { path: `${API}/meta/`, summary: 'The data drop being served', parameters: [], paged: false, formats: ['json'] },
-      { path: OPENAPI_PATH, summary: 'The OpenAPI 3.1 document of this API', parameters: [], paged: false, formats: ['json'] },
+      ...Object.values(SERVICE_ROUTES)
+        .filter((route) => route.inIndex)
+        .map((route) => ({ path: route.path, summary: route.summary, parameters: [], paged: false, formats: ['json'] })),
     ],
-    health: { live: '/healthz', ready: '/readyz' },
+    health: { live: healthz.path, ready: readyz.path },
   };
 }
 

@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { tagOf } from './http/caching.js';
-import { DOCS_PATH, OPENAPI_PATH } from './openapi.js';
+import { SERVICE_ROUTES } from './routes.js';
+
+const DOCS_PATH = SERVICE_ROUTES.docs.path;
+const OPENAPI_PATH = SERVICE_ROUTES.openapi.path;
 
 /** swagger-ui-dist's folder. Only its package.json is resolved: its main module loads the whole bundle into Node. */
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -1,48 +1,46 @@
 /**
  * The OpenAPI 3.1 document, generated from the code that serves the API: query parameters from the
  * zod schemas that validate them (io: 'input', what a client sends), answers from the zod schemas
- * in responses.ts, CSV/Arrow columns from each endpoint's table. Nothing here restates a shape by
- * hand, so the document cannot drift from the code; test/openapi.test.ts checks real answers
- * against it.
+ * in responses.ts, download columns from each endpoint variant's table, each format's media type
+ * from its own module (formats/registry.ts), service routes from routes.ts. Nothing here restates a
+ * shape by hand, so the document cannot drift from the code; test/openapi.test.ts checks real
+ * answers against it.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { stringify } from 'csv-stringify/sync';
-import { csvOptions } from './formats/csv.js';
 import { z } from 'zod';
 import { projectRoot } from './data/sql.js';
-import { ENDPOINTS, TREE_TABLE, type Endpoint } from './endpoints/index.js';
-import { FORMATS } from './formats/negotiate.js';
-import type { Column, Table } from './formats/table.js';
+import { ENDPOINTS, type Endpoint } from './endpoints/index.js';
+import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
+import { pageOf } from './paging.js';
 import * as responses from './responses.js';
+import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
 
 type Json = Record<string, unknown>;
-
-export const OPENAPI_PATH = '/budget/api/openapi.json';
-export const DOCS_PATH = '/budget/api/docs/';
 
 const UNITS =
   "Amounts are in the unit of the data drop being served: the sample data uses MDT (millions of Tunisian dinars). " +
   'Money is rounded to 3 decimals and percentages to 2 (half away from zero).';
 
 const DESCRIPTION = `Read-only data on the state budget: totals, categories, expenses, resources, organizations,
-debt and deficit, served from a published data drop (see \`/budget/api/meta/\` for the one being served).
+debt and deficit, served from a published data drop (see \`${SERVICE_ROUTES.meta.path}\` for the one being served).
 
 ${UNITS}
 
 **Formats.** Every data endpoint answers JSON (default), CSV (\`text/csv\`, RFC 4180, UTF-8, a header
-row) or an Arrow IPC stream (\`application/vnd.apache.arrow.stream\`), chosen by the \`format\` parameter
-or the \`Accept\` header; \`format\` wins. Downloads are attachments. Nested objects are flattened with
-\`_\`; a category tree (\`hierarchy=true\`) is one row per node with \`parent_id\` and \`depth\`, depth-first.
-On the paged endpoints a CSV or Arrow download without \`limit\` and \`offset\` holds every matching row
-(streamed, no page cap).
+row), an Arrow IPC stream (\`application/vnd.apache.arrow.stream\`) or a Parquet file
+(\`application/vnd.apache.parquet\`, the Arrow stream's columns and types), chosen by the \`format\`
+parameter or the \`Accept\` header; \`format\` wins. Downloads are attachments. Nested objects are
+flattened with \`_\`; a category tree (\`hierarchy=true\`) is one row per node with \`parent_id\` and
+\`depth\`, depth-first. On the paged endpoints a download without \`limit\` and \`offset\` holds every
+matching row (streamed, no page cap).
 
 **Paging.** Paged endpoints answer \`{count, next, previous, results}\`; \`limit\` 1..1000 (default 100),
 \`offset\` >= 0. Every list has a fixed order, given per endpoint.
 
 **HTTP.** GET and HEAD only (other methods: 405 with \`Allow\`); paths work with and without the trailing
 slash; CORS is open to any origin; every 200 has an \`ETag\` (send \`If-None-Match\` for a 304) and
-\`Cache-Control\`. Errors are RFC 9457 problem documents (\`application/problem+json\`) with a stable
+\`Cache-Control\`; the tag is the same whatever the order of the parameters. Errors are RFC 9457 problem documents (\`application/problem+json\`) with a stable
 \`code\`. Unknown query parameters are refused (400 \`unknown_parameter\`), as are repeated or empty ones.
 Requests are rate limited per client (\`RateLimit\` headers, IETF draft 8; over the limit: 429).`;
 
@@ -64,23 +62,16 @@ export function openApiDocument(): Json {
 
   const paths: Json = {};
   for (const endpoint of ENDPOINTS) {
-    component(endpoint.item);
-    if (endpoint.hierarchy) component(responses.CategoryNode);
-    const body = endpoint.paged
-      ? responses.pageOf(endpoint.hierarchy ? z.union([endpoint.item, responses.CategoryNode]) : endpoint.item)
-      : z.array(endpoint.item);
-    const answer = component(body, `${name(endpoint.item)}${endpoint.paged ? 'Page' : 'List'}`);
+    const items = endpoint.variants.map((variant) => variant.item);
+    for (const item of items) component(item);
+    const item = items.length > 1 ? z.union(items) : items[0]!;
+    const body = endpoint.paged ? pageOf(item) : z.array(item);
+    const answer = component(body, `${name(items[0]!)}${endpoint.paged ? 'Page' : 'List'}`);
     paths[endpoint.path] = { get: dataOperation(endpoint, answer) };
   }
-  paths['/budget/api/'] = { get: serviceOperation('getIndex', 'The endpoints of the API, with links', component(responses.ServiceIndex)) };
-  paths['/budget/api/meta/'] = {
-    get: serviceOperation('getMeta', 'The data drop being served: version, row counts, years, last reload', component(responses.Meta), { needsData: true }),
-  };
-  paths[OPENAPI_PATH] = {
-    get: serviceOperation('getOpenApi', `This OpenAPI 3.1 document (read it at ${DOCS_PATH})`, { type: 'object' }),
-  };
-  paths['/healthz'] = { get: serviceOperation('getLiveness', 'Process alive', component(responses.Health), { limited: false }) };
-  paths['/readyz'] = { get: serviceOperation('getReadiness', '200 once data is loaded, else 503', component(responses.Health), { limited: false, needsData: true }) };
+  for (const route of Object.values(SERVICE_ROUTES)) {
+    paths[route.path] = { get: serviceOperation(route, route.answer ? component(route.answer) : undefined) };
+  }
 
   const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   for (const schema of Object.values(schemas)) {
@@ -107,7 +98,13 @@ export function openApiDocument(): Json {
 }
 
 function dataOperation(endpoint: Endpoint, answer: Json): Json {
-  const example = endpoint.item.meta()?.example;
+  const exampleItem = endpoint.variants[0].item.meta()?.example;
+  const doc = {
+    answer,
+    example: endpoint.paged ? { count: 1, next: null, previous: null, results: [exampleItem] } : [exampleItem],
+    tables: endpoint.variants.map((variant) => ({ table: variant.table, when: variant.when?.text })),
+    exampleItem,
+  };
   return {
     operationId: operationId(endpoint.path),
     tags: ['data'],
@@ -124,23 +121,7 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
           'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' },
           RateLimit: { $ref: '#/components/headers/RateLimit' },
         },
-        content: {
-          [FORMATS.json.mediaType]: {
-            schema: answer,
-            example: endpoint.paged ? { count: 1, next: null, previous: null, results: [example] } : [example],
-          },
-          [FORMATS.csv.mediaType]: {
-            schema: { type: 'string', description: `CSV with a header row. ${columnList(endpoint)}` },
-            example: csvExample(endpoint.table, example),
-          },
-          [FORMATS.arrow.mediaType]: {
-            schema: {
-              type: 'string',
-              contentMediaType: FORMATS.arrow.mediaType,
-              description: `An Arrow IPC stream. ${columnList(endpoint, true)}`,
-            },
-          },
-        },
+        content: Object.fromEntries(Object.values(FORMATS).map((format) => [format.mediaType, format.openApi(doc)])),
       },
       304: { description: 'Not Modified: the If-None-Match tag is current', headers: { ETag: { $ref: '#/components/headers/ETag' } } },
       400: { $ref: '#/components/responses/BadRequest' },
@@ -151,27 +132,24 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
   };
 }
 
-interface ServiceTraits {
-  /** Needs a loaded drop, so may answer 503. */
-  needsData?: boolean;
-  /** Counts against the rate limit (not the health checks). */
-  limited?: boolean;
-}
-
-function serviceOperation(id: string, summary: string, schema: Json, traits: ServiceTraits = {}): Json {
-  const { needsData = false, limited = true } = traits;
+function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
+  // Every service answer is JSON but the docs page's.
+  const content =
+    route === SERVICE_ROUTES.docs
+      ? { 'text/html': { schema: { type: 'string' } } }
+      : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
   return {
-    operationId: id,
+    operationId: route.operationId,
     tags: ['service'],
-    summary,
-    description: `${summary}. Takes no query parameters.`,
+    summary: route.summary,
+    description: `${route.summary}. Takes no query parameters.`,
     responses: {
-      200: { description: 'OK', content: { [FORMATS.json.mediaType]: { schema } } },
+      200: { description: 'OK', content },
       304: { description: 'Not Modified: the If-None-Match tag is current' },
       400: { $ref: '#/components/responses/BadRequest' },
-      ...(limited ? { 429: { $ref: '#/components/responses/TooManyRequests' } } : {}),
+      ...(route.rateLimited ? { 429: { $ref: '#/components/responses/TooManyRequests' } } : {}),
       500: { $ref: '#/components/responses/InternalError' },
-      ...(needsData ? { 503: { $ref: '#/components/responses/DataUnavailable' } } : {}),
+      ...(route.needsData ? { 503: { $ref: '#/components/responses/DataUnavailable' } } : {}),
     },
   };
 }
@@ -186,31 +164,21 @@ function parameter(key: string, schema: z.ZodType): Json {
   return { name: key, in: 'query', required: false, description, example, schema: rest };
 }
 
-function columnList(endpoint: Endpoint, types = false): string {
-  const list = (columns: readonly Column[]) =>
-    columns
-      .map((c) => (types ? `${c.name} (${ARROW_NAMES[c.type]}${c.nullable ? ', nullable' : ''})` : c.name))
-      .join(', ');
-  const flat = `Columns: ${list(endpoint.table.columns)}.`;
-  return endpoint.hierarchy ? `${flat} With hierarchy=true, one row per tree node: ${list(TREE_TABLE.columns)}.` : flat;
-}
-
-const ARROW_NAMES = { int32: 'Int32', int64: 'Int64', float64: 'Float64', utf8: 'Utf8' } as const;
-
 function downloadDescription(endpoint: Endpoint): string {
+  const downloads = FORMAT_NAMES.filter((name) => FORMATS[name].download).join(', ');
+  const columns = endpoint.variants
+    .map(({ table, when }) => `${when ? `${when.text}: ` : 'Columns: '}${table.columns.map((c) => c.name).join(', ')}.`)
+    .join(' ');
   const whole = endpoint.paged
-    ? ' Without limit and offset, a CSV or Arrow download holds every matching row, streamed; with either, just that page.'
+    ? ' Without limit and offset, a download holds every matching row, streamed; with either, just that page.'
     : '';
-  return `**CSV and Arrow.** ${columnList(endpoint)}${whole}`;
-}
-
-function csvExample(table: Table, item: unknown): string {
-  return stringify(table.rows(item), csvOptions(table.columns));
+  return `**Downloads (${downloads}).** ${columns}${whole}`;
 }
 
 /** `/budget/api/organization/stats/` → `getOrganizationStats`. */
 function operationId(endpointPath: string): string {
-  const words = endpointPath.replace(/^\/budget\/api\//, '').split(/[/-]/).filter(Boolean);
+  const words = endpointPath
+    .slice(`${API_PREFIX}/`.length).split(/[/-]/).filter(Boolean);
   return `get${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`;
 }
 
@@ -234,9 +202,9 @@ const PROBLEM_RESPONSES: Json = {
 const HEADERS: Json = {
   ETag: { description: "Changes whenever the drop's content or the representation changes", schema: { type: 'string' } },
   'Cache-Control': { description: 'public, max-age=N (N set by the deployment)', schema: { type: 'string' } },
-  Vary: { description: 'Accept: the same URL answers JSON, CSV or Arrow', schema: { type: 'string' } },
+  Vary: { description: `Accept: the same URL answers ${FORMAT_NAMES.join(', ')}`, schema: { type: 'string' } },
   'Content-Disposition': {
-    description: 'CSV and Arrow only: attachment; filename="<endpoint>-<parameters>.csv" (or .arrow)',
+    description: `Downloads only: attachment; filename="<endpoint>-<parameters>.csv" (or .${FORMAT_NAMES.filter((n) => FORMATS[n].download && n !== 'csv').map((n) => FORMATS[n].extension).join(', .')})`,
     schema: { type: 'string' },
   },
   RateLimit: { description: 'Requests left in the window (IETF draft 8)', schema: { type: 'string' } },

@@ -6,7 +6,7 @@
  * `years=2020` never silently returns everything.
  */
 import { z } from 'zod';
-import { FORMAT_NAMES } from './formats/negotiate.js';
+import { FORMAT_NAMES } from './formats/registry.js';
 import { HttpError, type ParameterError } from './http/errors.js';
 
 const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
@@ -65,23 +65,12 @@ export const param = {
     )
     .transform((v): 'expense' | 'resource' => (v === 'expense' || v.startsWith('d') ? 'expense' : 'resource'))
     .meta({ description: 'expense (dépense, depense) or resource (ressource), case-insensitive', example: 'expense' }),
-  limit: z
-    .string()
-    .regex(/^\d{1,10}$/, { error: 'must be an integer between 1 and 1000' })
-    .transform(Number)
-    .pipe(z.number().min(1, { error: 'must be an integer between 1 and 1000' }).max(1000, { error: 'must be an integer between 1 and 1000' }))
-    .meta({ description: 'Page size, 1 to 1000 (default 100)', example: '100' }),
-  offset: z
-    .string()
-    .regex(/^\d{1,15}$/, { error: 'must be an integer >= 0' })
-    .transform(Number)
-    .meta({ description: 'Items to skip (default 0)', example: '0' }),
   format: z
     .enum(FORMAT_NAMES, { error: `must be one of ${FORMAT_NAMES.join(', ')}` })
     .meta({
       description:
-        'json (default), csv or arrow (an Arrow IPC stream); wins over the Accept header. On paged endpoints, ' +
-        'csv and arrow hold every matching row unless limit or offset is given',
+        'json (default), csv, arrow (an Arrow IPC stream) or parquet (a Parquet file); wins over the Accept header. ' +
+        'On paged endpoints, csv, arrow and parquet hold every matching row unless limit or offset is given',
       // json, not csv: Swagger UI's "Try it out" starts from the example, and should show data, not a download.
       example: 'json',
     }),

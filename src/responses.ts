@@ -12,7 +12,7 @@ import { PROBLEM_CODES } from './http/errors.js';
 const UNIT = "in the drop's unit (the sample data: MDT, millions of Tunisian dinars), rounded to 3 decimals";
 const id = (description: string) => z.int().meta({ description });
 const name = (description: string) => z.string().meta({ description });
-const year = z.int().meta({ description: 'Budget year' });
+const year = z.int32().meta({ description: 'Budget year' });
 const money = (description: string) => z.number().meta({ description: `${description}, ${UNIT}` });
 const percent = (description: string) => z.number().meta({ description: `${description}, in percent, rounded to 2 decimals` });
 
@@ -183,17 +183,6 @@ export const Deficit = z
     description: 'The budget deficit of one year, and its share of GDP',
     example: { year: 2023, value: 7497, percent: 5.01, gdp: 149645 },
   });
-
-/** The paged envelope of contract section 2 (DRF's LimitOffsetPagination shape). */
-export function pageOf(item: z.ZodType) {
-  const link = (description: string) => z.string().nullable().meta({ description });
-  return z.object({
-    count: z.int().min(0).meta({ description: 'Number of matching items (root nodes with hierarchy=true)' }),
-    next: link('Relative URL of the next page, keeping every other parameter; null on the last page'),
-    previous: link('Relative URL of the previous page; null on the first page'),
-    results: z.array(item).meta({ description: 'The items of this page' }),
-  });
-}
 
 export const Problem = z
   .object({

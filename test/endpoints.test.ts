@@ -6,7 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
-import { getArrow } from './helpers/downloads.js';
+import { getArrow, getParquet } from './helpers/downloads.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -192,12 +192,19 @@ describe('ids past 2^53', () => {
     );
   });
 
-  it('keep every digit in CSV and Arrow exports', async () => {
+  it('keep every digit in CSV, Arrow and Parquet exports', async () => {
     expect(await text('/budget/api/expenses/?format=csv')).toBe(
       'id,year,amount,category,organization_id,organization_name,organization_code\r\n7,2024,1.5,Catégorie lointaine,9007199254740995,Office lointain,FAR\r\n',
     );
     const { table } = await getArrow(big.app, '/budget/api/expenses/?format=arrow');
     expect(table.get(0)?.toJSON()).toMatchObject({ id: 7n, organization_id: BIG_ORGANIZATION });
+    const { rows } = await getParquet(big.app, '/budget/api/expenses/?format=parquet');
+    expect(rows).toEqual([
+      {
+        id: 7n, year: 2024, amount: 1.5, category: 'Catégorie lointaine',
+        organization_id: BIG_ORGANIZATION, organization_name: 'Office lointain', organization_code: 'FAR',
+      },
+    ]);
   });
 });
 

@@ -1,13 +1,13 @@
 /**
- * Full exports (contract section 5): on the paged endpoints, CSV and Arrow without limit and
- * offset hold every matching row, past the 1000-row page cap, streamed from DuckDB chunk by chunk;
+ * Full exports (docs/api.md, "Formats"): on the paged endpoints, CSV, Arrow and Parquet without
+ * limit and offset hold every matching row, past the 1000-row page cap, streamed from DuckDB chunk by chunk;
  * with limit or offset they hold just that page.
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
-import { csvCells, getArrow, getCsv, type Cells } from './helpers/downloads.js';
+import { csvCells, getArrow, getCsv, getParquet, type Cells } from './helpers/downloads.js';
 
 const LINES = 2500;
 const ORGANIZATIONS = 2500;
@@ -57,7 +57,7 @@ const expenseRow = ({ organization, ...line }: Item): Cells => ({
 const organizationRows = ({ budget, ...org }: Item): Cells[] =>
   budget.length ? budget.map((year: Item) => ({ ...org, ...year })) : [{ ...org, year: null, expenses: null, resources: null }];
 
-describe('a CSV or Arrow download without limit and offset', () => {
+describe('a CSV, Arrow or Parquet download without limit and offset', () => {
   it(`holds all ${LINES} expense lines in CSV, in id order, equal to the JSON pages flattened`, async () => {
     const expected = (await allItems('/budget/api/expenses/')).map(expenseRow);
     expect(expected).toHaveLength(LINES);
@@ -70,6 +70,11 @@ describe('a CSV or Arrow download without limit and offset', () => {
     const arrow = await getArrow(t.app, '/budget/api/expenses/?format=arrow');
     expect(arrow.rows).toEqual(expected);
     expect(arrow.table.batches.length).toBeGreaterThan(1);
+  });
+  it(`holds all ${LINES} expense lines in Parquet`, async () => {
+    const expected = (await allItems('/budget/api/expenses/')).map(expenseRow);
+    const { rows } = await getParquet(t.app, '/budget/api/expenses/?format=parquet');
+    expect(rows.map((r) => ({ ...r, id: Number(r.id), organization_id: Number(r.organization_id) }))).toEqual(expected);
   });
   it('applies the filters of the query', async () => {
     const url = '/budget/api/expenses/?year=2021&organization=3';
@@ -88,6 +93,8 @@ describe('a CSV or Arrow download without limit and offset', () => {
     expect(expected.length).toBeGreaterThan(ORGANIZATIONS);
     expect((await getCsv(t.app, '/budget/api/organization/?format=csv')).rows).toEqual(expected.map(csvCells));
     expect((await getArrow(t.app, '/budget/api/organization/?format=arrow')).rows).toEqual(expected);
+    const parquet = await getParquet(t.app, '/budget/api/organization/?format=parquet');
+    expect(parquet.rows.map((r) => ({ ...r, id: Number(r.id) }))).toEqual(expected);
   });
   it('keeps only organizations with lines that year, with that year alone, with year=', async () => {
     const expected = (await allItems('/budget/api/organization/?year=2022')).flatMap(organizationRows);
@@ -107,7 +114,7 @@ describe('a CSV or Arrow download without limit and offset', () => {
   });
 });
 
-describe('a CSV or Arrow download with limit or offset', () => {
+describe('a CSV, Arrow or Parquet download with limit or offset', () => {
   it('holds just that page', async () => {
     const csv = await getCsv(t.app, '/budget/api/expenses/?format=csv&limit=10&offset=2495');
     expect(csv.rows.map((r) => Number(r.id))).toEqual([2496, 2497, 2498, 2499, 2500]);

@@ -237,12 +237,12 @@ describe('choosing the format', () => {
     expect(res.headers['content-type']).toBe(type);
     expect(res.headers.vary).toBe('Accept');
   });
-  it.each(['xml', 'CSV', 'parquet'])('refuses format=%s with a 400 problem naming format', async (format) => {
+  it.each(['xml', 'CSV', 'orc'])('refuses format=%s with a 400 problem naming format', async (format) => {
     const res = await request(t.app).get(`/budget/api/expenses/?format=${format}`).set('Accept', 'text/csv');
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.headers['content-disposition']).toBeUndefined();
-    expect(res.body).toMatchObject({ code: 'invalid_parameter', errors: [{ parameter: 'format', message: 'must be one of json, csv, arrow' }] });
+    expect(res.body).toMatchObject({ code: 'invalid_parameter', errors: [{ parameter: 'format', message: 'must be one of json, csv, arrow, parquet' }] });
   });
   it('answers other errors as problem+json too when CSV or Arrow was asked for', async () => {
     const res = await request(t.app).get('/budget/api/totals/?year=abc').set('Accept', ARROW);

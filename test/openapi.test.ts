@@ -137,12 +137,18 @@ describe('the document describes', () => {
     const problem = ajv.compile({ $ref: 'openapi.json#/components/schemas/Problem' });
     expect(problem(doc.components.schemas.Problem.example)).toBe(true);
   });
-  it('CSV and Arrow for every data endpoint, with their columns, and the amounts\' unit', () => {
+  it('CSV, Arrow and Parquet for every data endpoint, with the columns of each variant, and the amounts\' unit', () => {
     for (const endpoint of ENDPOINTS) {
       const { content, description } = doc.paths[endpoint.path].get.responses[200];
-      expect(Object.keys(content)).toEqual([JSON_TYPE, 'text/csv', 'application/vnd.apache.arrow.stream']);
-      for (const column of endpoint.table.columns) expect(content['text/csv'].schema.description).toContain(column.name);
-      expect(content['text/csv'].example.split('\r\n')[0]).toBe(endpoint.table.columns.map((c) => c.name).join(','));
+      expect(Object.keys(content)).toEqual([JSON_TYPE, 'text/csv', 'application/vnd.apache.arrow.stream', 'application/vnd.apache.parquet']);
+      for (const { table } of endpoint.variants) {
+        for (const column of table.columns) {
+          expect(content['text/csv'].schema.description).toContain(column.name);
+          expect(content['application/vnd.apache.parquet'].schema.description).toContain(column.name);
+        }
+      }
+      const list = endpoint.variants[0].table;
+      expect(content['text/csv'].example.split('\r\n')[0]).toBe(list.columns.map((c) => c.name).join(','));
       expect(description).toContain('MDT (millions of Tunisian dinars)');
     }
     expect(doc.info.description).toContain('percentages to 2');

@@ -5,7 +5,6 @@
 import { loadDrop } from '../../src/data/drop.js';
 import { Store } from '../../src/data/store.js';
 import { ENDPOINTS } from '../../src/endpoints/index.js';
-import { parseQuery } from '../../src/params.js';
 
 const QUERY_SAMPLES: Record<string, string[]> = {
   '/budget/api/totals/': ['', 'include_complementary=false'],
@@ -37,12 +36,12 @@ async function measureQueries(dir: string, repeat = 200): Promise<QueryFigures> 
   for (const endpoint of ENDPOINTS) {
     for (const query of QUERY_SAMPLES[endpoint.path] ?? ['']) {
       const url = `${endpoint.path}${query ? `?${query}` : ''}`;
-      const params = parseQuery(url, endpoint.query);
+      const bound = endpoint.bind(url);
       const times: number[] = [];
       for (let i = 0; i < repeat; i++) {
         const lease = store.lease()!;
         const t0 = performance.now();
-        await endpoint.answer(params, lease);
+        await bound.answer(lease);
         times.push(performance.now() - t0);
         lease.release();
       }

@@ -1,23 +1,42 @@
-/** The category trees that expenses and resources answer with hierarchy=true. */
+/** The tree variant of expenses and resources: their category tree per year, with hierarchy=true. */
 import type { Lease } from '../data/store.js';
 import { float64, int32, int64, table, utf8, type FlatRow } from '../formats/table.js';
+import { pageBounds } from '../paging.js';
+import * as item from '../responses.js';
 import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../tree.js';
-import { named, pageBounds, type Page } from './endpoint.js';
+import { named, type Variant } from './endpoint.js';
 
-/** One row per node of a category tree, depth-first, roots at depth 0 (contract section 5). */
+/** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md, "Formats"). */
 export const TREE_TABLE = table<TreeNode>(
   [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount'), int32('depth')],
   (root) => flattenTree(root) as unknown as FlatRow[],
 );
 
-export function treePage(roots: TreeNode[], params: { limit?: number; offset?: number }): Page {
-  const { limit, offset } = pageBounds(params);
-  return { count: roots.length, items: roots.slice(offset, offset + limit) };
+interface TreeParams {
+  hierarchy?: boolean;
+  limit?: number;
+  offset?: number;
 }
 
-/** Every node of every tree, in one chunk: a tree's size is bounded by categories × years, not by lines. */
-export async function* allTreeRows(roots: Promise<TreeNode[]>): AsyncGenerator<FlatRow[]> {
-  yield (await roots).flatMap((root) => TREE_TABLE.rows(root));
+/**
+ * The tree variant: pages count root nodes (one tree per year), and a full download holds every
+ * node of every tree, in one chunk: a tree's size is bounded by categories × years, not by lines.
+ */
+export function treeVariant<P extends TreeParams>(trees: (params: P, lease: Lease) => Promise<TreeNode[]>): Variant<P> {
+  return {
+    name: 'tree',
+    when: { test: (params) => params.hierarchy === true, text: 'With hierarchy=true' },
+    item: item.CategoryNode,
+    table: TREE_TABLE,
+    answer: async (params, lease) => {
+      const roots = await trees(params, lease);
+      const { limit, offset } = pageBounds(params);
+      return { count: roots.length, items: roots.slice(offset, offset + limit) };
+    },
+    async *exportAll(params, lease) {
+      yield (await trees(params, lease)).flatMap((root) => TREE_TABLE.rows(root));
+    },
+  };
 }
 
 /**

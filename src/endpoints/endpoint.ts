@@ -1,53 +1,102 @@
 /**
- * What a data endpoint is (contract section 4), described as data: a path, the zod schema of its
- * query, the shape of its JSON items, how those items flatten into CSV/Arrow rows, and how to
- * answer from the drop. pipeline.ts runs every entry the same way; openapi.ts documents them.
- * The helpers below are shared by the endpoint families in this folder.
+ * What a data endpoint is (docs/api.md, "Endpoints"), described as data: a path, the zod schema of
+ * its query, and its variants. A variant is one shape of the answer (the flat list; the category
+ * tree with hierarchy=true) with its own JSON item, its own download table and its own way to
+ * answer. pipeline.ts runs every endpoint the same way; openapi.ts documents them.
  */
 import { z } from 'zod';
 import type { Lease, Row } from '../data/store.js';
+import { isFormatName, type FormatName } from '../formats/registry.js';
 import type { FlatRow, Table } from '../formats/table.js';
-import { param, type QuerySchema } from '../params.js';
+import type { Page } from '../paging.js';
+import { param, parseQuery } from '../params.js';
 
-/** A paged answer: one page of items and the number of items matching in all. */
-export interface Page {
-  count: number;
-  items: unknown[];
+type Shape = Record<string, z.ZodType>;
+
+/** Every data endpoint also takes `format` (docs/api.md, "Formats"); pipeline.ts acts on it. */
+const COMMON = { format: param.format.optional() };
+
+/** The parsed query of an endpoint whose own parameters are S. */
+export type Params<S extends Shape> = z.infer<z.ZodObject<S & typeof COMMON>>;
+
+export interface Variant<P = never> {
+  /** `list` or `tree`: names the variant in the OpenAPI document. */
+  name: string;
+  /** Which requests this variant answers (the first variant answers the others), in words for the docs. */
+  when?: { test(params: P): boolean; text: string };
+  /** The shape of one JSON item (of `results` on paged endpoints). */
+  item: z.ZodType;
+  /** How one JSON item flattens into the rows of a download. */
+  table: Table;
+  answer(params: P, lease: Lease): Promise<unknown[] | Page>;
+  /**
+   * Paged endpoints: every matching row, already flat, for a download without limit and offset.
+   * Flat lists stream from DuckDB chunk by chunk.
+   */
+  exportAll?(params: P, lease: Lease): AsyncIterable<FlatRow[]>;
 }
 
-export interface Endpoint<S extends QuerySchema = QuerySchema> {
+interface EndpointSpec<S extends Shape> {
   /** Canonical path, with the trailing slash; served without it too. */
   path: string;
   summary: string;
   /** For the docs: what a row is, the order, the filters. */
   description: string;
+  /** The endpoint's own parameters; `format` is added. */
   query: S;
   /** Paged endpoints answer a Page and are wrapped in the count/next/previous envelope. */
   paged: boolean;
-  /** The shape of one JSON item (of `results` on paged endpoints). */
-  item: z.ZodType;
-  /** How one JSON item flattens into CSV/Arrow rows. */
-  table: Table;
-  /** With hierarchy=true the items are category trees (item.CategoryNode), flattened by TREE_TABLE. */
-  hierarchy?: boolean;
-  answer(params: z.infer<S>, lease: Lease): Promise<unknown[] | Page>;
-  /**
-   * Paged endpoints: every matching row, already flat, for a CSV/Arrow download without limit
-   * and offset (contract section 5). Flat lists stream from DuckDB chunk by chunk.
-   */
-  exportAll?(params: z.infer<S>, lease: Lease): AsyncIterable<FlatRow[]>;
+  /** The default variant first. */
+  variants: readonly [Variant<Params<S>>, ...Variant<Params<S>>[]];
 }
 
-/** Every data endpoint also takes `format` (contract section 5); pipeline.ts acts on it. */
-export const define = <S extends QuerySchema>(endpoint: Endpoint<S>): Endpoint =>
-  ({ ...endpoint, query: endpoint.query.extend({ format: param.format.optional() }) }) as unknown as Endpoint;
+/** An endpoint with its parameter types sealed in: what the pipeline, the index and the docs see. */
+export interface Endpoint {
+  path: string;
+  summary: string;
+  description: string;
+  /** Every parameter, `format` included. */
+  query: z.ZodObject<Shape>;
+  paged: boolean;
+  variants: readonly [Variant, ...Variant[]];
+  /** Validates a request's query (a 400 HttpError when it is not valid) and binds it to the variant that answers it. */
+  bind(url: string): Bound;
+}
 
-export const paging = { limit: param.limit.optional(), offset: param.offset.optional() };
-const DEFAULT_LIMIT = 100;
+/** A valid request to an endpoint: its parameters and the variant that answers them. */
+export interface Bound {
+  /** The parsed parameters, in the endpoint's order; the pipeline reads format, limit and offset. */
+  params: Record<string, unknown>;
+  format: FormatName | undefined;
+  variant: Variant;
+  answer(lease: Lease): Promise<unknown[] | Page>;
+  /** Every matching row, on paged endpoints. */
+  exportAll?(lease: Lease): AsyncIterable<FlatRow[]>;
+}
 
-/** The page a request asks for, defaults applied. */
-export function pageBounds(params: { limit?: number; offset?: number }): { limit: number; offset: number } {
-  return { limit: params.limit ?? DEFAULT_LIMIT, offset: params.offset ?? 0 };
+export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
+  const query = z.object({ ...spec.query, ...COMMON });
+  return {
+    path: spec.path,
+    summary: spec.summary,
+    description: spec.description,
+    query,
+    paged: spec.paged,
+    variants: spec.variants,
+    bind(url) {
+      const params = parseQuery(url, query);
+      const given: Record<string, unknown> = params;
+      const variant = spec.variants.find((v) => v.when?.test(params)) ?? spec.variants[0];
+      const { exportAll } = variant;
+      return {
+        params: given,
+        format: isFormatName(given.format) ? given.format : undefined,
+        variant,
+        answer: (lease) => variant.answer(params, lease),
+        exportAll: exportAll && ((lease) => exportAll(params, lease)),
+      };
+    },
+  };
 }
 
 /** The count of a count-joined page query (see sql/expenses.sql): on every row, and on the one row of an empty page. */

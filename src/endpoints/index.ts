@@ -6,8 +6,7 @@ import { expenses, resources } from './lines.js';
 import { organizations, organizationStats } from './organizations.js';
 import { totals } from './totals.js';
 
-export { TREE_TABLE } from './category-tree.js';
-export { pageBounds, type Endpoint, type Page } from './endpoint.js';
+export type { Bound, Endpoint, Variant } from './endpoint.js';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   totals,

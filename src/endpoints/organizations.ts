@@ -1,51 +1,61 @@
 import { z } from 'zod';
-import { float64, int32, int64, table, utf8 } from '../formats/table.js';
+import { flatTable, float64, int32, int64, table, utf8 } from '../formats/table.js';
+import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
-import { define, ORDER, page, pageBounds, paging } from './endpoint.js';
+import { API_PREFIX } from '../routes.js';
+import { define, ORDER, page } from './endpoint.js';
 
 export const organizations = define({
-  path: '/budget/api/organization/',
+  path: `${API_PREFIX}/organization/`,
   summary: 'Organizations with their expenses and resources per year',
   description:
     'Without year: every organization (budget may be empty). With year: only organizations with lines that ' +
-    `year, and budget holds that year alone. ${ORDER('id')} In CSV and Arrow: one row per organization and ` +
+    `year, and budget holds that year alone. ${ORDER('id')} In downloads: one row per organization and ` +
     'year; an organization without lines is one row with empty year, expenses and resources.',
   paged: true,
-  query: z.object({ year: param.year.optional(), ...paging }),
-  item: item.Organization,
-  table: table<z.infer<typeof item.Organization>>(
-    [
-      int64('id'),
-      utf8('name'),
-      utf8('code'),
-      int32('year', { nullable: true }),
-      float64('expenses', { nullable: true }),
-      float64('resources', { nullable: true }),
-    ],
-    ({ budget, ...organization }) =>
-      budget.length > 0
-        ? budget.map((year) => ({ ...organization, ...year }))
-        : [{ ...organization, year: null, expenses: null, resources: null }],
-  ),
-  answer: async ({ year, ...paged }, lease) => {
-    const rows = await lease.query('organizations', { year: year ?? null, ...pageBounds(paged) });
-    return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
-  },
-  exportAll: ({ year }, lease) => lease.stream('all_organization_years', { year: year ?? null }),
+  query: { year: param.year.optional(), ...pagingParams },
+  variants: [
+    {
+      name: 'list',
+      item: item.Organization,
+      // One row per organization and year: the budget is a list, which no `_` name can flatten.
+      table: table<z.infer<typeof item.Organization>>(
+        [
+          int64('id'),
+          utf8('name'),
+          utf8('code'),
+          int32('year', { nullable: true }),
+          float64('expenses', { nullable: true }),
+          float64('resources', { nullable: true }),
+        ],
+        ({ budget, ...organization }) =>
+          budget.length > 0
+            ? budget.map((year) => ({ ...organization, ...year }))
+            : [{ ...organization, year: null, expenses: null, resources: null }],
+      ),
+      answer: async ({ year, ...paged }, lease) => {
+        const rows = await lease.query('organizations', { year: year ?? null, ...pageBounds(paged) });
+        return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
+      },
+      exportAll: ({ year }, lease) => lease.stream('all_organization_years', { year: year ?? null }),
+    },
+  ],
 });
 
 export const organizationStats = define({
-  path: '/budget/api/organization/stats/',
+  path: `${API_PREFIX}/organization/stats/`,
   summary: 'Total expenses and resources per organization',
   description: `Without year: every organization; with year: those with lines that year. ${ORDER('organization_id')}`,
   paged: false,
-  query: z.object({ year: param.year.optional(), organization_id: param.id.optional() }),
-  item: item.OrganizationStats,
-  table: table<z.infer<typeof item.OrganizationStats>>(
-    [int64('organization_id'), float64('total_expenses'), float64('total_resources')],
-    (s) => [s],
-  ),
-  answer: ({ year, organization_id }, lease) =>
-    lease.query('organization_stats', { year: year ?? null, organization_id: organization_id ?? null }),
+  query: { year: param.year.optional(), organization_id: param.id.optional() },
+  variants: [
+    {
+      name: 'list',
+      item: item.OrganizationStats,
+      table: flatTable(item.OrganizationStats),
+      answer: ({ year, organization_id }, lease) =>
+        lease.query('organization_stats', { year: year ?? null, organization_id: organization_id ?? null }),
+    },
+  ],
 });

@@ -18,6 +18,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import { Transform } from 'node:stream';
+import { columnList, type DownloadFormat } from './format.js';
 import type { Column, ColumnType, FlatRow } from './table.js';
 
 const ARROW_TYPES: Record<ColumnType, () => DataType> = {
@@ -26,6 +27,8 @@ const ARROW_TYPES: Record<ColumnType, () => DataType> = {
   float64: () => new Float64(),
   utf8: () => new Utf8(),
 };
+
+const TYPE_NAMES: Record<ColumnType, string> = { int32: 'Int32', int64: 'Int64', float64: 'Float64', utf8: 'Utf8' };
 
 /** Int64 vectors take bigints; rows carry ids as numbers, or as bigints past 2^53. */
 const ARROW_VALUES: Record<ColumnType, (value: unknown) => unknown> = {
@@ -51,35 +54,28 @@ function recordBatch(schema: Schema, columns: readonly Column[], rows: FlatRow[]
   return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }));
 }
 
-/** One record batch per chunk of rows; an answer without rows is one empty batch, so it still carries its schema. */
-export async function* recordBatches(columns: readonly Column[], chunks: AsyncIterable<FlatRow[]>): AsyncGenerator<RecordBatch> {
-  const schema = arrowSchema(columns);
-  let written = false;
-  for await (const rows of chunks) {
-    if (rows.length === 0) continue;
-    written = true;
-    yield recordBatch(schema, columns, rows);
-  }
-  if (!written) yield recordBatch(schema, columns, []);
-}
-
 /**
- * A stream that takes record batches and gives the bytes of an Arrow IPC stream.
+ * Takes chunks of rows and gives the bytes of an Arrow IPC stream: one record batch per chunk; an
+ * answer without rows is one empty batch, so it still carries its schema.
  *
  * Not apache-arrow's `throughNode()`: its duplex accepts batches faster than it hands bytes on, so
  * a slow client let the whole export pile up in memory, and a client leaving mid-export left a
  * rejected promise nobody caught (which stops the process). Here each batch is encoded as it is
  * written, so Node's own backpressure paces the query and destroying the stream stops everything.
  */
-export function arrowEncoder(): Transform {
+function arrowEncoder(columns: readonly Column[]): Transform {
+  const schema = arrowSchema(columns);
   const written: Uint8Array[] = [];
   const writer = new RecordBatchStreamWriter().reset(new BufferSink(written));
   const takeWritten = () => Buffer.concat(written.splice(0));
+  let batches = 0;
   return new Transform({
     writableObjectMode: true,
-    transform(batch: RecordBatch, _encoding, done) {
+    transform(rows: FlatRow[], _encoding, done) {
       try {
-        writer.write(batch);
+        if (rows.length === 0) return done();
+        writer.write(recordBatch(schema, columns, rows));
+        batches += 1;
         done(null, takeWritten());
       } catch (error) {
         done(error as Error); // fails the pipeline rather than throwing from inside the stream
@@ -87,6 +83,7 @@ export function arrowEncoder(): Transform {
     },
     flush(done) {
       try {
+        if (batches === 0) writer.write(recordBatch(schema, columns, []));
         writer.close();
         done(null, takeWritten());
       } catch (error) {
@@ -105,3 +102,19 @@ class BufferSink extends AsyncByteQueue {
     this.buffers.push(value);
   }
 }
+
+export const arrow: DownloadFormat<'arrow'> = {
+  name: 'arrow',
+  mediaType: 'application/vnd.apache.arrow.stream',
+  contentType: 'application/vnd.apache.arrow.stream',
+  extension: 'arrow',
+  download: true,
+  encoder: arrowEncoder,
+  openApi: ({ tables }) => ({
+    schema: {
+      type: 'string',
+      contentMediaType: 'application/vnd.apache.arrow.stream',
+      description: `An Arrow IPC stream. ${columnList(tables, (c) => TYPE_NAMES[c.type])}`,
+    },
+  }),
+};

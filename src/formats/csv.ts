@@ -1,13 +1,47 @@
 /** CSV downloads: RFC 4180 (CRLF records, quoting only where needed), UTF-8, a header row. */
-import { stringify, type Stringifier } from 'csv-stringify';
-import type { Column } from './table.js';
-
-/** A stream that takes row objects and gives CSV text; null and missing values are empty fields. */
-export function csvEncoder(columns: readonly Column[]): Stringifier {
-  return stringify(csvOptions(columns));
-}
+import { stringify } from 'csv-stringify/sync';
+import { Transform } from 'node:stream';
+import { columnList, type DownloadFormat } from './format.js';
+import type { Column, FlatRow } from './table.js';
 
 /** The options of every CSV the service writes; the OpenAPI examples use them too. */
 export function csvOptions(columns: readonly Column[]) {
   return { header: true, columns: columns.map((c) => c.name), record_delimiter: 'windows' } as const;
 }
+
+/**
+ * Takes chunks of rows and gives CSV text, the header before the first chunk (or alone when there
+ * are no rows); null and missing values are empty fields.
+ */
+function csvEncoder(columns: readonly Column[]): Transform {
+  const options = csvOptions(columns);
+  let header = true;
+  return new Transform({
+    writableObjectMode: true,
+    transform(rows: FlatRow[], _encoding, done) {
+      try {
+        const text = stringify(rows, { ...options, header });
+        header = false;
+        done(null, text);
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+    flush(done) {
+      done(null, header ? stringify([], options) : undefined);
+    },
+  });
+}
+
+export const csv: DownloadFormat<'csv'> = {
+  name: 'csv',
+  mediaType: 'text/csv',
+  contentType: 'text/csv; charset=utf-8',
+  extension: 'csv',
+  download: true,
+  encoder: csvEncoder,
+  openApi: ({ tables, exampleItem }) => ({
+    schema: { type: 'string', description: `CSV with a header row. ${columnList(tables)}` },
+    example: stringify(tables[0]!.table.rows(exampleItem), csvOptions(tables[0]!.table.columns)),
+  }),
+};

@@ -1,18 +1,17 @@
 /**
- * Sends a table as a CSV or Arrow download. Rows arrive in chunks and are encoded as they come,
- * through stream.pipeline, so the response's backpressure paces the query: memory stays flat
- * however long the export, and a client that disconnects stops it.
+ * Sends a table as a download in one of the registry's download formats. Rows arrive in chunks and
+ * are encoded as they come, through stream.pipeline, so the response's backpressure paces the
+ * query: memory stays flat however long the export, and a client that disconnects stops it.
  */
 import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { arrowEncoder, recordBatches } from './arrow.js';
-import { csvEncoder } from './csv.js';
-import { FORMATS } from './negotiate.js';
+import { API_PREFIX } from '../routes.js';
+import type { DownloadFormat } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
 interface Download {
-  format: 'csv' | 'arrow';
+  format: DownloadFormat;
   columns: readonly Column[];
   /** The attachment's file name, extension included; see fileName(). */
   fileName: string;
@@ -22,7 +21,7 @@ interface Download {
 
 export async function sendDownload(req: Request, res: Response, download: Download): Promise<void> {
   const headers = {
-    'Content-Type': FORMATS[download.format].contentType,
+    'Content-Type': download.format.contentType,
     'Content-Disposition': `attachment; filename="${download.fileName}"`,
   };
   if (req.method === 'HEAD') {
@@ -34,10 +33,8 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
   const chunks = download.rows()[Symbol.asyncIterator]();
   const first = await chunks.next();
   res.status(200).set(headers);
-  const rest = resume(first, chunks);
   try {
-    if (download.format === 'csv') await pipeline(Readable.from(eachRow(rest)), csvEncoder(download.columns), res);
-    else await pipeline(Readable.from(recordBatches(download.columns, rest)), arrowEncoder(), res);
+    await pipeline(Readable.from(resume(first, chunks)), download.format.encoder(download.columns), res);
   } catch (error) {
     // The client went away: pipeline has already stopped the query and given its connection back.
     if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
@@ -50,11 +47,11 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
  * as name-value, in the endpoint's order. Values are already validated; anything outside
  * [A-Za-z0-9._-] is still replaced, so the name is safe in a header and in any file system.
  */
-export function fileName(path: string, params: Record<string, unknown>, format: 'csv' | 'arrow'): string {
-  const endpoint = path.replace(/^\/budget\/api\//, '').replace(/\/$/, '').replaceAll('/', '-');
+export function fileName(path: string, params: Record<string, unknown>, format: DownloadFormat): string {
+  const endpoint = path.slice(`${API_PREFIX}/`.length).replace(/\/$/, '').replaceAll('/', '-');
   const given = Object.entries(params).filter(([name, value]) => name !== 'format' && value !== undefined);
   const stem = [endpoint, ...given.flatMap(([name, value]) => [name, String(value)])].join('-');
-  return `${stem.replace(/[^A-Za-z0-9._-]+/g, '_')}.${FORMATS[format].extension}`;
+  return `${stem.replace(/[^A-Za-z0-9._-]+/g, '_')}.${format.extension}`;
 }
 
 /** The chunks again, first one included; stopping early stops the source too (its finally runs). */
@@ -66,8 +63,4 @@ async function* resume<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): Asy
   } finally {
     await rest.return?.();
   }
-}
-
-async function* eachRow(chunks: AsyncIterable<FlatRow[]>): AsyncGenerator<FlatRow> {
-  for await (const rows of chunks) yield* rows;
 }

@@ -1,13 +1,14 @@
 /**
- * What a CSV or Arrow download holds (contract section 5): named, typed columns, and how one JSON
- * item of an endpoint flattens into rows. Each endpoint declares one Table; the writers in this
- * folder serve them all.
+ * What a download holds (docs/api.md, "Formats"): named, typed columns, and how one JSON item of an
+ * endpoint flattens into rows. Each endpoint variant has one Table; every download format serves
+ * them all.
  */
+import { z } from 'zod';
 
 /**
- * Arrow types, chosen once for every download: years and depths are Int32; ids are Int64, like
- * the drop's BIGINT ids (Float64 would silently round ids above 2^53); money and percentages are
- * Float64, the JSON numbers already rounded to 3 and 2 decimals; names are UTF-8 strings.
+ * Types, chosen once for every download: years and depths are 32-bit integers; ids are 64-bit,
+ * like the drop's BIGINT ids (a double would silently round ids above 2^53); money and percentages
+ * are doubles, the JSON numbers already rounded to 3 and 2 decimals; names are UTF-8 strings.
  */
 export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8';
 
@@ -38,4 +39,50 @@ export const utf8 = column('utf8');
 
 export function table<Item>(columns: Column[], rows: (item: Item) => FlatRow[]): Table<Item> {
   return { columns, rows };
+}
+
+/**
+ * The table of a JSON item made of scalars and nested objects, derived from its zod schema: one
+ * row per item, nested fields joined with `_` (organization.id is organization_id), in the
+ * schema's order. Column types follow the schema: z.int32() is int32, any other integer int64,
+ * other numbers float64, strings and enums utf8, nullable stays nullable.
+ */
+export function flatTable<Item extends object>(item: z.ZodType<Item>): Table<Item> {
+  const leaves = leavesOf(item, [], false);
+  return {
+    columns: leaves.map((leaf) => leaf.column),
+    rows: (value) => {
+      const row: FlatRow = {};
+      for (const { path, column } of leaves) {
+        let at: unknown = value;
+        for (const key of path) at = at === null || at === undefined ? at : (at as Record<string, unknown>)[key];
+        row[column.name] = at;
+      }
+      return [row];
+    },
+  };
+}
+
+interface Leaf {
+  path: string[];
+  column: Column;
+}
+
+function leavesOf(schema: z.ZodType, path: string[], nullable: boolean): Leaf[] {
+  const name = path.join('_');
+  if (schema instanceof z.ZodNullable || schema instanceof z.ZodOptional) {
+    return leavesOf(schema.unwrap() as z.ZodType, path, true);
+  }
+  if (schema instanceof z.ZodObject) {
+    return Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([key, field]) =>
+      leavesOf(field, [...path, key], nullable),
+    );
+  }
+  if (schema instanceof z.ZodNumber) {
+    const format = schema.format;
+    const type: ColumnType = format === 'int32' ? 'int32' : schema.isInt ? 'int64' : 'float64';
+    return [{ path, column: { name, type, nullable } }];
+  }
+  if (schema instanceof z.ZodString || schema instanceof z.ZodEnum) return [{ path, column: { name, type: 'utf8', nullable } }];
+  throw new Error(`${name || 'the item'} has no column type: only scalars and nested objects flatten (see flatTable)`);
 }

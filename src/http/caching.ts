@@ -3,18 +3,11 @@ import type { Request, Response } from 'express';
 import { COMMON_HEADERS } from './headers.js';
 
 /**
- * An answer is fully determined by the drop, the decoded query parameters and the representation,
- * so the tag is derived from those, without hashing the body, and a matching If-None-Match is
- * answered before any query runs. Parameters keep their order: paging links repeat them as given, so another order is another body.
+ * The one shape of every tag the service sends: a quoted, shortened sha256. A data answer is fully
+ * determined by the drop, the canonical query and the representation, so its tag is a hash of
+ * those (http/canonical-query.ts answerKey), not of the body, and a matching If-None-Match is
+ * answered before any query runs.
  */
-export function etagFor(fingerprint: string, path: string, url: string, variant: string): string {
-  const query = [...new URL(url, 'http://local').searchParams]
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
-    .join('&');
-  return tagOf(`${fingerprint}\n${path}\n${query}\n${variant}`);
-}
-
-/** The one shape of every tag the service sends: a quoted, shortened sha256. */
 export function tagOf(data: string | Buffer): string {
   return `"${createHash('sha256').update(data).digest('base64url').slice(0, 27)}"`;
 }

@@ -1,8 +1,14 @@
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
+import { SERVICE_ROUTES, spellings } from '../routes.js';
 import { HttpError } from './errors.js';
 
-const UNLIMITED = new Set(['/healthz', '/healthz/', '/readyz', '/readyz/']);
+/** The service routes marked not rate limited (the health checks), in both spellings. */
+const UNLIMITED = new Set(
+  Object.values(SERVICE_ROUTES)
+    .filter((route) => !route.rateLimited)
+    .flatMap((route) => spellings(route.path)),
+);
 
 /** `perMinute` requests per client IP per minute, with IETF draft-8 headers. */
 export function rateLimiter(perMinute: number): RequestHandler {

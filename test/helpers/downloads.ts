@@ -1,7 +1,12 @@
 /**
- * Reads CSV and Arrow answers back with real parsers (csv-parse, apache-arrow's tableFromIPC), so
- * tests compare what a client would get, not what the server meant to write.
+ * Reads CSV, Arrow and Parquet answers back with real readers (csv-parse, apache-arrow's
+ * tableFromIPC, DuckDB's read_parquet), so tests compare what a client would get, not what the
+ * server meant to write.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import type { Express } from 'express';
@@ -56,3 +61,47 @@ export async function getArrow(app: Express, url: string, headers: Record<string
 /** What CSV makes of a JSON value: null is an empty field, numbers as JSON writes them. */
 export const csvCells = (row: Cells): Record<string, string> =>
   Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]));
+
+export interface ParquetAnswer {
+  res: request.Response;
+  /** Each column's DuckDB type and whether the file lets it hold nulls, in file order. */
+  columns: { name: string; type: string; nullable: boolean }[];
+  /** The rows as DuckDB reads them back; BIGINTs as bigints. */
+  rows: Cells[];
+  /** How many row groups the file has. */
+  rowGroups: number;
+}
+
+/** Reads a Parquet answer back with DuckDB (read_parquet on the bytes written to a temp file), as an analyst would. */
+export async function getParquet(app: Express, url: string, headers: Record<string, string> = {}): Promise<ParquetAnswer> {
+  const res = await request(app).get(url).set(headers).buffer(true).parse(bytes);
+  expect(res.status, `${url}: ${res.body}`).toBe(200);
+  expect(res.headers['content-type']).toBe('application/vnd.apache.parquet');
+  return { res, ...(await readParquet(res.body as Buffer)) };
+}
+
+export async function readParquet(body: Buffer): Promise<Omit<ParquetAnswer, 'res'>> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'budget-parquet-'));
+  const file = path.join(dir, 'answer.parquet');
+  writeFileSync(file, body);
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const read = async (sql: string) => (await connection.runAndReadAll(sql, [file])).getRowObjects();
+    const described = await read('DESCRIBE SELECT * FROM read_parquet($1)');
+    const schema = await read("SELECT name, repetition_type FROM parquet_schema($1) WHERE name <> 'root'");
+    const repetition = new Map(schema.map((r) => [r.name, r.repetition_type]));
+    const columns = described.map((c) => ({
+      name: String(c.column_name),
+      type: String(c.column_type),
+      nullable: repetition.get(c.column_name) === 'OPTIONAL',
+    }));
+    const rows = await read('SELECT * FROM read_parquet($1)');
+    const groups = await read('SELECT count(DISTINCT row_group_id) AS n FROM parquet_metadata($1)');
+    return { columns, rows, rowGroups: Number(groups[0]!.n) };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

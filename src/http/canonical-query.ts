@@ -1,0 +1,37 @@
+/**
+ * The query as the service keys an answer: the same parameters in another order, or with
+ * `format=json` spelled out, are the same query, so they share one ETag and one response-cache
+ * entry (docs/api.md, "Caching"). Parameters are put in the endpoint's order (unknown ones after,
+ * as given) and values are kept as the client wrote them; paging links repeat them in that order,
+ * so the answer's bytes are the same too.
+ */
+export interface CanonicalQuery {
+  /** The parameters in the endpoint's order, `format` left out when given once. */
+  pairs: (readonly [string, string])[];
+  /** The `format` value when given once (validated elsewhere). */
+  format: string | undefined;
+}
+
+export function canonicalQuery(url: string, order: readonly string[]): CanonicalQuery {
+  const given = [...new URL(url, 'http://local').searchParams];
+  const rank = (key: string) => {
+    const at = order.indexOf(key);
+    return at < 0 ? order.length : at;
+  };
+  // Array.prototype.sort is stable, so repeated and unknown parameters keep their given order.
+  const sorted = given.sort(([a], [b]) => rank(a) - rank(b));
+  const formats = sorted.filter(([key]) => key === 'format');
+  // A repeated format stays in the query: it is refused, and must not share a valid query's key.
+  if (formats.length !== 1) return { pairs: sorted, format: undefined };
+  return { pairs: sorted.filter(([key]) => key !== 'format'), format: formats[0]![1] };
+}
+
+/**
+ * The key of an answer: the drop, the endpoint, the canonical query and the representation. The
+ * drop's fingerprint keeps a request still finishing on a replaced drop from filling the new
+ * drop's cache; the ETag is a hash of this key.
+ */
+export function answerKey(fingerprint: string, path: string, query: CanonicalQuery, representation: string): string {
+  const text = query.pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  return `${fingerprint}\n${path}\n${text}\n${representation}`;
+}

@@ -1,0 +1,73 @@
+/**
+ * Where things are served: the one API prefix, and the service routes (everything but the data
+ * endpoints, which src/endpoints/ lists) as one table. app.ts serves them, the index and the
+ * OpenAPI document list them, and the rate limiter exempts the ones marked `rateLimited: false`.
+ */
+import type { z } from 'zod';
+import * as responses from './responses.js';
+
+export const API_PREFIX = '/budget/api';
+
+export interface ServiceRoute {
+  /** Canonical path, with the trailing slash where it has one; served without it too. */
+  path: string;
+  operationId: string;
+  summary: string;
+  /** The JSON answer's schema for the OpenAPI document; the docs page is HTML and has none. */
+  answer?: z.ZodType;
+  /** Needs a loaded drop, so may answer 503. */
+  needsData: boolean;
+  /** Counts against the rate limit; health checks must not, or a busy client would fail them. */
+  rateLimited: boolean;
+  /** Listed among the endpoints of the index (the others have their own place in it). */
+  inIndex: boolean;
+}
+
+const route = (r: Omit<ServiceRoute, 'needsData' | 'rateLimited' | 'inIndex'> & Partial<ServiceRoute>): ServiceRoute => ({
+  needsData: false,
+  rateLimited: true,
+  inIndex: false,
+  ...r,
+});
+
+export const SERVICE_ROUTES = {
+  index: route({
+    path: `${API_PREFIX}/`,
+    operationId: 'getIndex',
+    summary: 'The endpoints of the API, with links',
+    answer: responses.ServiceIndex,
+  }),
+  meta: route({
+    path: `${API_PREFIX}/meta/`,
+    operationId: 'getMeta',
+    summary: 'The data drop being served: version, row counts, years, last reload',
+    answer: responses.Meta,
+    needsData: true,
+    inIndex: true,
+  }),
+  openapi: route({
+    path: `${API_PREFIX}/openapi.json`,
+    operationId: 'getOpenApi',
+    summary: `This OpenAPI 3.1 document (read it at ${API_PREFIX}/docs/)`,
+    inIndex: true,
+  }),
+  docs: route({ path: `${API_PREFIX}/docs/`, operationId: 'getDocs', summary: 'The docs page: read and try the API in a browser' }),
+  healthz: route({
+    path: '/healthz',
+    operationId: 'getLiveness',
+    summary: 'Process alive',
+    answer: responses.Health,
+    rateLimited: false,
+  }),
+  readyz: route({
+    path: '/readyz',
+    operationId: 'getReadiness',
+    summary: '200 once data is loaded, else 503',
+    answer: responses.Health,
+    needsData: true,
+    rateLimited: false,
+  }),
+} as const satisfies Record<string, ServiceRoute>;
+
+/** Both spellings of a path: with and without its trailing slash. */
+export const spellings = (path: string): string[] => (path.endsWith('/') ? [path, path.slice(0, -1)] : [path, `${path}/`]);

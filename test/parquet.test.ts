@@ -1,0 +1,139 @@
+/**
+ * Parquet downloads over the hand-checked `small` drop, read back with DuckDB as an analyst would:
+ * the columns and types of the Arrow stream, the rows of the JSON answer, a tree, a full export of
+ * a paged endpoint, the HTTP details (attachment name, its own ETag, HEAD, 304).
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+import { bytes, getParquet } from './helpers/downloads.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await appFor(small);
+});
+afterAll(() => t.close());
+
+const PARQUET = 'application/vnd.apache.parquet';
+
+describe('GET /budget/api/expenses/?format=parquet', () => {
+  it('is one Parquet file of every expense line: ids BIGINT, years INTEGER, amounts DOUBLE, names VARCHAR', async () => {
+    const { columns, rows } = await getParquet(t.app, '/budget/api/expenses/?format=parquet');
+    expect(columns).toEqual([
+      { name: 'id', type: 'BIGINT', nullable: false },
+      { name: 'year', type: 'INTEGER', nullable: false },
+      { name: 'amount', type: 'DOUBLE', nullable: false },
+      { name: 'category', type: 'VARCHAR', nullable: false },
+      { name: 'organization_id', type: 'BIGINT', nullable: false },
+      { name: 'organization_name', type: 'VARCHAR', nullable: false },
+      { name: 'organization_code', type: 'VARCHAR', nullable: false },
+    ]);
+    const edu = { organization_id: 1n, organization_name: "Ministère de l'Éducation", organization_code: 'EDU' };
+    const san = { organization_id: 2n, organization_name: 'Ministère de la Santé', organization_code: 'SAN' };
+    expect(rows).toEqual([
+      { id: 1n, year: 2023, amount: 100.1, category: 'Rémunérations', ...edu },
+      { id: 2n, year: 2023, amount: 200.2, category: 'Primes', ...edu },
+      { id: 3n, year: 2023, amount: 50.05, category: 'Fonctionnement', ...san },
+      { id: 4n, year: 2024, amount: 300, category: 'Investissement', ...san },
+      { id: 5n, year: 2024, amount: 0.1, category: 'Rémunérations', ...edu },
+      { id: 6n, year: 2024, amount: 0.2, category: 'Rémunérations', ...edu },
+    ]);
+  });
+  it('holds just the page asked for with limit or offset', async () => {
+    const { rows } = await getParquet(t.app, '/budget/api/expenses/?format=parquet&limit=2&offset=3');
+    expect(rows.map((r) => r.id)).toEqual([4n, 5n]);
+  });
+  it('applies the filters of the query to a full export', async () => {
+    const { rows } = await getParquet(t.app, '/budget/api/expenses/?format=parquet&year=2024&organization=1');
+    expect(rows.map((r) => [r.id, r.amount])).toEqual([
+      [5n, 0.1],
+      [6n, 0.2],
+    ]);
+  });
+  it('is a file with its columns and no rows when nothing matches', async () => {
+    const { columns, rows } = await getParquet(t.app, '/budget/api/expenses/?format=parquet&year=1999');
+    expect(rows).toEqual([]);
+    expect(columns.map((c) => c.name)).toEqual([
+      'id', 'year', 'amount', 'category', 'organization_id', 'organization_name', 'organization_code',
+    ]);
+  });
+});
+
+describe('a tree (hierarchy=true) in Parquet', () => {
+  it('is one row per node, depth-first, with parent_id and depth, roots at depth 0', async () => {
+    const { columns, rows } = await getParquet(t.app, '/budget/api/resources/?format=parquet&hierarchy=true');
+    expect(columns).toEqual([
+      { name: 'id', type: 'BIGINT', nullable: false },
+      { name: 'parent_id', type: 'BIGINT', nullable: true },
+      { name: 'name', type: 'VARCHAR', nullable: false },
+      { name: 'year', type: 'INTEGER', nullable: false },
+      { name: 'amount', type: 'DOUBLE', nullable: false },
+      { name: 'depth', type: 'INTEGER', nullable: false },
+    ]);
+    expect(rows).toEqual([
+      { id: 30n, parent_id: null, name: 'Recettes fiscales', year: 2023, amount: 1500.5, depth: 0 },
+      { id: 31n, parent_id: 30n, name: 'Impôts directs', year: 2023, amount: 1000, depth: 1 },
+      { id: 32n, parent_id: 30n, name: 'Impôts indirects', year: 2023, amount: 500.5, depth: 1 },
+      { id: 40n, parent_id: null, name: 'Emprunts', year: 2023, amount: 99.999, depth: 0 },
+      { id: 30n, parent_id: null, name: 'Recettes fiscales', year: 2024, amount: 800, depth: 0 },
+      { id: 31n, parent_id: 30n, name: 'Impôts directs', year: 2024, amount: 800, depth: 1 },
+    ]);
+  });
+});
+
+describe('the other endpoints in Parquet', () => {
+  it('gives the organization without lines nulls, in nullable columns', async () => {
+    const { columns, rows } = await getParquet(t.app, '/budget/api/organization/?format=parquet');
+    expect(columns.map((c) => [c.name, c.type, c.nullable])).toEqual([
+      ['id', 'BIGINT', false],
+      ['name', 'VARCHAR', false],
+      ['code', 'VARCHAR', false],
+      ['year', 'INTEGER', true],
+      ['expenses', 'DOUBLE', true],
+      ['resources', 'DOUBLE', true],
+    ]);
+    expect(rows).toEqual([
+      { id: 1n, name: "Ministère de l'Éducation", code: 'EDU', year: 2023, expenses: 300.3, resources: 500.5 },
+      { id: 1n, name: "Ministère de l'Éducation", code: 'EDU', year: 2024, expenses: 0.3, resources: 0 },
+      { id: 2n, name: 'Ministère de la Santé', code: 'SAN', year: 2023, expenses: 50.05, resources: 0 },
+      { id: 2n, name: 'Ministère de la Santé', code: 'SAN', year: 2024, expenses: 300, resources: 800 },
+      { id: 3n, name: 'Agence sans crédits', code: 'NONE', year: null, expenses: null, resources: null },
+    ]);
+  });
+  it('flattens a debt origin like CSV does', async () => {
+    const { rows } = await getParquet(t.app, '/budget/api/debt/?format=parquet&year=2023&parent=2');
+    expect(rows).toEqual([{ year: 2023, debt_origin_id: 3n, debt_origin_parent: 2n, debt_origin_name: 'Multilatérale', value: 60 }]);
+  });
+  it('answers the percentages rounded as in JSON', async () => {
+    const { rows } = await getParquet(t.app, '/budget/api/outstanding-debt/?format=parquet&year=2022');
+    expect(rows).toEqual([{ year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35 }]);
+  });
+});
+
+describe('Parquet over HTTP', () => {
+  it('is chosen by Accept: application/vnd.apache.parquet too, and named like the CSV', async () => {
+    const { res } = await getParquet(t.app, '/budget/api/expenses/?organization=1&year=2023', { Accept: PARQUET });
+    expect(res.headers['content-disposition']).toBe('attachment; filename="expenses-year-2023-organization-1.parquet"');
+    expect(res.headers.vary).toBe('Accept');
+  });
+  it('has its own ETag, and answers 304 to it', async () => {
+    const url = '/budget/api/deficit/';
+    const parquet = (await request(t.app).get(`${url}?format=parquet`).buffer(true).parse(bytes)).headers.etag!;
+    const csv = (await request(t.app).get(`${url}?format=csv`).buffer(true).parse(bytes)).headers.etag!;
+    const json = (await request(t.app).get(url)).headers.etag!;
+    expect(new Set([parquet, csv, json]).size).toBe(3);
+    const again = await request(t.app).get(url).set({ Accept: PARQUET, 'If-None-Match': parquet });
+    expect(again.status).toBe(304);
+    expect(again.headers.etag).toBe(parquet);
+    expect(again.text ?? '').toBe('');
+  });
+  it('answers HEAD with the download headers and no body', async () => {
+    const res = await request(t.app).head('/budget/api/expenses/?format=parquet&hierarchy=true');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(PARQUET);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="expenses-hierarchy-true.parquet"');
+    expect(res.headers.etag).toMatch(/^"[\w-]+"$/);
+    expect(res.text ?? '').toBe('');
+  });
+});
