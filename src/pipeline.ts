@@ -40,7 +40,7 @@ export function cachedAnswers(store: Store, cache: ResponseCache): RequestHandle
     const drop = store.served;
     if (!endpoint || !drop) return next();
     const query = canonicalQuery(req.originalUrl, orderOf(endpoint));
-    const cached = cache.get(answerKey(drop.fingerprint, endpoint.path, query, query.format ?? negotiate(req, undefined)));
+    const cached = cache.get(answerKey(drop.fingerprint, endpoint.path, query, query.format ?? negotiate(req.headers.accept, undefined)));
     if (!cached) return next();
     sendRendered(req, res, cached);
   };
@@ -54,13 +54,13 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
     const lease = store.lease();
     try {
       const bound = endpoint.bind(req.originalUrl);
-      const formatName = negotiate(req, bound.format);
+      const formatName = negotiate(req.headers.accept, bound.format);
       if (!lease) throw dataUnavailable();
       const query = canonicalQuery(req.originalUrl, order);
       const key = answerKey(lease.drop.data.fingerprint, endpoint.path, query, formatName);
       const etag = tagOf(key);
       res.set({ ETag: etag, 'Cache-Control': cacheControl });
-      if (isFresh(req, etag)) {
+      if (isFresh(req.headers['if-none-match'], etag)) {
         res.status(304).end();
         return;
       }

@@ -1,9 +1,9 @@
 /**
- * Which representation a data request gets (contract section 5): `format=` when given, otherwise
- * the client's Accept header; `format` wins because a download link must not depend on what the
- * browser happens to send.
+ * Which representation a data request gets (docs/api.md, "Formats"): `format=` when given,
+ * otherwise the client's Accept header; `format` wins because a download link must not depend on
+ * what the browser happens to send.
  */
-import type { Request } from 'express';
+import Negotiator from 'negotiator';
 import { FORMATS, FORMAT_NAMES, type FormatName } from './registry.js';
 
 /**
@@ -11,11 +11,10 @@ import { FORMATS, FORMAT_NAMES, type FormatName } from './registry.js';
  * An Accept naming none of our types also gets JSON rather than 406: a public API should answer
  * clients that send odd lists, and the Content-Type says what they got.
  */
-export function negotiate(req: Request, requested: FormatName | undefined): FormatName {
+export function negotiate(accept: string | undefined, requested: FormatName | undefined): FormatName {
   if (requested) return requested;
-  const accept = req.headers.accept;
   if (accept === undefined || accept === '*/*' || accept === 'application/json') return 'json';
-  const chosen = req.accepts(MEDIA_TYPES);
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(MEDIA_TYPES);
   return (chosen && BY_MEDIA_TYPE.get(chosen)) || 'json';
 }
 

@@ -13,8 +13,7 @@ export function tagOf(data: string | Buffer): string {
 }
 
 /** RFC 9110 If-None-Match: weak comparison, a list of tags, or `*`. */
-export function isFresh(req: Request, etag: string): boolean {
-  const header = req.get('if-none-match');
+export function isFresh(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
@@ -53,7 +52,7 @@ export function render(body: Buffer, { contentType, cacheControl, etag = tagOf(b
  * hot path), node writes the prepared list as it is; otherwise it merges, ours winning.
  */
 export function sendRendered(req: Request, res: Response, rendered: Rendered): void {
-  if (isFresh(req, rendered.etag)) {
+  if (isFresh(req.headers['if-none-match'], rendered.etag)) {
     res.writeHead(304, rendered.notModifiedHeaders as string[]).end();
     return;
   }
