@@ -1,13 +1,14 @@
 /**
- * CSV and Arrow downloads (contract section 5) over the hand-checked `small` drop: negotiation,
- * the columns and types of every endpoint, flattening, and the HTTP details of a download. Each
- * download is read back with a real parser and compared with the JSON answer to the same query.
+ * Downloads (docs/api.md, "Formats") over the hand-checked `small` drop: negotiation, the columns
+ * and types of every endpoint variant, flattening, and the HTTP details of a download. Each
+ * download is read back with a real reader and compared with the rows worked out by hand.
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
-import { bytes, csvCells, getArrow, getCsv, type Cells } from './helpers/downloads.js';
+import { ENDPOINTS } from '../src/endpoints/index.js';
+import { bytes, getArrow, getCsv, getParquet, type Cells } from './helpers/downloads.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,37 +20,32 @@ const CSV = 'text/csv; charset=utf-8';
 const ARROW = 'application/vnd.apache.arrow.stream';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-async function json(url: string) {
-  const res = await request(t.app).get(url);
-  expect(res.status, url).toBe(200);
-  return res.body;
-}
-
-type Item = Record<string, any>;
-const itself = (item: Item): Cells[] => [item];
-/** Depth-first, as the contract asks: a node, then each child's subtree in order. */
-const treeRows = (roots: Item[]): Cells[] => {
-  const rows: Cells[] = [];
-  const walk = (node: Item, parent_id: number | null, depth: number) => {
-    rows.push({ id: node.id, parent_id, name: node.name, year: node.year, amount: node.amount, depth });
-    for (const child of node.children) walk(child, node.id, depth + 1);
-  };
-  for (const root of roots) walk(root, null, 0);
-  return rows;
-};
+/**
+ * What each endpoint's download holds for the small drop, worked out by hand from
+ * test/fixtures/small.ts: the column types in Arrow's words, and the CSV, line by line. Arrow and
+ * Parquet must hold the same values, typed.
+ */
 const TREE = { id: 'Int64', parent_id: 'Int64', name: 'Utf8', year: 'Int32', amount: 'Float64', depth: 'Int32' };
-
-/** Every data endpoint: its columns with their Arrow types, and how the contract flattens a JSON item. */
-const CASES: { url: string; types: Record<string, string>; flatten: (body: any) => Cells[] }[] = [
+const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   {
     url: '/budget/api/totals/',
     types: { year: 'Int32', total_expenses: 'Float64', total_resources: 'Float64', balance: 'Float64' },
-    flatten: (body) => body.flatMap(itself),
+    csv: ['year,total_expenses,total_resources,balance', '2023,350.35,1600.499,1250.149', '2024,300.3,800,499.7'],
   },
   {
     url: '/budget/api/budget-categories/?year=2023',
     types: { id: 'Int64', category: 'Utf8', type: 'Utf8', parent_id: 'Int64', expenses: 'Float64', resources: 'Float64' },
-    flatten: (body) => body.flatMap(itself),
+    csv: [
+      'id,category,type,parent_id,expenses,resources',
+      '10,Dépenses de gestion,expense,,350.35,0',
+      '11,Rémunérations,expense,10,300.3,0',
+      '12,Fonctionnement,expense,10,50.05,0',
+      '13,Primes,expense,11,200.2,0',
+      '30,Recettes fiscales,resource,,0,1500.5',
+      '31,Impôts directs,resource,30,0,1000',
+      '32,Impôts indirects,resource,30,0,500.5',
+      '40,Emprunts,resource,,0,99.999',
+    ],
   },
   {
     url: '/budget/api/expenses/',
@@ -57,73 +53,128 @@ const CASES: { url: string; types: Record<string, string>; flatten: (body: any) 
       id: 'Int64', year: 'Int32', amount: 'Float64', category: 'Utf8',
       organization_id: 'Int64', organization_name: 'Utf8', organization_code: 'Utf8',
     },
-    flatten: (body) =>
-      body.results.map(({ organization, ...line }: Item) => ({
-        ...line,
-        organization_id: organization.id,
-        organization_name: organization.name,
-        organization_code: organization.code,
-      })),
+    csv: [
+      'id,year,amount,category,organization_id,organization_name,organization_code',
+      "1,2023,100.1,Rémunérations,1,Ministère de l'Éducation,EDU",
+      "2,2023,200.2,Primes,1,Ministère de l'Éducation,EDU",
+      '3,2023,50.05,Fonctionnement,2,Ministère de la Santé,SAN',
+      '4,2024,300,Investissement,2,Ministère de la Santé,SAN',
+      "5,2024,0.1,Rémunérations,1,Ministère de l'Éducation,EDU",
+      "6,2024,0.2,Rémunérations,1,Ministère de l'Éducation,EDU",
+    ],
   },
-  { url: '/budget/api/expenses/?hierarchy=true', types: TREE, flatten: (body) => treeRows(body.results) },
+  {
+    url: '/budget/api/expenses/?hierarchy=true',
+    types: TREE,
+    csv: [
+      'id,parent_id,name,year,amount,depth',
+      '10,,Dépenses de gestion,2023,350.35,0',
+      '11,10,Rémunérations,2023,300.3,1',
+      '13,11,Primes,2023,200.2,2',
+      '12,10,Fonctionnement,2023,50.05,1',
+      '10,,Dépenses de gestion,2024,0.3,0',
+      '11,10,Rémunérations,2024,0.3,1',
+      '20,,Investissement,2024,300,0',
+    ],
+  },
   {
     url: '/budget/api/resources/',
     types: { id: 'Int64', year: 'Int32', amount: 'Float64', source: 'Utf8' },
-    flatten: (body) => body.results.flatMap(itself),
+    csv: ['id,year,amount,source', '1,2023,1000,Impôts directs', '2,2023,500.5,Impôts indirects', '3,2023,99.999,Emprunts', '4,2024,800,Impôts directs'],
   },
-  { url: '/budget/api/resources/?hierarchy=1&year=2023', types: TREE, flatten: (body) => treeRows(body.results) },
+  {
+    url: '/budget/api/resources/?hierarchy=1&year=2023',
+    types: TREE,
+    csv: [
+      'id,parent_id,name,year,amount,depth',
+      '30,,Recettes fiscales,2023,1500.5,0',
+      '31,30,Impôts directs,2023,1000,1',
+      '32,30,Impôts indirects,2023,500.5,1',
+      '40,,Emprunts,2023,99.999,0',
+    ],
+  },
   {
     url: '/budget/api/organization/',
     types: { id: 'Int64', name: 'Utf8', code: 'Utf8', year: 'Int32', expenses: 'Float64', resources: 'Float64' },
-    flatten: (body) =>
-      body.results.flatMap(({ budget, ...org }: Item) =>
-        budget.length ? budget.map((year: Item) => ({ ...org, ...year })) : [{ ...org, year: null, expenses: null, resources: null }],
-      ),
+    csv: [
+      'id,name,code,year,expenses,resources',
+      "1,Ministère de l'Éducation,EDU,2023,300.3,500.5",
+      "1,Ministère de l'Éducation,EDU,2024,0.3,0",
+      '2,Ministère de la Santé,SAN,2023,50.05,0',
+      '2,Ministère de la Santé,SAN,2024,300,800',
+      '3,Agence sans crédits,NONE,,,',
+    ],
   },
   {
     url: '/budget/api/organization/stats/',
     types: { organization_id: 'Int64', total_expenses: 'Float64', total_resources: 'Float64' },
-    flatten: (body) => body.flatMap(itself),
+    csv: ['organization_id,total_expenses,total_resources', '1,300.6,500.5', '2,350.05,800', '3,0,0'],
   },
   {
     url: '/budget/api/debt/',
     types: { year: 'Int32', debt_origin_id: 'Int64', debt_origin_parent: 'Int64', debt_origin_name: 'Utf8', value: 'Float64' },
-    flatten: (body) =>
-      body.map(({ year, debt_origin, value }: Item) => ({
-        year,
-        debt_origin_id: debt_origin.id,
-        debt_origin_parent: debt_origin.parent,
-        debt_origin_name: debt_origin.name,
-        value,
-      })),
+    csv: [
+      'year,debt_origin_id,debt_origin_parent,debt_origin_name,value',
+      '2022,1,,Dette intérieure,100',
+      '2022,2,,Dette extérieure,75.5',
+      '2022,3,2,Multilatérale,50',
+      '2022,4,2,Bilatérale,25.5',
+      '2023,1,,Dette intérieure,110',
+      '2023,2,,Dette extérieure,65',
+      '2023,3,2,Multilatérale,60',
+    ],
   },
   {
     url: '/budget/api/outstanding-debt/',
     types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64' },
-    flatten: (body) => body.flatMap(itself),
+    csv: ['year,outstanding_debt,gdp,value', '2022,43.45,1000,4.35', '2023,1000,3000,33.33'],
   },
   {
     url: '/budget/api/deficit/',
     types: { year: 'Int32', value: 'Float64', percent: 'Float64', gdp: 'Float64' },
-    flatten: (body) => body.flatMap(itself),
+    csv: ['year,value,percent,gdp', '2022,-43.45,-4.35,1000', '2024,1,12.5,8'],
   },
 ];
 
+/** The expected CSV lines as typed cells (no field here holds a comma): empty is null, numbers are numbers. */
+function typedRows({ types, csv: [header, ...lines] }: (typeof CASES)[number], int64: (n: number) => unknown = Number): Cells[] {
+  const names = header!.split(',');
+  return lines.map((line) =>
+    Object.fromEntries(
+      line.split(',').map((cell, i) => {
+        const type = types[names[i]!];
+        const value = cell === '' ? null : type === 'Utf8' ? cell : type === 'Int64' ? int64(Number(cell)) : Number(cell);
+        return [names[i], value];
+      }),
+    ),
+  );
+}
+
+const PARQUET_TYPES: Record<string, string> = { Int32: 'INTEGER', Int64: 'BIGINT', Float64: 'DOUBLE', Utf8: 'VARCHAR' };
+
 const withFormat = (url: string, format: string) => `${url}${url.includes('?') ? '&' : '?'}format=${format}`;
 
-describe('every data endpoint in CSV and Arrow', () => {
-  it.each(CASES)('$url in CSV has the contract columns and the JSON answer, flattened, accents and all', async ({ url, types, flatten }) => {
-    const expected = flatten(await json(url));
-    const csv = await getCsv(t.app, withFormat(url, 'csv'));
-    expect(csv.header).toEqual(Object.keys(types));
-    expect(csv.rows).toEqual(expected.map(csvCells));
-    expect(csv.rows.length).toBeGreaterThan(0);
+describe('every data endpoint in CSV, Arrow and Parquet', () => {
+  it('has a case here for each variant of each endpoint', () => {
+    const covered = CASES.map(({ url }) => {
+      const endpoint = ENDPOINTS.find((e) => e.path === url.split('?')[0])!;
+      return `${endpoint.path} ${endpoint.bind(url).variant.name}`;
+    });
+    expect(new Set(covered)).toEqual(new Set(ENDPOINTS.flatMap((e) => e.variants.map((v) => `${e.path} ${v.name}`))));
   });
-  it.each(CASES)('$url in Arrow has the same columns, typed, and the same values', async ({ url, types, flatten }) => {
-    const expected = flatten(await json(url));
-    const arrow = await getArrow(t.app, withFormat(url, 'arrow'));
-    expect(Object.fromEntries(arrow.table.schema.fields.map((f) => [f.name, String(f.type)]))).toEqual(types);
-    expect(arrow.rows).toEqual(expected);
+  it.each(CASES)('$url in CSV is the expected text, accents and all', async ({ url, csv }) => {
+    expect((await getCsv(t.app, withFormat(url, 'csv'))).text).toBe(`${csv.join('\r\n')}\r\n`);
+  });
+  it.each(CASES)('$url in Arrow has the same columns, typed, and the same values', async (expected) => {
+    const arrow = await getArrow(t.app, withFormat(expected.url, 'arrow'));
+    expect(Object.fromEntries(arrow.table.schema.fields.map((f) => [f.name, String(f.type)]))).toEqual(expected.types);
+    expect(arrow.rows).toEqual(typedRows(expected));
+  });
+  it.each(CASES)('$url in Parquet has the same columns, typed, and the same values', async (expected) => {
+    const parquet = await getParquet(t.app, withFormat(expected.url, 'parquet'));
+    const types = Object.fromEntries(Object.entries(expected.types).map(([name, type]) => [name, PARQUET_TYPES[type]]));
+    expect(Object.fromEntries(parquet.columns.map((c) => [c.name, c.type]))).toEqual(types);
+    expect(parquet.rows).toEqual(typedRows(expected, BigInt));
   });
 });
 

@@ -164,25 +164,35 @@ describe('the document describes', () => {
   });
 });
 
+/** One or more requests per variant of every data endpoint (checked below), paged and not. */
+const ANSWERS = [
+  '/budget/api/totals/',
+  '/budget/api/totals/?year=1999',
+  '/budget/api/budget-categories/?type=resource',
+  '/budget/api/expenses/',
+  '/budget/api/expenses/?limit=2&offset=2',
+  '/budget/api/expenses/?hierarchy=true',
+  '/budget/api/expenses/?hierarchy=true&organization=2&limit=1&offset=1',
+  '/budget/api/resources/?year=2023',
+  '/budget/api/resources/?hierarchy=true',
+  '/budget/api/organization/',
+  '/budget/api/organization/?year=2024&limit=1',
+  '/budget/api/organization/stats/',
+  '/budget/api/debt/',
+  '/budget/api/debt/?parent=2',
+  '/budget/api/outstanding-debt/?year=last',
+  '/budget/api/deficit/',
+];
+
 describe('real answers validate against the document', () => {
-  it.each([
-    '/budget/api/totals/',
-    '/budget/api/totals/?year=1999',
-    '/budget/api/budget-categories/?type=resource',
-    '/budget/api/expenses/',
-    '/budget/api/expenses/?limit=2&offset=2',
-    '/budget/api/expenses/?hierarchy=true',
-    '/budget/api/expenses/?hierarchy=true&organization=2&limit=1&offset=1',
-    '/budget/api/resources/?year=2023',
-    '/budget/api/resources/?hierarchy=true',
-    '/budget/api/organization/',
-    '/budget/api/organization/?year=2024&limit=1',
-    '/budget/api/organization/stats/',
-    '/budget/api/debt/',
-    '/budget/api/debt/?parent=2',
-    '/budget/api/outstanding-debt/?year=last',
-    '/budget/api/deficit/',
-  ])('200 from %s', async (url) => {
+  it('of every variant of every data endpoint', () => {
+    const covered = ANSWERS.map((url) => {
+      const endpoint = ENDPOINTS.find((e) => e.path === url.split('?')[0])!;
+      return `${endpoint.path} ${endpoint.bind(url).variant.name}`;
+    });
+    expect(new Set(covered)).toEqual(new Set(ENDPOINTS.flatMap((e) => e.variants.map((v) => `${e.path} ${v.name}`))));
+  });
+  it.each(ANSWERS)('200 from %s', async (url) => {
     await expectDocumented(t.app, url, 200);
   });
 
