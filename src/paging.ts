@@ -1,5 +1,5 @@
 /**
- * Paging, all of it (docs/api.md, "Paged endpoints"): the limit and offset parameters with their
+ * Paging, all of it (docs/api.md, "Paging"): the limit and offset parameters with their
  * defaults and bounds, the page a request asks for, the count/next/previous envelope (Django REST
  * framework's LimitOffsetPagination shape) and its schema for the OpenAPI document.
  */

@@ -34,14 +34,15 @@ export function buildForest(rows: TreeRow[], nameOf: (id: TreeRow['id']) => stri
   return roots;
 }
 
-interface TreeNodeRow {
+/** A type, not an interface, so that it is a download's FlatRow as it is. */
+type TreeNodeRow = {
   id: TreeRow['id'];
   parent_id: TreeRow['parent_id'];
   name: string;
   year: number;
   amount: number;
   depth: number;
-}
+};
 
 /** One row per node, depth-first (a node, then its children's subtrees by id), the root at depth 0. */
 export function flattenTree(root: TreeNode): TreeNodeRow[] {

@@ -1,6 +1,6 @@
 /** The tree variant of expenses and resources: their category tree per year, with hierarchy=true. */
 import type { Lease } from '../data/store.js';
-import { float64, int32, int64, table, utf8, type FlatRow } from '../formats/table.js';
+import { float64, int32, int64, table, utf8 } from '../formats/table.js';
 import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';
 import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../tree.js';
@@ -9,7 +9,7 @@ import { named, type Variant } from './endpoint.js';
 /** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md, "Formats"). */
 export const TREE_TABLE = table<TreeNode>(
   [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount'), int32('depth')],
-  (root) => flattenTree(root) as unknown as FlatRow[],
+  flattenTree,
 );
 
 interface TreeParams {

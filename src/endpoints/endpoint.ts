@@ -1,5 +1,5 @@
 /**
- * What a data endpoint is (docs/api.md, "Endpoints"), described as data: a path, the zod schema of
+ * What a data endpoint is (docs/api.md, "Data endpoints"), described as data: a path, the zod schema of
  * its query, and its variants. A variant is one shape of the answer (the flat list; the category
  * tree with hierarchy=true) with its own JSON item, its own download table and its own way to
  * answer. pipeline.ts runs every endpoint the same way; openapi.ts documents them.
