@@ -18,7 +18,7 @@ import { logger } from './log.js';
 import { openApiDocument } from './openapi.js';
 import { cachedAnswers, dataUnavailable, endpointHandler } from './pipeline.js';
 import { parseQuery } from './params.js';
-import { SERVICE_ROUTES } from './routes.js';
+import { SERVICE_ROUTES, spellings } from './routes.js';
 import { z } from 'zod';
 
 export interface AppOptions {
@@ -29,6 +29,10 @@ export interface AppOptions {
 const noParameters = z.object({});
 const JSON_TYPE = FORMATS.json.contentType;
 const DOCS_PATH = SERVICE_ROUTES.docs.path;
+/** The service routes marked not rate limited (the health checks), in both spellings. */
+const UNLIMITED_PATHS = Object.values(SERVICE_ROUTES)
+  .filter((route) => !route.rateLimited)
+  .flatMap((route) => spellings(route.path));
 
 export function createApp({ config, store }: AppOptions): Express {
   const app = express();
@@ -39,7 +43,7 @@ export function createApp({ config, store }: AppOptions): Express {
   // Cached answers come first, before any header is set, so that they are sent with one writeHead
   // (see sendRendered); the rate limiter goes before them so that they are limited too, and the
   // error handler adds the common headers to its 429.
-  if (config.RATE_LIMIT > 0) app.use(rateLimiter(config.RATE_LIMIT));
+  if (config.RATE_LIMIT > 0) app.use(rateLimiter(config.RATE_LIMIT, UNLIMITED_PATHS));
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
   app.use(cachedAnswers(store, cache));

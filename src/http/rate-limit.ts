@@ -1,23 +1,19 @@
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { SERVICE_ROUTES, spellings } from '../routes.js';
 import { HttpError } from './errors.js';
 
-/** The service routes marked not rate limited (the health checks), in both spellings. */
-const UNLIMITED = new Set(
-  Object.values(SERVICE_ROUTES)
-    .filter((route) => !route.rateLimited)
-    .flatMap((route) => spellings(route.path)),
-);
-
-/** `perMinute` requests per client IP per minute, with IETF draft-8 headers. */
-export function rateLimiter(perMinute: number): RequestHandler {
+/**
+ * `perMinute` requests per client IP per minute, with IETF draft-8 headers. CORS preflights and
+ * the `unlimited` paths (the health checks, from routes.ts) are not counted.
+ */
+export function rateLimiter(perMinute: number, unlimited: readonly string[]): RequestHandler {
+  const exempt = new Set(unlimited);
   return rateLimit({
     windowMs: 60_000,
     limit: perMinute,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
-    skip: (req) => req.method === 'OPTIONS' || UNLIMITED.has(req.path),
+    skip: (req) => req.method === 'OPTIONS' || exempt.has(req.path),
     handler: (_req, res, next) => {
       const retryAfter = res.get('Retry-After');
       next(
