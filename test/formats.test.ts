@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { ENDPOINTS } from '../src/endpoints/index.js';
+import { FORMATS, FORMAT_NAMES } from '../src/formats/registry.js';
 import { bytes, getArrow, getCsv, getParquet, type Cells } from './helpers/downloads.js';
 
 let t: TestApp;
@@ -341,10 +342,18 @@ describe('download headers', () => {
   it('sends no Content-Disposition with JSON', async () => {
     expect((await request(t.app).get('/budget/api/deficit/')).headers['content-disposition']).toBeUndefined();
   });
-  it.each(['csv', 'arrow'])('answers HEAD with format=%s with the download headers and no body', async (format) => {
+  const DOWNLOADS = [
+    ['csv', CSV],
+    ['arrow', ARROW],
+    ['parquet', 'application/vnd.apache.parquet'],
+  ];
+  it('covers every download format of the registry here', () => {
+    expect(DOWNLOADS.map(([format]) => format)).toEqual(FORMAT_NAMES.filter((name) => FORMATS[name].download));
+  });
+  it.each(DOWNLOADS)('answers HEAD with format=%s with the download headers and no body', async (format, type) => {
     const res = await request(t.app).head(`/budget/api/expenses/?format=${format}`);
     expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toBe(format === 'csv' ? CSV : ARROW);
+    expect(res.headers['content-type']).toBe(type);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="expenses.${format}"`);
     expect(res.headers.etag).toMatch(/^"[\w-]+"$/);
     expect(res.headers.vary).toBe('Accept');

@@ -1,6 +1,7 @@
-/** HTTP conventions every endpoint shares (contract section 2). */
+/** HTTP conventions every endpoint shares (docs/api.md, "Conventions"). */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../src/endpoints/index.js';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 
@@ -10,17 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const DATA_PATHS = [
-  '/budget/api/totals/',
-  '/budget/api/budget-categories/',
-  '/budget/api/expenses/',
-  '/budget/api/resources/',
-  '/budget/api/organization/',
-  '/budget/api/organization/stats/',
-  '/budget/api/debt/',
-  '/budget/api/outstanding-debt/',
-  '/budget/api/deficit/',
-];
+/** Every data endpoint in the table, so that a new one gets these checks too. */
+const DATA_PATHS = ENDPOINTS.map((e) => e.path);
 
 function expectCommonHeaders(res: request.Response) {
   expect(res.headers['access-control-allow-origin']).toBe('*');
