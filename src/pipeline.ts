@@ -34,13 +34,16 @@ const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
  * anything not in the cache goes on to the routes.
  */
 export function cachedAnswers(store: Store, cache: ResponseCache): RequestHandler {
-  const byPath = new Map(ENDPOINTS.flatMap((e) => spellings(e.path).map((path) => [path, e] as const)));
+  const byPath = new Map(
+    ENDPOINTS.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
+  );
   return (req, res, next) => {
     const endpoint = req.method === 'GET' || req.method === 'HEAD' ? byPath.get(req.path) : undefined;
     const drop = store.served;
     if (!endpoint || !drop) return next();
-    const query = canonicalQuery(req.originalUrl, orderOf(endpoint));
-    const cached = cache.get(answerKey(drop.fingerprint, endpoint.path, query, query.format ?? negotiate(req.headers.accept, undefined)));
+    const query = canonicalQuery(req.originalUrl, endpoint.order);
+    const representation = query.format ?? negotiate(req.headers.accept, undefined);
+    const cached = cache.get(answerKey(drop.fingerprint, endpoint.path, query, representation));
     if (!cached) return next();
     sendRendered(req, res, cached);
   };
