@@ -113,7 +113,8 @@ export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
 function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<FigureSpec['chart']>): void {
   const { fmt } = ctx;
   const value = (v: number) => formatValue(fmt, chart.unit, v);
-  const valueAxis = { ticks: { callback: (v: string | number) => (chart.unit.percent ? fmt.percent(Number(v)) : fmt.tick(Number(v))) } };
+  // Value axes start at zero, so that bar lengths and line heights compare honestly.
+  const valueAxis = { beginAtZero: true, ticks: { callback: (v: string | number) => (chart.unit.percent ? fmt.percent(Number(v)) : fmt.tick(Number(v))) } };
   const config: ChartConfiguration<'bar' | 'line', (number | null)[], string | number> = {
     type: chart.type,
     data: { labels: chart.labels, datasets: chart.datasets },

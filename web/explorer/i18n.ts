@@ -50,6 +50,7 @@ const LABELS = {
   },
   'tree.expenses': { en: 'Expenses by category, {year}', fr: 'Dépenses par catégorie, {year}' },
   'tree.resources': { en: 'Resources by category, {year}', fr: 'Ressources par catégorie, {year}' },
+  'tree.direct': { en: 'Recorded at this level', fr: 'Inscrit à ce niveau' },
   'tree.all': { en: 'All categories', fr: 'Toutes les catégories' },
   'tree.summary': { en: '{name}: {amount}, in {count} parts.', fr: '{name} : {amount}, en {count} parties.' },
   'tree.open': { en: 'Open {name}', fr: 'Ouvrir {name}' },

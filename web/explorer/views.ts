@@ -248,11 +248,16 @@ function trail(ctx: ViewContext, whole: string, ancestors: { id: number; name: s
   );
 }
 
-function drillFigure(ctx: ViewContext, spec: { otherYears?: number[]; id: string; title: string; whole: string; nameColumn: string; colour: string; items: Item[]; ancestors: { id: number; name: string }[]; unit: Unit; answers: Answer<unknown>[]; summaryKey: 'tree.summary' | 'debt.summary' }): HTMLElement {
+function drillFigure(ctx: ViewContext, spec: { parentAmount?: number | null; otherYears?: number[]; id: string; title: string; whole: string; nameColumn: string; colour: string; items: Item[]; ancestors: { id: number; name: string }[]; unit: Unit; answers: Answer<unknown>[]; summaryKey: 'tree.summary' | 'debt.summary' }): HTMLElement {
   const { lang, state } = ctx;
-  const { items, unit } = spec;
+  const { unit } = spec;
   const v = (value: number | null | undefined) => formatValue(ctx.fmt, unit, value);
-  const total = items.reduce((sum, item) => sum + (item.amount ?? 0), 0);
+  const parts = spec.items.reduce((sum, item) => sum + (item.amount ?? 0), 0);
+  // A node's figure rolls up what is recorded at the node itself and under its children: the
+  // part recorded at the node shows as one more, non-drillable, row.
+  const total = spec.parentAmount ?? parts;
+  const direct = Math.round((total - parts) * 1000) / 1000;
+  const items: Item[] = direct > 0 ? [...spec.items, { id: -1, name: t(lang, 'tree.direct'), amount: direct, drillable: false }] : spec.items;
   const share = (amount: number | null) => (amount == null || total === 0 ? '—' : ctx.fmt.percent(Math.round((amount / total) * 10000) / 100));
   const drill = (item: Item) => ctx.navigate({ node: item.id }, 'trail-current');
   const prov = provenanceColumns(ctx, items);
@@ -331,6 +336,7 @@ async function tree(ctx: ViewContext, kind: 'expenses' | 'resources'): Promise<H
     nameColumn: t(lang, 'col.category'),
     colour: kind === 'expenses' ? COLOURS.expenses : COLOURS.resources,
     items: level.map((node) => ({ ...node, drillable: node.children.length > 0 })),
+    parentAmount: ancestors.at(-1)?.amount,
     ancestors,
     unit: unitOf(ctx, answer),
     answers: [answer],
@@ -359,6 +365,7 @@ async function debt(ctx: ViewContext): Promise<HTMLElement> {
       ? [...new Set((await get<DebtRow[]>('debt/', { parent: 'null', ...params })).data.map((row) => row.year))].sort((a, b) => b - a)
       : undefined;
   const origins = new Map(year.data.map((row) => [row.debt_origin.id, row.debt_origin]));
+  const values = new Map(year.data.map((row) => [row.debt_origin.id, row.value]));
   const parents = new Set(year.data.map((row) => row.debt_origin.parent));
   const ancestors: { id: number; name: string }[] = [];
   for (let id = state.node ?? null; id !== null && origins.has(id); id = origins.get(id)!.parent) ancestors.unshift(origins.get(id)!);
@@ -371,6 +378,7 @@ async function debt(ctx: ViewContext): Promise<HTMLElement> {
     colour: COLOURS.debt,
     items: level.data.map((row) => ({ ...row, id: row.debt_origin.id, name: row.debt_origin.name, amount: row.value, drillable: parents.has(row.debt_origin.id) })),
     ancestors,
+    parentAmount: state.node === undefined ? undefined : values.get(state.node),
     unit: unitOf(ctx, level),
     answers: [level],
     summaryKey: 'debt.summary',
