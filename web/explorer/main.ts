@@ -8,7 +8,7 @@ import { Capabilities, get, type Meta } from './api.js';
 import { h } from './dom.js';
 import { formatter, t, type LabelKey } from './i18n.js';
 import { MEASURES, STAGES, VIEWS, readState, writeState, type State } from './state.js';
-import { renderView } from './views.js';
+import { renderView, type Source } from './views.js';
 import './style.css';
 
 /** The endpoints a measure or stage switch acts on: the switch shows when one of them accepts the value. */
@@ -30,6 +30,12 @@ async function start(): Promise<void> {
   if (!measures.includes(state.measure)) state = { ...state, measure: 'nominal' };
   if (state.stage && !stages.includes(state.stage)) state = { ...state, stage: undefined };
   history.replaceState(null, '', writeState(state));
+  // Rows name their source by id; the titles come from sources/ where the API has it.
+  const sources = caps.has('sources/')
+    ? get<Source[]>('sources/')
+        .then((answer) => new Map(answer.data.map((source) => [source.id, source])))
+        .catch(() => new Map<number, Source>())
+    : Promise.resolve(new Map<number, Source>());
 
   // ---- the controls, built once so that focus stays where the reader is
   const yearSelect = h('select', { id: 'year', name: 'year' }, years.map((y) => h('option', { value: y }, y)));
@@ -85,6 +91,7 @@ async function start(): Promise<void> {
     main.setAttribute('aria-busy', 'true');
     const ctx = {
       state,
+      sources: await sources,
       caps,
       meta,
       lang: state.lang,

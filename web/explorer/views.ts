@@ -12,6 +12,8 @@ import type { State } from './state.js';
 export interface ViewContext extends Context {
   state: State;
   caps: Capabilities;
+  /** The drop's sources by id, when the API lists them (`sources/`). */
+  sources: Map<number, Source>;
   /** Changes the view; `focus` names the element (data-focus) to focus once it is drawn. */
   navigate(change: Partial<State>, focus?: string): void;
 }
@@ -50,6 +52,12 @@ function unitOf(ctx: ViewContext, answer: Answer<unknown>): Unit {
   return { percent: false, label: answer.unit ?? ctx.meta.units?.name ?? 'MDT' };
 }
 
+export interface Source {
+  id: number;
+  title: string;
+  url?: string | null;
+}
+
 interface Provenanced {
   stage?: string | null;
   source_id?: number | null;
@@ -59,15 +67,21 @@ const stageName = (ctx: ViewContext, stage: string | null | undefined) =>
   stage ? (['initial', 'amended', 'amendment', 'outturn'].includes(stage) ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage) : '';
 
 /** Stage and source columns, for rows that carry them. */
-function provenanceColumns(ctx: ViewContext, rows: Provenanced[]): { columns: string[]; cells(row: Provenanced): string[]; line(row: Provenanced): string | undefined } {
+function provenanceColumns(ctx: ViewContext, rows: Provenanced[]): { columns: string[]; cells(row: Provenanced): (string | Node)[]; line(row: Provenanced): string | undefined } {
+  const sourceName = (id: number) => ctx.sources.get(id)?.title ?? `#${id}`;
+  const sourceCell = (id: number | null | undefined): string | Node => {
+    if (id == null) return '';
+    const url = ctx.sources.get(id)?.url;
+    return url && /^https?:\/\//.test(url) ? h('a', { href: url, rel: 'noopener' }, sourceName(id)) : sourceName(id);
+  };
   const hasStage = rows.some((row) => row.stage != null);
   const hasSource = rows.some((row) => row.source_id != null);
   const columns = [...(hasStage ? [t(ctx.lang, 'col.stage')] : []), ...(hasSource ? [t(ctx.lang, 'col.source')] : [])];
-  const cells = (row: Provenanced) => [...(hasStage ? [stageName(ctx, row.stage)] : []), ...(hasSource ? [row.source_id == null ? '' : `#${row.source_id}`] : [])];
+  const cells = (row: Provenanced) => [...(hasStage ? [stageName(ctx, row.stage)] : []), ...(hasSource ? [sourceCell(row.source_id)] : [])];
   const line = (row: Provenanced) => {
     const parts = [
       hasStage && row.stage ? `${t(ctx.lang, 'col.stage')}: ${stageName(ctx, row.stage)}` : '',
-      hasSource && row.source_id != null ? `${t(ctx.lang, 'col.source')}: #${row.source_id}` : '',
+      hasSource && row.source_id != null ? `${t(ctx.lang, 'col.source')}: ${sourceName(row.source_id)}` : '',
     ].filter(Boolean);
     return parts.length ? parts.join(' · ') : undefined;
   };
