@@ -275,6 +275,8 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(await s.page.locator('#measure').isVisible()).toBe(takes('measure'));
       expect(await s.page.locator('#stage').isVisible()).toBe(takes('stage'));
       if (takes('measure')) {
+        // Real terms need a CPI series and per inhabitant a population, which this drop has not.
+        expect(await s.page.$$eval('#measure option', (options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(['nominal', 'pct_gdp']);
         await s.page.selectOption('#measure', 'pct_gdp');
         await s.page.waitForURL(/measure=pct_gdp/);
         await ready(s.page);

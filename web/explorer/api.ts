@@ -13,8 +13,8 @@ export interface Answer<T> {
   /** The same data as CSV. */
   csvUrl: string;
   data: T;
-  /** The unit the API says the amounts are in (`Budget-Measure: …; unit="…"`), if it says. */
-  unit?: string;
+  /** How the API says the amounts are measured (`Budget-Measure: real; base_year=2025; unit="…"`), if it says. */
+  measure?: string;
 }
 
 export class ApiError extends Error {}
@@ -48,8 +48,7 @@ async function load(url: string, csvUrl: string): Promise<Answer<unknown>> {
     const detail = (body as { detail?: string } | null)?.detail ?? `${response.status} ${response.statusText}`;
     throw new ApiError(detail);
   }
-  const unit = /unit="([^"]*)"/.exec(response.headers.get('Budget-Measure') ?? '')?.[1];
-  return { url, csvUrl, data: body, unit };
+  return { url, csvUrl, data: body, measure: response.headers.get('Budget-Measure') ?? undefined };
 }
 
 /** Every row of a paged endpoint, following `next`. */
@@ -77,6 +76,8 @@ export interface Meta {
   source: string | null;
   license: string | null;
   years: number[];
+  /** The drop's files: optional series (cpi, population) are only there when the drop has them. */
+  files: Record<string, { rows: number }>;
   units?: { name?: string; currency?: string; scale?: number } | null;
 }
 

@@ -83,6 +83,8 @@ const LABELS = {
   'col.source': { en: 'Source', fr: 'Source' },
   table: { en: 'Data table', fr: 'Tableau des données' },
   unit: { en: 'Unit: {unit}', fr: 'Unité : {unit}' },
+  'unit.real': { en: '{unit}, {year} prices', fr: '{unit}, prix de {year}' },
+  'unit.perCapita': { en: '{currency} per inhabitant', fr: '{currency} par habitant' },
   noData: { en: 'No data for this view in the drop being served.', fr: 'Pas de données pour cette vue dans le jeu de données servi.' },
   noDataYear: { en: 'No data for {year} in the drop being served.', fr: 'Pas de données pour {year} dans le jeu de données servi.' },
   loadFailed: { en: 'Could not load this chart: {detail}', fr: 'Impossible de charger ce graphique : {detail}' },

@@ -14,6 +14,8 @@ import './style.css';
 /** The endpoints a measure or stage switch acts on: the switch shows when one of them accepts the value. */
 const MEASURED = ['totals/', 'expenses/', 'resources/', 'organization/stats/', 'debt/'];
 const STAGED = [...MEASURED, 'deficit/', 'outstanding-debt/', 'organization/'];
+/** Measures that need an optional series of the drop: offered only when the drop has it. */
+const NEEDS: Partial<Record<State['measure'], string>> = { real: 'cpi.parquet', per_capita: 'population.parquet' };
 
 async function start(): Promise<void> {
   let state = readState(location.search, navigator.language);
@@ -25,7 +27,9 @@ async function start(): Promise<void> {
   const [meta, caps] = await Promise.all([get<Meta>('meta/').then((a) => a.data), Capabilities.load()]);
   const years = [...meta.years].sort((a, b) => b - a);
   if (state.year === undefined || !years.includes(state.year)) state = { ...state, year: years[0] };
-  const measures = MEASURES.filter((m) => m === 'nominal' || MEASURED.some((path) => caps.accepts(path, 'measure', m)));
+  const measures = MEASURES.filter(
+    (m) => m === 'nominal' || (MEASURED.some((path) => caps.accepts(path, 'measure', m)) && (!NEEDS[m] || NEEDS[m] in meta.files)),
+  );
   const stages = STAGES.filter((s) => STAGED.some((path) => caps.accepts(path, 'stage', s)));
   if (!measures.includes(state.measure)) state = { ...state, measure: 'nominal' };
   if (state.stage && !stages.includes(state.stage)) state = { ...state, stage: undefined };

@@ -45,11 +45,27 @@ function choice(ctx: ViewContext, path: string, { measure = true } = {}): Params
   return params;
 }
 
-/** The unit of an answer's amounts: what the API says (Budget-Measure), else the drop's unit. */
+/**
+ * The unit of an answer's amounts, in the reader's language: the measure the API applied (its
+ * Budget-Measure header, e.g. `real; base_year=2025`) over the drop's unit (MDT for the sample).
+ */
 function unitOf(ctx: ViewContext, answer: Answer<unknown>): Unit {
-  const measured = new URL(answer.url, location.href).searchParams.get('measure');
-  if (measured === 'pct_gdp') return { percent: true, label: '%' };
-  return { percent: false, label: answer.unit ?? ctx.meta.units?.name ?? 'MDT' };
+  const header = answer.measure ?? '';
+  const measure = /^\s*(\w+)/.exec(header)?.[1] ?? new URL(answer.url, location.href).searchParams.get('measure') ?? 'nominal';
+  const name = ctx.meta.units?.name ?? 'MDT';
+  switch (measure) {
+    case 'pct_gdp':
+    case 'share':
+      return { percent: true, label: '%' };
+    case 'real':
+      return { percent: false, label: t(ctx.lang, 'unit.real', { unit: name, year: /base_year=(\d+)/.exec(header)?.[1] ?? '' }) };
+    case 'per_capita': {
+      const currency = ctx.meta.units?.currency ?? /unit="(\S+) per inhabitant"/.exec(header)?.[1] ?? '';
+      return { percent: false, label: t(ctx.lang, 'unit.perCapita', { currency }) };
+    }
+    default:
+      return { percent: false, label: name };
+  }
 }
 
 export interface Source {
