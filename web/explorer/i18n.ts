@@ -8,6 +8,7 @@ const LABELS = {
     en: 'The state budget at a glance, drawn from this service’s public API. Every chart links to the data behind it.',
     fr: 'Le budget de l’État en un coup d’œil, tiré de l’API publique de ce service. Chaque graphique renvoie aux données qui le fondent.',
   },
+  skip: { en: 'Skip to the charts', fr: 'Aller aux graphiques' },
   year: { en: 'Year', fr: 'Année' },
   measure: { en: 'Measure', fr: 'Mesure' },
   stage: { en: 'Stage', fr: 'Étape' },

@@ -61,6 +61,7 @@ async function start(): Promise<void> {
   function label(): void {
     const { lang } = state;
     applyLanguage(state);
+    document.getElementById('skip')!.textContent = t(lang, 'skip');
     document.getElementById('title')!.textContent = t(lang, 'title');
     document.getElementById('subtitle')!.textContent = t(lang, 'subtitle');
     document.getElementById('year-label')!.textContent = t(lang, 'year');
