@@ -272,6 +272,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       const takes = (name: string) => (openapi.paths['/budget/api/totals/'].get.parameters as { name?: string }[]).some((p) => p.name === name);
       await s.page.goto(`${s.base}/?view=overview&year=2023&lang=en`);
       await ready(s.page);
+      await s.page.waitForSelector('#controls[data-state="ready"]', { state: 'attached' }); // the switches follow the OpenAPI document
       expect(await s.page.locator('#measure').isVisible()).toBe(takes('measure'));
       expect(await s.page.locator('#stage').isVisible()).toBe(takes('stage'));
       if (takes('measure')) {
@@ -283,6 +284,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         expect(await s.page.getAttribute('#totals .provenance a.api-url', 'href')).toContain('measure=pct_gdp');
         await s.page.reload();
         await ready(s.page);
+        await s.page.waitForSelector('#controls[data-state="ready"]', { state: 'attached' });
         expect(await s.page.$eval('#measure', (el) => (el as HTMLSelectElement).value)).toBe('pct_gdp');
       }
       if (takes('stage')) {

@@ -88,6 +88,9 @@ export interface Meta {
 export class Capabilities {
   constructor(private readonly parameters: Map<string, Map<string, Schema>>) {}
 
+  /** Before the document is read: no endpoint is known to take anything. */
+  static readonly NONE = new Capabilities(new Map());
+
   static async load(): Promise<Capabilities> {
     const document = (await get<OpenApi>('openapi.json')).data;
     const resolve = <X>(item: X | { $ref: string }): X => {

@@ -24,39 +24,61 @@ async function start(): Promise<void> {
   applyLanguage(state);
   main.dataset.state = 'loading';
 
-  const [meta, caps] = await Promise.all([get<Meta>('meta/').then((a) => a.data), Capabilities.load()]);
+  // The OpenAPI document only tells which switches to offer: the default view does not wait for it.
+  // Without it (an error), the page still draws every view, with no switch.
+  const capabilities = Capabilities.load().catch(() => Capabilities.NONE);
+  const meta = (await get<Meta>('meta/')).data;
   const years = [...meta.years].sort((a, b) => b - a);
   if (state.year === undefined || !years.includes(state.year)) state = { ...state, year: years[0] };
-  const measures = MEASURES.filter(
-    (m) => m === 'nominal' || (MEASURED.some((path) => caps.accepts(path, 'measure', m)) && (!NEEDS[m] || NEEDS[m] in meta.files)),
-  );
-  const stages = STAGES.filter((s) => STAGED.some((path) => caps.accepts(path, 'stage', s)));
+  let caps = Capabilities.NONE;
+  let measures: State['measure'][] = ['nominal'];
+  let stages: State['stage'][] = [];
+  // Rows name their source by id; the titles come from sources/ where the API has it.
+  let sources = Promise.resolve(new Map<number, Source>());
+  const learn = (loaded: Capabilities) => {
+    caps = loaded;
+    measures = MEASURES.filter(
+      (m) => m === 'nominal' || (MEASURED.some((path) => caps.accepts(path, 'measure', m)) && (!NEEDS[m] || NEEDS[m] in meta.files)),
+    );
+    stages = STAGES.filter((s) => STAGED.some((path) => caps.accepts(path, 'stage', s)));
+    if (caps.has('sources/')) {
+      sources = get<Source[]>('sources/')
+        .then((answer) => new Map(answer.data.map((source) => [source.id, source])))
+        .catch(() => new Map<number, Source>());
+    }
+  };
+  // A link with a measure or stage is checked against what the API takes before it is drawn.
+  if (state.measure !== 'nominal' || state.stage) learn(await capabilities);
   if (!measures.includes(state.measure)) state = { ...state, measure: 'nominal' };
   if (state.stage && !stages.includes(state.stage)) state = { ...state, stage: undefined };
   history.replaceState(null, '', writeState(state));
-  // Rows name their source by id; the titles come from sources/ where the API has it.
-  const sources = caps.has('sources/')
-    ? get<Source[]>('sources/')
-        .then((answer) => new Map(answer.data.map((source) => [source.id, source])))
-        .catch(() => new Map<number, Source>())
-    : Promise.resolve(new Map<number, Source>());
 
   // ---- the controls, built once so that focus stays where the reader is
   const yearSelect = h('select', { id: 'year', name: 'year' }, years.map((y) => h('option', { value: y }, y)));
-  const measureSelect = h('select', { id: 'measure', name: 'measure' }, measures.map((m) => h('option', { value: m })));
-  const stageSelect = h('select', { id: 'stage', name: 'stage' }, h('option', { value: '' }), stages.map((s) => h('option', { value: s })));
+  const measureSelect = h('select', { id: 'measure', name: 'measure' });
+  const stageSelect = h('select', { id: 'stage', name: 'stage' });
   const languageButton = h('button', { type: 'button', id: 'lang' });
   const field = (id: string, select: HTMLSelectElement, shown: boolean) =>
     h('div', { class: 'field', hidden: !shown }, h('label', { for: id, id: `${id}-label` }), select);
   const viewButtons = VIEWS.map((view) => h('button', { type: 'button', 'data-view': view, 'data-focus': `view-${view}`, onclick: () => navigate({ view, node: undefined }) }));
   controls.append(
-    h('div', { class: 'fields' }, field('year', yearSelect, true), field('measure', measureSelect, measures.length > 1), field('stage', stageSelect, stages.length > 0), languageButton),
+    h('div', { class: 'fields' }, field('year', yearSelect, true), field('measure', measureSelect, false), field('stage', stageSelect, false), languageButton),
     h('nav', { class: 'views', id: 'views' }, h('ul', {}, viewButtons.map((b) => h('li', {}, b)))),
   );
   yearSelect.addEventListener('change', () => navigate({ year: Number(yearSelect.value) }));
   measureSelect.addEventListener('change', () => navigate({ measure: measureSelect.value as State['measure'] }));
   stageSelect.addEventListener('change', () => navigate({ stage: (stageSelect.value || undefined) as State['stage'] }));
   languageButton.addEventListener('click', () => navigate({ lang: state.lang === 'fr' ? 'en' : 'fr' }));
+
+  /** Offers the measures and stages the API takes (none until its OpenAPI document is read). */
+  function offerSwitches(): void {
+    measureSelect.replaceChildren(...measures.map((m) => h('option', { value: m })));
+    stageSelect.replaceChildren(h('option', { value: '' }), ...stages.map((s) => h('option', { value: s })));
+    measureSelect.parentElement!.hidden = measures.length < 2;
+    stageSelect.parentElement!.hidden = stages.length === 0;
+    if (caps !== Capabilities.NONE) controls.dataset.state = 'ready';
+  }
+  offerSwitches();
 
   function label(): void {
     const { lang } = state;
@@ -140,6 +162,13 @@ async function start(): Promise<void> {
   });
 
   await render();
+  if (controls.dataset.state !== 'ready') {
+    learn(await capabilities);
+    offerSwitches();
+    label();
+    // Source titles replace the ids the first drawing showed.
+    if (caps.has('sources/')) await render();
+  }
 }
 
 function applyLanguage(state: State): void {
