@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './docs.js';
 import { ENDPOINTS } from './endpoints/index.js';
+import { EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './explorer.js';
 import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
 import { HttpError, errorHandler } from './http/errors.js';
@@ -51,7 +52,7 @@ export function createApp({ config, store }: AppOptions): Express {
 
   const route = (path: string, handler: RequestHandler) => {
     // Routing is not strict: '/x' also serves '/x/', with no redirect.
-    app.route(path.replace(/\/$/, '')).get(handler).options(preflight).all(methodNotAllowed);
+    app.route(path === '/' ? path : path.replace(/\/$/, '')).get(handler).options(preflight).all(methodNotAllowed);
   };
   const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
   const json = (body: unknown) => render(Buffer.from(JSON.stringify(body)), { contentType: JSON_TYPE, cacheControl });
@@ -99,6 +100,22 @@ export function createApp({ config, store }: AppOptions): Express {
     // If-None-Match against the ETag set here with a 304.
     res.set('ETag', asset.etag);
     res.sendFile(asset.file, { maxAge: config.CACHE_MAX_AGE * 1000 }, (error) => error && next(error));
+  });
+
+  // The explorer page (see docs/api.md), when it has been built.
+  const explorer = loadExplorer(cacheControl);
+  const notBuilt = () => new HttpError(404, 'not_found', `the explorer page is not built (npm run build); the API index is at ${SERVICE_ROUTES.index.path}`);
+  for (const path of EXPLORER_PAGES) {
+    route(path, (req, res) => {
+      if (!explorer) throw notBuilt();
+      res.set('Content-Security-Policy', EXPLORER_CSP);
+      sendRendered(req, res, explorer.page);
+    });
+  }
+  route(`${EXPLORER_ASSETS_PATH}:asset`, (req, res) => {
+    const asset = explorer?.asset(String(req.params.asset));
+    if (!asset) throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the explorer is at /`);
+    sendRendered(req, res, asset);
   });
 
   app.use((req) => {
