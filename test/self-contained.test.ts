@@ -31,7 +31,11 @@ const TEXT_FILES = FILES.flatMap((file) => {
   return text === null ? [] : [{ file, text }];
 });
 
-const MARKDOWN = TEXT_FILES.filter(({ file }) => file === 'README.md' || (file.startsWith('docs/') && file.endsWith('.md')));
+/**
+ * The documentation a reader follows: README.md and docs/*.md. Not docs/_pending/: drafts written
+ * to be folded into a docs/ file, whose links name that file's headings.
+ */
+const MARKDOWN = TEXT_FILES.filter(({ file }) => file === 'README.md' || /^docs\/[^/]+\.md$/.test(file));
 
 // Built from pieces, so that this file does not mention them itself.
 const OUTSIDE = [
