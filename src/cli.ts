@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * budget-data: the analysts' tool for data drops (contract section 3). `build` turns CSV files
- * into a drop, `validate` runs the very checks the server runs before it serves or swaps a drop,
- * `synth` writes a synthetic drop of any size.
+ * budget-data: the analysts' tool for data drops (docs/data-drops.md#the-budget-data-cli). `build`
+ * turns CSV files into a drop, `validate` runs the very checks the server runs before it serves or
+ * swaps a drop, `synth` writes a synthetic drop of any size.
  *
  * Exit codes: 0 done (or valid), 1 failed (or invalid), 2 bad command line.
  */
@@ -48,7 +48,7 @@ OUT_DIR/drop.json, the manifest, last. A bad CSV stops the build with the file a
 and leaves OUT_DIR as it was.
 
 CSV files: UTF-8, comma-separated, "-quoted, a header row with the table's columns in the
-contract's order, an empty field for a missing value; money with at most 3 decimals.
+order of docs/data-drops.md, an empty field for a missing value; money with at most 3 decimals.
 
   --version V         drop.json's version (default: build-<created_at>)
   --description TEXT  drop.json's description (default: "Built from the CSV files in SRC_DIR")

@@ -1,7 +1,7 @@
 /**
  * JSON text of an answer. Integers past 2^53 (ids of a drop with BIGINT ids) stay bigints from
  * DuckDB to here, because a JS number would round them, and are written as exact JSON integers:
- * the contract wants integers, never strings. JSON.stringify refuses bigints, so only an answer
+ * docs/api.md#numbers wants integers, never strings. JSON.stringify refuses bigints, so only an answer
  * that holds one takes the second, slower pass, which writes each as a marked string and then
  * unquotes it. The marker is random per process, so no string from a drop can look like one.
  */

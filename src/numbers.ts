@@ -1,5 +1,5 @@
 /**
- * Rounds half away from zero to `digits` decimals, as the contract asks for percentages.
+ * Rounds half away from zero to `digits` decimals, as docs/api.md#numbers asks for percentages.
  * Percentages come out of a floating-point division, so 4.345 may arrive as 4.3449999999999997;
  * reading the value at 15 significant digits first (what a double can hold faithfully) removes
  * that noise before rounding, so the result is what the exact quotient rounds to.

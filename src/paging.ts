@@ -1,5 +1,5 @@
 /**
- * Paging, all of it (docs/api.md, "Paging"): the limit and offset parameters with their
+ * Paging, all of it (docs/api.md#paging): the limit and offset parameters with their
  * defaults and bounds, the page a request asks for, the count/next/previous envelope (Django REST
  * framework's LimitOffsetPagination shape) and its schema for the OpenAPI document.
  */
@@ -37,7 +37,7 @@ export function pageBounds(params: PagingParams): { limit: number; offset: numbe
   return { limit: params.limit ?? DEFAULT_LIMIT, offset: params.offset ?? 0 };
 }
 
-/** A download without limit and offset holds every matching row, not a page (docs/api.md, "Formats"). */
+/** A download without limit and offset holds every matching row, not a page (docs/api.md#full-exports). */
 export const isWholeExport = (params: PagingParams): boolean => params.limit === undefined && params.offset === undefined;
 
 /** A paged answer: one page of items and the number of items matching in all. */

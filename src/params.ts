@@ -1,5 +1,5 @@
 /**
- * Query-parameter validation (contract section 2), done once at the edge.
+ * Query-parameter validation (docs/api.md#query-parameters), done once at the edge.
  *
  * Each endpoint declares a zod object of its parameters; every parameter arrives as one string.
  * Unknown, repeated and empty parameters are refused before zod sees anything, so that a typo like

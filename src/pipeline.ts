@@ -104,7 +104,7 @@ function pagingOf({ params }: Bound): { limit?: number; offset?: number } {
 }
 
 /**
- * A paged endpoint without limit and offset exports every matching row (docs/api.md, "Formats");
+ * A paged endpoint without limit and offset exports every matching row (docs/api.md#full-exports);
  * otherwise the download holds exactly the items the JSON answer would, flattened.
  */
 function downloadRows(bound: Bound, lease: Lease, flatten: (item: unknown) => FlatRow[]): AsyncIterable<FlatRow[]> {

@@ -210,7 +210,7 @@ export const Problem = z
   });
 
 // Service endpoints. Their answers are described loosely where other work may add fields
-// (the reload outcome in /meta/), strictly where the shape is the contract.
+// (the reload outcome in /meta/), strictly where docs/api.md#service-endpoints fixes the shape.
 
 export const ServiceIndex = z
   .object({

@@ -1,5 +1,5 @@
 /**
- * loadDrop's validation (contract section 3), on real drops written to disk by test/helpers/drop.ts.
+ * loadDrop's validation (docs/data-drops.md#rules), on real drops written to disk by test/helpers/drop.ts.
  * Every rejected drop starts from the valid `small` fixture and breaks exactly one rule; each test
  * checks that the error names the file, says what is wrong, and shows an offending row.
  */
@@ -58,7 +58,7 @@ function literal(value: unknown): string {
 }
 
 /**
- * Rows of `table` as a SELECT that writes each column in the type the contract recommends, or in
+ * Rows of `table` as a SELECT that writes each column in the type docs/data-drops.md#types recommends, or in
  * `types[column]` (any DuckDB type: what another tool would have written); `null` leaves it out.
  */
 function written(table: TableName, rows: TableRows, types: Record<string, string | null> = {}): { sql: string } {

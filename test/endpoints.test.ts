@@ -1,5 +1,5 @@
 /**
- * Every data endpoint of contract section 4, over the hand-checked `small` drop
+ * Every data endpoint of docs/api.md#data-endpoints, over the hand-checked `small` drop
  * (test/fixtures/small.ts); each expected figure is worked out from the fixture's lines.
  */
 import request from 'supertest';

@@ -1,5 +1,5 @@
 /**
- * Full exports (docs/api.md, "Formats"): on the paged endpoints, CSV, Arrow and Parquet without
+ * Full exports (docs/api.md#full-exports): on the paged endpoints, CSV, Arrow and Parquet without
  * limit and offset hold every matching row, past the 1000-row page cap, streamed from DuckDB chunk by chunk;
  * with limit or offset they hold just that page.
  */

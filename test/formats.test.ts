@@ -1,5 +1,5 @@
 /**
- * Downloads (docs/api.md, "Formats") over the hand-checked `small` drop: negotiation, the columns
+ * Downloads (docs/api.md#formats) over the hand-checked `small` drop: negotiation, the columns
  * and types of every endpoint variant, flattening, and the HTTP details of a download. Each
  * download is read back with a real reader and compared with the rows worked out by hand.
  */

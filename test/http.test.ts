@@ -1,4 +1,4 @@
-/** HTTP conventions every endpoint shares (docs/api.md, "Conventions"). */
+/** HTTP conventions every endpoint shares (docs/api.md#conventions). */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../src/endpoints/index.js';

@@ -1,4 +1,4 @@
-/** The paged envelope and its links (contract section 2), over a drop of 25 expense lines. */
+/** The paged envelope and its links (docs/api.md#paging), over a drop of 25 expense lines. */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';

@@ -1,4 +1,4 @@
-/** Query-parameter validation (contract section 2): every refusal is a 400 problem naming the parameter. */
+/** Query-parameter validation (docs/api.md#query-parameters): every refusal is a 400 problem naming the parameter. */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';

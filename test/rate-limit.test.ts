@@ -1,4 +1,4 @@
-/** Rate limiting (contract section 2) with express-rate-limit: RATE_LIMIT requests per minute per client. */
+/** Rate limiting (docs/api.md#rate-limiting) with express-rate-limit: RATE_LIMIT requests per minute per client. */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';

@@ -1,5 +1,5 @@
 /**
- * Hot reload (contract section 3, "Reload") in-process, over real drops and a real listening
+ * Hot reload (docs/data-drops.md#reloading) in-process, over real drops and a real listening
  * server: swaps under load, rejected drops, the file watch and coalesced reloads. The process-level
  * triggers (SIGHUP, a re-pointed DATA_DIR symlink) are in server.test.ts.
  */

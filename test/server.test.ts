@@ -1,7 +1,7 @@
 /**
- * The process itself (contract section 1): fail fast on bad configuration or a bad drop, shut
+ * The process itself (README.md#configuration): fail fast on bad configuration or a bad drop, shut
  * down gracefully on SIGTERM/SIGINT, finishing in-flight requests, and reload the drop on SIGHUP
- * or when the DATA_DIR symlink is re-pointed (contract section 3).
+ * or when the DATA_DIR symlink is re-pointed (docs/data-drops.md#reloading).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';

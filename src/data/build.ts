@@ -1,5 +1,5 @@
 /**
- * Building a data drop (contract section 3) from one CSV per table: `buildDrop(srcDir, outDir)`
+ * Building a data drop (docs/data-drops.md#build) from one CSV per table: `buildDrop(srcDir, outDir)`
  * writes `${table}.parquet` for every table of schema.ts, then `drop.json` (see write.ts).
  *
  * CSV format: UTF-8, comma-separated, `"` quoting, a header row with exactly the schema's column

@@ -1,6 +1,6 @@
 /**
  * Loading a data drop: read drop.json, verify every file, load the Parquet files into a new
- * in-memory DuckDB, and check every rule of contract section 3. One entry point, `loadDrop`,
+ * in-memory DuckDB, and check every rule of docs/data-drops.md#rules. One entry point, `loadDrop`,
  * shared by the server's startup, its reload and the CLI.
  */
 import { createHash } from 'node:crypto';
@@ -117,7 +117,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     );
     // The load above used every core. Serving queries are small lookups that the pool already runs
     // side by side, one per calling thread; DuckDB's own workers only add hand-offs between threads
-    // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see README, Performance).
+    // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see docs/performance.md#what-makes-it-fast).
     await connection.run('SET threads = 1');
     loaded = true;
     return { instance, dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), years, categoryNames, organizations };

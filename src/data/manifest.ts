@@ -12,7 +12,7 @@ export async function sha256File(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** drop.json (contract section 3). Unknown keys are kept out; `source` and `license` are optional. */
+/** drop.json (docs/data-drops.md#dropjson). Unknown keys are kept out; `source` and `license` are optional. */
 export const ManifestSchema = z.object({
   version: z.string(),
   created_at: z.string(),

@@ -1,5 +1,5 @@
 /**
- * Hot reload (contract section 3, "Reload"): load the drop at DATA_DIR into a new database,
+ * Hot reload (docs/data-drops.md#reloading): load the drop at DATA_DIR into a new database,
  * validate it, and only then swap it in. A rejected drop leaves the old one serving; either way
  * the outcome is recorded in the Store for /budget/api/meta/.
  *

@@ -1,5 +1,5 @@
 /**
- * The contract's data rules (section 3) as data: each names its file and rule, and gives the SQL
+ * The data rules of docs/data-drops.md#rules, as data: each names its file and rule, and gives the SQL
  * that finds the offending rows in the loaded tables. Shared by startup, reload and the CLI.
  * Column presence, types, missing values and non-finite numbers are checked earlier, per column,
  * in drop.ts: these rules can rely on well-typed tables.

@@ -1,7 +1,7 @@
 /**
- * The tables of a data drop (contract section 3), described once.
+ * The tables of a data drop (docs/data-drops.md#files-and-columns), described once.
  *
- * `kind` is what the contract allows in the Parquet file (any integer width for ids and years,
+ * `kind` is what docs/data-drops.md#types allows in the Parquet file (any integer width for ids and years,
  * any numeric type for money); `sqlType` is what the service stores after loading, so that every
  * query sees one type whatever the analyst's tool wrote. Money is stored as DECIMAL(38,6): sums
  * are exact, and rounding to 3 decimals happens once, at the end.

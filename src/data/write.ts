@@ -1,5 +1,5 @@
 /**
- * Writing a drop directory (contract section 3), shared by `buildDrop` (from CSV files) and
+ * Writing a drop directory (docs/data-drops.md#the-drop-format), shared by `buildDrop` (from CSV files) and
  * `synthDrop` (generated rows): every table's Parquet file, then drop.json with the files' true
  * checksums and row counts.
  */
@@ -35,7 +35,10 @@ type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: stri
 
 const PROGRESS_EVERY_MS = 1000;
 
-/** Column type inside the Parquet file, as the contract recommends. The service widens money to DECIMAL(38,6) when loading. */
+/**
+ * Column type inside the Parquet file, as docs/data-drops.md#types recommends. The service widens
+ * money to DECIMAL(38,6) when loading.
+ */
 export const parquetType = (col: ColumnSpec): string => (col.kind === 'numeric' ? 'DECIMAL(18,3)' : col.sqlType);
 
 /** The select list that gives a table its columns in schema order, in their Parquet types. */

@@ -6,7 +6,7 @@ import * as item from '../responses.js';
 import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../tree.js';
 import { named, type Variant } from './endpoint.js';
 
-/** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md, "Formats"). */
+/** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). */
 export const TREE_TABLE = table<TreeNode>(
   [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount'), int32('depth')],
   flattenTree,

@@ -1,5 +1,5 @@
 /**
- * What a data endpoint is (docs/api.md, "Data endpoints"), described as data: a path, the zod schema of
+ * What a data endpoint is (docs/api.md#data-endpoints), described as data: a path, the zod schema of
  * its query, and its variants. A variant is one shape of the answer (the flat list; the category
  * tree with hierarchy=true) with its own JSON item, its own download table and its own way to
  * answer. pipeline.ts runs every endpoint the same way; openapi.ts documents them.
@@ -13,7 +13,7 @@ import { param, parseQuery } from '../params.js';
 
 type Shape = Record<string, z.ZodType>;
 
-/** Every data endpoint also takes `format` (docs/api.md, "Formats"); pipeline.ts acts on it. */
+/** Every data endpoint also takes `format` (docs/api.md#formats); pipeline.ts acts on it. */
 const COMMON = { format: param.format.optional() };
 
 /** The parsed query of an endpoint whose own parameters are S. */

@@ -1,5 +1,5 @@
 /**
- * Which representation a data request gets (docs/api.md, "Formats"): `format=` when given,
+ * Which representation a data request gets (docs/api.md#formats): `format=` when given,
  * otherwise the client's Accept header; `format` wins because a download link must not depend on
  * what the browser happens to send.
  */

@@ -1,5 +1,5 @@
 /**
- * What a download holds (docs/api.md, "Formats"): named, typed columns, and how one JSON item of an
+ * What a download holds (docs/api.md#columns): named, typed columns, and how one JSON item of an
  * endpoint flattens into rows. Each endpoint variant has one Table; every download format serves
  * them all.
  */

@@ -1,7 +1,7 @@
 /**
  * The query as the service keys an answer: the same parameters in another order, or with
  * `format=json` spelled out, are the same query, so they share one ETag and one response-cache
- * entry (docs/api.md, "Caching and ETags"). Parameters are put in the endpoint's order (unknown
+ * entry (docs/api.md#caching-and-etags). Parameters are put in the endpoint's order (unknown
  * ones after, as given) and values are kept as the client wrote them; paging links repeat them in
  * that order, so the answer's bytes are the same too.
  */

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import { setCommonHeaders } from './headers.js';
 
-/** The stable codes of contract section 2; responses.ts documents them in OpenAPI from this list. */
+/** The stable codes of docs/api.md#errors; responses.ts documents them in OpenAPI from this list. */
 export const PROBLEM_CODES = [
   'invalid_parameter',
   'unknown_parameter',

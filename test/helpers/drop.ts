@@ -23,7 +23,7 @@ export interface DropOptions {
   manifest?: (manifest: Manifest) => void;
 }
 
-/** The types a careful analyst would write: DECIMAL(18,3) money, as the contract recommends. */
+/** The types a careful analyst would write: DECIMAL(18,3) money, as docs/data-drops.md#types recommends. */
 const fileType = (sqlType: string) => (sqlType.startsWith('DECIMAL') ? 'DECIMAL(18,3)' : sqlType);
 
 export async function writeDrop(data: DropData, options: DropOptions = {}): Promise<string> {
