@@ -11,7 +11,8 @@ import { ENDPOINTS } from './endpoints/index.js';
 import { EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './explorer.js';
 import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
-import { HttpError, errorHandler } from './http/errors.js';
+import { accessLog } from './http/access-log.js';
+import { HttpError, errorHandler, wellEncodedUrl } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { rateLimiter } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -20,11 +21,14 @@ import { openApiDocument } from './openapi.js';
 import { cachedAnswers, dataUnavailable, endpointHandler } from './pipeline.js';
 import { parseQuery } from './params.js';
 import { SERVICE_ROUTES, spellings } from './routes.js';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 
 export interface AppOptions {
   config: Config;
   store: Store;
+  /** Where the request log goes; the process's logger (stderr) by default. */
+  log?: Logger;
 }
 
 const noParameters = z.object({});
@@ -35,15 +39,18 @@ const UNLIMITED_PATHS = Object.values(SERVICE_ROUTES)
   .filter((route) => !route.rateLimited)
   .flatMap((route) => spellings(route.path));
 
-export function createApp({ config, store }: AppOptions): Express {
+export function createApp({ config, store, log = logger }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
 
-  // Cached answers come first, before any header is set, so that they are sent with one writeHead
+  // The access log comes first, so that every request is logged and carries X-Request-Id. Cached
+  // answers come before any other header is set, so that they are sent with one writeHead merge
   // (see sendRendered); the rate limiter goes before them so that they are limited too, and the
   // error handler adds the common headers to its 429.
+  app.use(accessLog(log));
+  app.use(wellEncodedUrl);
   if (config.RATE_LIMIT > 0) app.use(rateLimiter(config.RATE_LIMIT, UNLIMITED_PATHS));
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
@@ -121,7 +128,7 @@ export function createApp({ config, store }: AppOptions): Express {
   app.use((req) => {
     throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
   });
-  app.use(errorHandler((message, error) => logger.error({ err: error }, message)));
+  app.use(errorHandler());
   return app;
 }
 

@@ -11,9 +11,11 @@ import { fileName, sendDownload } from './formats/download.js';
 import { negotiate } from './formats/negotiate.js';
 import { FORMATS } from './formats/registry.js';
 import type { FlatRow } from './formats/table.js';
+import { notes } from './http/access-log.js';
 import { answerKey, canonicalQuery, type CanonicalQuery } from './http/canonical-query.js';
 import { isFresh, render, sendRendered, tagOf } from './http/caching.js';
 import { HttpError } from './http/errors.js';
+import { DEFAULT_CSP } from './http/headers.js';
 import type { ResponseCache } from './http/response-cache.js';
 import { jsonText } from './json.js';
 import { envelope, isWholeExport, type Page } from './paging.js';
@@ -45,6 +47,7 @@ export function cachedAnswers(store: Store, cache: ResponseCache): RequestHandle
     const representation = query.format ?? negotiate(req.headers.accept, undefined);
     const cached = cache.get(answerKey(drop.fingerprint, endpoint.path, query, representation));
     if (!cached) return next();
+    notes(res).cache = 'hit';
     sendRendered(req, res, cached);
   };
 }
@@ -69,14 +72,17 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       }
       const format = FORMATS[formatName];
       if (!format.download) {
-        const rendered = await cache.getOrRender(key, async () =>
-          render(Buffer.from(jsonText(await jsonBody(endpoint, bound, query, lease))), {
+        notes(res).cache = 'hit';
+        const rendered = await cache.getOrRender(key, async () => {
+          notes(res).cache = 'miss';
+          return render(Buffer.from(jsonText(await jsonBody(endpoint, bound, query, lease))), {
             contentType: format.contentType,
             cacheControl,
             etag,
             vary: 'Accept',
-          }),
-        );
+            csp: DEFAULT_CSP,
+          });
+        });
         return sendRendered(req, res, rendered);
       }
       const { table } = bound.variant;

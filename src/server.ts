@@ -9,6 +9,7 @@ import { parseConfig, type Config } from './config.js';
 import { loadDrop } from './data/drop.js';
 import { Reloader } from './data/reloader.js';
 import { Store } from './data/store.js';
+import { createHttpServer } from './http/listener.js';
 import { logger } from './log.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
     'data drop loaded',
   );
 
-  const server = createApp({ config, store }).listen(config.PORT, config.HOST, () => {
+  const server = createHttpServer(createApp({ config, store })).listen(config.PORT, config.HOST, () => {
     const address = server.address();
     logger.info({ host: config.HOST, port: typeof address === 'object' ? address?.port : config.PORT }, 'listening');
   });

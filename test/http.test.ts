@@ -64,7 +64,7 @@ describe('OPTIONS (CORS preflight)', () => {
 });
 
 describe('unknown paths', () => {
-  it.each(['/nothing', '/budget/api/nope/', '/budget/api/totals/extra', '/budget/api/%E0%A4%A'])('%s is a 404 problem', async (path) => {
+  it.each(['/nothing', '/budget/api/nope/', '/budget/api/totals/extra', '/budget/api/%C3%A9'])('%s is a 404 problem', async (path) => {
     const res = await request(t.app).get(path);
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('application/problem+json');

@@ -37,11 +37,17 @@ interface RenderOptions {
   etag?: string;
   /** Request headers that choose the representation (data endpoints: Accept). */
   vary?: string;
+  /**
+   * A Content-Security-Policy to send with it. Answers sent before any middleware (cached data
+   * answers) need it here; others get the default from commonHeaders, or their route's own.
+   */
+  csp?: string;
 }
 
-export function render(body: Buffer, { contentType, cacheControl, etag = tagOf(body), vary }: RenderOptions): Rendered {
+export function render(body: Buffer, { contentType, cacheControl, etag = tagOf(body), vary, csp }: RenderOptions): Rendered {
   const notModifiedHeaders = [...COMMON_HEADERS, 'ETag', etag, 'Cache-Control', cacheControl];
   if (vary) notModifiedHeaders.push('Vary', vary);
+  if (csp) notModifiedHeaders.push('Content-Security-Policy', csp);
   const headers = [...notModifiedHeaders, 'Content-Type', contentType, 'Content-Length', String(body.length)];
   return { etag, body, headers, notModifiedHeaders };
 }

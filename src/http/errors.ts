@@ -1,14 +1,18 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { notes } from './access-log.js';
 import { setCommonHeaders } from './headers.js';
 
 /** The stable codes of docs/api.md#errors; responses.ts documents them in OpenAPI from this list. */
 export const PROBLEM_CODES = [
   'invalid_parameter',
   'unknown_parameter',
+  'invalid_request',
   'not_found',
   'method_not_allowed',
   'rate_limited',
+  'overloaded',
+  'query_timeout',
   'data_unavailable',
   'internal_error',
 ] as const;
@@ -27,6 +31,8 @@ export class HttpError extends Error {
     readonly code: ProblemCode,
     readonly detail: string,
     readonly errors?: ParameterError[],
+    /** Headers the problem needs, e.g. Retry-After on a 503. */
+    readonly headers?: Record<string, string>,
   ) {
     super(detail);
   }
@@ -51,6 +57,7 @@ export function sendProblem(res: Response, error: HttpError): void {
   res.removeHeader('ETag');
   // The rate limiter's 429 is sent before the middleware that sets these on every other response.
   setCommonHeaders(res);
+  if (error.headers) res.set(error.headers);
   // Sent as bytes so that Express does not append a charset: problem+json is UTF-8 by definition.
   res
     .status(error.status)
@@ -59,24 +66,44 @@ export function sendProblem(res: Response, error: HttpError): void {
 }
 
 /**
- * Registered last. Anything that is not an HttpError is a bug: it is logged, and the client gets
- * a generic 500, because DuckDB's messages contain SQL and file paths.
+ * A URL whose percent-escapes are not valid UTF-8 (`%E0%A4%A`, `%ZZ`) is refused as a whole,
+ * before routing: otherwise a bad path would be a 404 and a bad query value an invalid parameter,
+ * hiding that the client's encoding is what is broken.
  */
-export function errorHandler(log: (message: string, error: unknown) => void): ErrorRequestHandler {
+export const wellEncodedUrl: RequestHandler = (req, _res, next) => {
+  if (req.originalUrl.includes('%')) {
+    try {
+      decodeURIComponent(req.originalUrl);
+    } catch {
+      throw new HttpError(400, 'invalid_request', 'the URL is not valid percent-encoded UTF-8');
+    }
+  }
+  next();
+};
+
+/**
+ * Registered last. Anything that is not an HttpError is a bug: the client gets a generic 500,
+ * because DuckDB's messages contain SQL and file paths, and the access log gets the error.
+ */
+export function errorHandler(): ErrorRequestHandler {
   return (error, req, res, _next) => {
     if (res.headersSent) {
       // A download that failed midway: the client must see a cut connection, not a short file.
-      log(`${req.method} ${req.originalUrl} failed after its headers were sent`, error);
+      notes(res).error = error;
       res.destroy();
       return;
     }
     if (error instanceof HttpError) return sendProblem(res, error);
-    // Express's own 4xx errors (a malformed percent-escape in the path, say) carry a status.
+    // Express's own 4xx errors carry a status: 400 when a path segment is not valid
+    // percent-encoded UTF-8, 404 and the like from sendFile.
     const status = typeof error?.status === 'number' ? error.status : 500;
-    if (status >= 400 && status < 500) {
+    if (status === 400) {
+      return sendProblem(res, new HttpError(400, 'invalid_request', 'the URL is not valid percent-encoded UTF-8'));
+    }
+    if (status > 400 && status < 500) {
       return sendProblem(res, new HttpError(404, 'not_found', `no resource at ${safePath(req.originalUrl)}`));
     }
-    log(`${req.method} ${req.originalUrl} failed`, error);
+    notes(res).error = error;
     sendProblem(res, new HttpError(500, 'internal_error', 'the server failed to answer this request; it has been logged'));
   };
 }

@@ -1,6 +1,25 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
+import helmet from 'helmet';
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+
+/**
+ * The security headers helmet chooses (HSTS, X-Frame-Options, Referrer-Policy, ...). They never
+ * vary per request, so helmet is run once here and its headers join the prepared list of every
+ * answer, which keeps cached answers to one writeHead (see sendRendered). The resource policy is
+ * `cross-origin` because this data is meant to be read from any site.
+ */
+function helmetHeaders(): string[] {
+  const headers: string[] = [];
+  const res = { setHeader: (name: string, value: string) => headers.push(name, value), removeHeader: () => undefined };
+  helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: { policy: 'cross-origin' } })(
+    {} as IncomingMessage,
+    res as unknown as ServerResponse,
+    () => undefined,
+  );
+  return headers;
+}
 
 /**
  * Headers every response carries, errors and 304s included: any origin may read this public data.
@@ -10,13 +29,19 @@ export const COMMON_HEADERS: readonly string[] = [
   'Access-Control-Allow-Origin',
   '*',
   'Access-Control-Expose-Headers',
-  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition',
-  'X-Content-Type-Options',
-  'nosniff',
+  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition, X-Request-Id',
+  ...helmetHeaders(), // X-Content-Type-Options: nosniff among them
 ];
+
+/**
+ * The Content-Security-Policy of everything but pages: JSON and downloads load nothing. A route
+ * that serves a page sets its own after commonHeaders, which replaces this one.
+ */
+export const DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 export function setCommonHeaders(res: Response): void {
   for (let i = 0; i < COMMON_HEADERS.length; i += 2) res.setHeader(COMMON_HEADERS[i]!, COMMON_HEADERS[i + 1]!);
+  res.setHeader('Content-Security-Policy', DEFAULT_CSP);
 }
 
 export const commonHeaders: RequestHandler = (_req, res, next) => {

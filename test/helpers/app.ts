@@ -5,6 +5,7 @@ import { createApp } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { loadDrop } from '../../src/data/drop.js';
 import { Store } from '../../src/data/store.js';
+import { createHttpServer, type Limits } from '../../src/http/listener.js';
 import { writeDrop, type DropData, type DropOptions } from './drop.js';
 
 export interface TestApp {
@@ -27,13 +28,17 @@ export async function appServing(dir: string, env: Record<string, string> = {}):
   return { app: createApp({ config, store }), store, config, close: () => store.close() };
 }
 
-/** Listens on a free loopback port; resolves with the base URL and a function to stop. */
-export async function listen(app: Express): Promise<{ base: string; stop(): Promise<void> }> {
-  const server: Server = app.listen(0, '127.0.0.1');
+/**
+ * Listens on a free loopback port, through the same HTTP server as production (with its limits,
+ * or shorter ones for a test); resolves with the base URL and a function to stop.
+ */
+export async function listen(app: Express, limits: Partial<Limits> = {}): Promise<{ base: string; port: number; stop(): Promise<void> }> {
+  const server: Server = createHttpServer(app, limits).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
   return {
-    base,
+    base: `http://127.0.0.1:${port}`,
+    port,
     stop: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));

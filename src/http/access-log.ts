@@ -1,0 +1,48 @@
+/**
+ * One JSON line per request, written when its response is done (or its connection gone): the
+ * request id (also sent as X-Request-Id), method, path, status, duration, bytes sent and whether
+ * the answer came from the response cache. Headers and the query string are never logged, so no
+ * API key or other secret a client sends can end up in a log.
+ */
+import type { RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { requestIdFor } from './request-id.js';
+
+/** What handlers tell the log about a request, through res.locals. */
+export interface LogNotes {
+  /** `hit`: answered from the response cache; `miss`: the query ran. Data endpoints only. */
+  cache?: 'hit' | 'miss';
+  /** A 5xx's cause, logged with its stack; the client only ever sees a generic problem. */
+  error?: unknown;
+}
+
+export function notes(res: Response): LogNotes {
+  return res.locals as LogNotes;
+}
+
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const id = requestIdFor(req.get('x-request-id'));
+    res.setHeader('X-Request-Id', id);
+    const started = performance.now();
+    const socket = req.socket;
+    const writtenBefore = socket.bytesWritten;
+    res.once('close', () => {
+      const { cache, error } = notes(res);
+      const line = {
+        id,
+        method: req.method,
+        path: req.originalUrl.split('?', 1)[0],
+        status: res.statusCode,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        bytes: socket.bytesWritten - writtenBefore,
+        ...(cache && { cache }),
+        // The client went away before the whole answer was sent.
+        ...(!res.writableFinished && { aborted: true }),
+      };
+      if (res.statusCode >= 500 || error) logger.error({ ...line, ...(error !== undefined && { err: error }) }, 'request');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The HTTP server around the app, with the limits that protect a public service from slow and
+ * malformed clients (docs/api.md, "Operating the service"): headers must arrive within 10 s, idle
+ * keep-alive connections close after 5 s, a header block is at most 16 KB, and a request body is
+ * never read. What Node's parser refuses gets a problem+json answer like every other error.
+ */
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Express } from 'express';
+import type { ProblemCode } from './errors.js';
+import { COMMON_HEADERS, DEFAULT_CSP } from './headers.js';
+import { newRequestId } from './request-id.js';
+
+export interface Limits {
+  /** A request whose headers are not complete by then is answered 408 and closed. */
+  headersTimeoutMs: number;
+  /** Idle keep-alive connections are closed after this. */
+  keepAliveTimeoutMs: number;
+  /** The whole request (line, headers, any body) must arrive within this; answering it may take longer. */
+  requestTimeoutMs: number;
+  /** Request line and headers together; past it, 431. */
+  maxHeaderBytes: number;
+}
+
+export const LIMITS: Limits = {
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  requestTimeoutMs: 30_000,
+  maxHeaderBytes: 16 * 1024,
+};
+
+export function createHttpServer(app: Express, limits: Partial<Limits> = {}): Server {
+  const { headersTimeoutMs, keepAliveTimeoutMs, requestTimeoutMs, maxHeaderBytes } = { ...LIMITS, ...limits };
+  const server = createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: Math.max(requestTimeoutMs, headersTimeoutMs),
+      keepAliveTimeout: keepAliveTimeoutMs,
+      maxHeaderSize: maxHeaderBytes,
+      // Node checks the two timeouts above only this often (30 s by default), which would let a
+      // stuck client hold its connection three times longer than the limit says.
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      // Only GET and HEAD are served and no body is ever read: rather than reading and discarding
+      // one after the answer (what Node does to keep the connection), the connection is closed.
+      if (hasBody(req)) res.shouldKeepAlive = false;
+      app(req, res);
+    },
+  );
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Node's parser refused the request (bad request line, raw bytes in the URL, headers too large or
+ * too slow): Node's own answer would be a bare status line, so a problem document is written on
+ * the socket, and the connection closed, since what follows on it cannot be trusted.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, detail] = refusal(error.code);
+  socket.end(rawProblem(status, 'invalid_request', detail));
+}
+
+function refusal(code: string | undefined): [number, string] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'the request line and headers are larger than 16 KB'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'the request did not arrive in time'];
+    default:
+      return [400, 'the request is not valid HTTP/1.1 (a URL must be ASCII: percent-encode other characters)'];
+  }
+}
+
+/** A whole HTTP/1.1 response, headers included, for a socket that has no response object. */
+export function rawProblem(status: number, code: ProblemCode, detail: string): string {
+  const title = STATUS_CODES[status] ?? 'Error';
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail, code });
+  const headers = [
+    ...COMMON_HEADERS,
+    'Content-Security-Policy',
+    DEFAULT_CSP,
+    'X-Request-Id',
+    newRequestId(),
+    'Content-Type',
+    'application/problem+json',
+    'Content-Length',
+    String(Buffer.byteLength(body)),
+    'Cache-Control',
+    'no-store',
+    'Connection',
+    'close',
+  ];
+  let head = `HTTP/1.1 ${status} ${title}\r\n`;
+  for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+  return `${head}\r\n${body}`;
+}

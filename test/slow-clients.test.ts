@@ -1,0 +1,164 @@
+/**
+ * Slow and malformed clients: the HTTP server's limits and the problem documents for requests that
+ * Node's parser or the app cannot read. Raw sockets, because no HTTP client sends such requests.
+ */
+import net from 'node:net';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../src/http/listener.js';
+import { small } from './fixtures/small.js';
+import { appFor, listen, type TestApp } from './helpers/app.js';
+
+interface Exchange {
+  /** Everything the server sent before it closed the connection. */
+  text: string;
+  /** Milliseconds from connecting to the server closing the connection. */
+  closedAfterMs: number;
+}
+
+/** Connects, writes `data` (and nothing more, whatever it is), and waits for the server to close. */
+function exchange(port: number, data: string | Buffer, giveUpMs = 5_000): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(data));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ text, closedAfterMs: Date.now() - started }));
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server still held the connection after ${giveUpMs} ms; it sent: ${text}`));
+    }, giveUpMs).unref();
+  });
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function parseResponse(text: string): RawResponse {
+  const [head, ...rest] = text.split('\r\n\r\n');
+  const [statusLine, ...lines] = head!.split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
+}
+
+function expectProblem(response: RawResponse, status: number) {
+  expect(response.status).toBe(status);
+  expect(response.headers['content-type']).toBe('application/problem+json');
+  expect(response.headers['access-control-allow-origin']).toBe('*');
+  expect(response.headers['x-content-type-options']).toBe('nosniff');
+  expect(response.headers['x-request-id']).toMatch(/^[\w-]{36}$/);
+  expect(response.headers.connection).toBe('close');
+  const body = JSON.parse(response.body);
+  expect(body).toMatchObject({ type: 'about:blank', status, code: 'invalid_request' });
+  return body;
+}
+
+let t: TestApp;
+let port: number;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  t = await appFor(small);
+  ({ port, stop } = await listen(t.app, { headersTimeoutMs: 300, keepAliveTimeoutMs: 300 }));
+});
+afterAll(async () => {
+  await stop();
+  t.close();
+});
+
+describe('the production server', () => {
+  it('closes a request whose headers are not complete within 10 s, keeps idle connections 5 s, and caps headers at 16 KB', () => {
+    const server = createHttpServer(t.app);
+    expect(server.headersTimeout).toBe(10_000);
+    expect(server.keepAliveTimeout).toBe(5_000);
+    expect(server.maxHeaderSize).toBe(16 * 1024);
+    // The whole request may not take longer than its headers are allowed to, with some room for a body.
+    expect(server.requestTimeout).toBeGreaterThanOrEqual(10_000);
+    expect(server.requestTimeout).toBeLessThanOrEqual(60_000);
+  });
+});
+
+describe('a client that never finishes its headers', () => {
+  it('gets a 408 problem and its connection closed once the headers timeout passes', async () => {
+    const { text, closedAfterMs } = await exchange(port, 'GET /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\n');
+    expectProblem(parseResponse(text), 408);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(300);
+  });
+});
+
+describe('an idle keep-alive connection', () => {
+  it('is closed by the server once the keep-alive timeout passes', async () => {
+    const { text, closedAfterMs } = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expect(parseResponse(text).status).toBe(200);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(300);
+  });
+});
+
+describe('headers over 16 KB', () => {
+  it('get a 431 problem, and the connection closed', async () => {
+    const big = `GET /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`;
+    const body = expectProblem(parseResponse((await exchange(port, big)).text), 431);
+    expect(body.title).toBe('Request Header Fields Too Large');
+  });
+  it('include the request line: a 17 KB URL gets 431 too', async () => {
+    const { text } = await exchange(port, `GET /budget/api/totals/?year=${'1'.repeat(17 * 1024)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    expectProblem(parseResponse(text), 431);
+  });
+});
+
+describe('a request Node cannot parse', () => {
+  it('with raw UTF-8 in the URL gets a 400 invalid_request problem', async () => {
+    const raw = Buffer.from('GET /budget/api/totals/?year=2020é HTTP/1.1\r\nHost: localhost\r\n\r\n', 'utf8');
+    const body = expectProblem(parseResponse((await exchange(port, raw)).text), 400);
+    expect(body.detail).toMatch(/percent-encode/);
+  });
+  it('with a request line that is not HTTP gets a 400 invalid_request problem', async () => {
+    expectProblem(parseResponse((await exchange(port, 'HELLO THERE\r\n\r\n')).text), 400);
+  });
+});
+
+describe('a request with a body', () => {
+  it('is answered without waiting for the body, then its connection is closed', async () => {
+    const { text, closedAfterMs } = await exchange(
+      port,
+      'GET /budget/api/totals/?year=2020 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\nonly a little',
+    );
+    const response = parseResponse(text);
+    expect(response.status).toBe(200);
+    expect(response.headers.connection).toBe('close');
+    // Well before the keep-alive timeout: the server did not keep the connection to read the body.
+    expect(closedAfterMs).toBeLessThan(300);
+  });
+});
+
+describe('percent-encoding the app cannot decode', () => {
+  it.each([
+    ['a path segment', '/budget/api/tot%E0%A4%A/'],
+    ['a path with an invalid UTF-8 sequence', '/budget/api/%C3%28/'],
+    ['a query value', '/budget/api/totals/?year=%ZZ'],
+    ['a query name', '/budget/api/totals/?%E0%A4%A=1'],
+    ['a docs asset', '/budget/api/docs/%ZZ.js'],
+  ])('in %s gets a 400 invalid_request problem', async (_where, url) => {
+    const res = await request(t.app).get(url);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.body).toEqual({
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'the URL is not valid percent-encoded UTF-8',
+      code: 'invalid_request',
+    });
+  });
+  it('does not stop a well-encoded UTF-8 value from reaching validation', async () => {
+    const res = await request(t.app).get('/budget/api/budget-categories/?type=d%C3%A9pense');
+    expect(res.status).toBe(200);
+  });
+});
