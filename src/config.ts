@@ -8,6 +8,7 @@ const port = z
   .transform(Number)
   .pipe(z.number().max(65535, { error: PORT_MESSAGE }));
 const nonNegativeInt = (what: string) => z.string().trim().regex(/^\d{1,12}$/, { error: what }).transform(Number);
+const positiveInt = (what: string) => z.string().trim().regex(/^0*[1-9]\d{0,11}$/, { error: what }).transform(Number);
 
 /** `TRUST_PROXY` takes what Express's `trust proxy` setting takes: a boolean, a hop count, or addresses. */
 const trustProxy = z
@@ -28,6 +29,9 @@ const EnvSchema = z.object({
   TRUST_PROXY: trustProxy.optional(),
   CACHE_MAX_AGE: nonNegativeInt('must be an integer >= 0 (seconds)').default(300),
   RESPONSE_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes; 0 turns the response cache off)').default(64),
+  /** Unset: twice the connection pool (see Store). */
+  MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').optional(),
+  QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),
 });
 
 export type Config = Readonly<z.infer<typeof EnvSchema>>;

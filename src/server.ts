@@ -22,7 +22,10 @@ async function main(): Promise<void> {
     return fail(error);
   }
   const started = performance.now();
-  const store = new Store(Number(process.env.UV_THREADPOOL_SIZE) || 4);
+  const store = new Store(Number(process.env.UV_THREADPOOL_SIZE) || 4, {
+    maxConcurrent: config.MAX_CONCURRENT_QUERIES,
+    timeoutMs: config.QUERY_TIMEOUT_MS,
+  });
   try {
     store.swap(await loadDrop(config.DATA_DIR));
   } catch (error) {

@@ -6,6 +6,7 @@
  * (swap) never mixes two drops in one answer; a replaced drop is closed once its last lease ends.
  */
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import { HttpError } from '../http/errors.js';
 import type { LoadedDrop } from './drop.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
@@ -17,6 +18,37 @@ function toRow(names: readonly string[], values: readonly unknown[]): Row {
   const row: Row = {};
   for (let i = 0; i < names.length; i++) row[names[i]!] = plainValue(values[i]);
   return row;
+}
+
+/** How much the database may be asked at once, and for how long (docs/api.md, "Operating the service"). */
+export interface QueryLimits {
+  /** Queries running or waiting for a connection, across drops; past it a query is refused at once. */
+  maxConcurrent: number;
+  /** A query still running after this is interrupted; an export once its first rows are out is not. */
+  timeoutMs: number;
+}
+
+/**
+ * Counts the queries running or waiting. Refusing at once past the cap, instead of queueing,
+ * keeps a burst from building a queue whose every request would time out anyway.
+ */
+class Admission {
+  active = 0;
+
+  constructor(private readonly limits: QueryLimits) {}
+
+  enter(): void {
+    if (this.active >= this.limits.maxConcurrent) {
+      throw new HttpError(503, 'overloaded', 'the server is answering as many queries as it can; retry in a second', undefined, {
+        'Retry-After': '1',
+      });
+    }
+    this.active += 1;
+  }
+
+  leave(): void {
+    this.active -= 1;
+  }
 }
 
 export class ServedDrop {
@@ -32,6 +64,8 @@ export class ServedDrop {
   constructor(
     readonly data: LoadedDrop,
     private readonly poolSize: number,
+    private readonly admission: Admission,
+    private readonly limits: QueryLimits,
   ) {}
 
   lease(): Lease {
@@ -52,15 +86,20 @@ export class ServedDrop {
 
   /** Runs `sql/<name>.sql` with bound parameters; returns rows of plain JS values. */
   async query(name: string, params: Params = {}): Promise<Row[]> {
-    const connection = await this.acquire();
+    this.admission.enter();
     try {
-      const statement = await this.statement(connection, name);
-      statement.bind(params);
-      const reader = await statement.runAndReadAll();
-      const names = reader.columnNames();
-      return reader.getRows().map((values) => toRow(names, values));
+      const connection = await this.acquire();
+      try {
+        const statement = await this.statement(connection, name);
+        statement.bind(params);
+        const reader = await this.timed(connection, () => statement.runAndReadAll());
+        const names = reader.columnNames();
+        return reader.getRows().map((values) => toRow(names, values));
+      } finally {
+        this.releaseConnection(connection);
+      }
     } finally {
-      this.releaseConnection(connection);
+      this.admission.leave();
     }
   }
 
@@ -68,19 +107,56 @@ export class ServedDrop {
    * Runs `sql/<name>.sql` and yields its rows one DuckDB chunk (up to 2048 rows) at a time, for
    * exports too long to hold in memory. The next chunk is fetched only when the consumer asks, and
    * the pooled connection is held until iteration stops; ending early (a break, an error, a client
-   * gone: `return()` on this generator) runs the finally that gives it back.
+   * gone: `return()` on this generator) runs the finally that gives it back. Only the wait for the
+   * first chunk is timed: an export that has started runs as long as its client reads.
    */
   async *stream(name: string, params: Params = {}): AsyncGenerator<Row[]> {
     const sql = await readSql(name);
-    const connection = await this.acquire();
+    this.admission.enter();
     try {
-      const result = await connection.stream(sql, params);
-      const names = result.columnNames();
-      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-        yield chunk.getRows().map((values) => toRow(names, values));
+      const connection = await this.acquire();
+      try {
+        const { result, first } = await this.timed(connection, async () => {
+          const result = await connection.stream(sql, params);
+          return { result, first: await result.fetchChunk() };
+        });
+        const names = result.columnNames();
+        for (let chunk = first; chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+          yield chunk.getRows().map((values) => toRow(names, values));
+        }
+      } finally {
+        this.releaseConnection(connection);
       }
     } finally {
-      this.releaseConnection(connection);
+      this.admission.leave();
+    }
+  }
+
+  /**
+   * Runs `work` on `connection`, interrupting it past the time limit. DuckDB then fails the
+   * statement and leaves the connection ready for the next one, so it goes back to the pool. A
+   * statement still waiting for a worker thread when interrupted would start afterwards and never
+   * see it, so the interrupt is repeated until the statement ends; an interrupt that lands
+   * between statements has no effect.
+   */
+  private async timed<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+    let interrupted = false;
+    let repeat: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      interrupted = true;
+      connection.interrupt();
+      repeat = setInterval(() => connection.interrupt(), 10);
+    }, this.limits.timeoutMs);
+    try {
+      return await work();
+    } catch (error) {
+      if (interrupted) {
+        throw new HttpError(503, 'query_timeout', `the query took longer than ${this.limits.timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      clearInterval(repeat);
     }
   }
 
@@ -154,8 +230,26 @@ export class Store {
   private current: ServedDrop | null = null;
   private readonly swapListeners: (() => void)[] = [];
   private outcome: ReloadOutcome | null = null;
+  readonly limits: QueryLimits;
+  /** Shared by the served drop and replaced ones still finishing: the cap is the process's. */
+  private readonly admission: Admission;
 
-  constructor(private readonly poolSize = 4) {}
+  /** `limits` is read at every query: a change applies to the next one. Defaults: twice the pool, 5 s. */
+  constructor(
+    private readonly poolSize = 4,
+    limits: Partial<QueryLimits> = {},
+  ) {
+    this.limits = Object.assign(limits, {
+      maxConcurrent: limits.maxConcurrent ?? 2 * poolSize,
+      timeoutMs: limits.timeoutMs ?? 5_000,
+    });
+    this.admission = new Admission(this.limits);
+  }
+
+  /** Queries running or waiting for a connection now. */
+  get activeQueries(): number {
+    return this.admission.active;
+  }
 
   get ready(): boolean {
     return this.current !== null;
@@ -177,7 +271,7 @@ export class Store {
   /** Serves `data` from now on (a successful load); the previous drop closes when its in-flight requests finish. */
   swap(data: LoadedDrop): void {
     const previous = this.current;
-    this.current = new ServedDrop(data, this.poolSize);
+    this.current = new ServedDrop(data, this.poolSize, this.admission, this.limits);
     previous?.retire();
     this.record('ok', null, data.loadedAt);
     for (const listener of this.swapListeners) listener();

@@ -23,7 +23,7 @@ export async function appFor(data: DropData, env: Record<string, string> = {}, d
 /** The real app serving the drop already in `dir` (DATA_DIR), as the server starts it. */
 export async function appServing(dir: string, env: Record<string, string> = {}): Promise<TestApp> {
   const config: Config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir, ...env });
-  const store = new Store();
+  const store = new Store(4, { maxConcurrent: config.MAX_CONCURRENT_QUERIES, timeoutMs: config.QUERY_TIMEOUT_MS });
   store.swap(await loadDrop(dir));
   return { app: createApp({ config, store }), store, config, close: () => store.close() };
 }
