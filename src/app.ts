@@ -95,6 +95,7 @@ export function createApp({ config, store, log = logger }: AppOptions): Express 
     healthz: () => healthy,
     readyz: () => {
       if (!store.ready) throw dataUnavailable();
+      if (store.shuttingDown) throw new HttpError(503, 'data_unavailable', 'the server is shutting down');
       return json({ status: 'ready', version: store.served?.manifest.version });
     },
   };

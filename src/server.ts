@@ -1,9 +1,9 @@
 /**
  * The process: parse the configuration, load the drop, listen; reload the drop on SIGHUP and when
- * it changes on disk; on SIGTERM/SIGINT stop accepting, let in-flight requests finish, close
- * DuckDB and exit 0.
+ * it changes on disk; on SIGTERM/SIGINT turn /readyz to 503, let in-flight requests finish, stop
+ * accepting, close DuckDB and exit 0.
  */
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import { parseConfig, type Config } from './config.js';
 import { loadDrop } from './data/drop.js';
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     logger.info({ host: config.HOST, port: typeof address === 'object' ? address?.port : config.PORT }, 'listening');
   });
   server.on('error', fail);
+  const inFlight = countInFlight(server);
 
   const reloader = new Reloader({ dataDir: config.DATA_DIR, store });
   reloader.watch();
@@ -49,8 +50,9 @@ async function main(): Promise<void> {
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    store.shuttingDown = true;
     reloader.close();
-    stop(server, () => {
+    drainThenStop(server, inFlight, () => {
       store.close();
       process.exit(0);
     });
@@ -59,11 +61,40 @@ async function main(): Promise<void> {
   process.once('SIGINT', shutdown);
 }
 
-/** Closes the listener, drops idle keep-alive sockets, and gives busy ones a grace period. */
-function stop(server: Server, done: () => void): void {
-  server.close(() => done());
-  server.closeIdleConnections();
-  setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+/**
+ * Counts the requests whose response is not finished, for the shutdown to wait on them. A
+ * response that ends or whose client leaves emits 'close' either way.
+ */
+function countInFlight(server: Server): { count: number; onIdle: (() => void) | null } {
+  const state = { count: 0, onIdle: null as (() => void) | null };
+  server.on('request', (_req, res: ServerResponse) => {
+    state.count += 1;
+    res.once('close', () => {
+      state.count -= 1;
+      if (state.count === 0) state.onIdle?.();
+    });
+  });
+  return state;
+}
+
+/**
+ * While requests are in flight, the listener stays open so that a load balancer polling /readyz
+ * sees the 503 (and any request it still sends is answered); once none is in flight, or after
+ * the grace period, the listener closes, idle keep-alive connections are dropped, and busy ones
+ * get one more grace period.
+ */
+function drainThenStop(server: Server, inFlight: ReturnType<typeof countInFlight>, done: () => void): void {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close(() => done());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+  };
+  if (inFlight.count === 0) return stop();
+  inFlight.onIdle = stop;
+  setTimeout(stop, SHUTDOWN_GRACE_MS).unref();
 }
 
 function fail(error: unknown): void {

@@ -4,6 +4,7 @@
  * or when the DATA_DIR symlink is re-pointed (docs/data-drops.md#reloading).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,6 +92,37 @@ describe('shutdown', () => {
     const { code } = await server.exit;
     expect(code).toBe(0);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  }, 60_000);
+
+  it('on SIGTERM answers /readyz with 503 at once, finishes a download still in flight, then exits 0', async () => {
+    const server = start({ DATA_DIR: dir });
+    const port = await listening(server);
+    // A year of 60,000 lines as CSV, held open by a client that does not read yet.
+    const download = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`http://127.0.0.1:${port}/budget/api/expenses/?format=csv&year=2001`, resolve).on('error', reject),
+    );
+    download.pause();
+    expect(download.statusCode).toBe(200);
+
+    const stopping = new Promise<void>((resolve) =>
+      server.child.stderr!.on('data', (chunk) => String(chunk).includes('shutting down') && resolve()),
+    );
+    server.child.kill('SIGTERM');
+    await stopping;
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 503, code: 'data_unavailable', detail: 'the server is shutting down' });
+    // Still alive, and every other request is still answered while the download runs.
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+    let text = '';
+    download.setEncoding('utf8');
+    download.on('data', (chunk) => (text += chunk));
+    download.resume();
+    await new Promise((resolve) => download.on('end', resolve));
+    expect(text.trimEnd().split('\r\n')).toHaveLength(60_001);
+    const { code } = await server.exit;
+    expect(code).toBe(0);
   }, 60_000);
 });
 

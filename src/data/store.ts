@@ -246,6 +246,12 @@ export class Store {
     this.admission = new Admission(this.limits);
   }
 
+  /**
+   * Set on SIGTERM: /readyz then answers 503 so that a load balancer stops sending, while the
+   * requests already sent are still answered.
+   */
+  shuttingDown = false;
+
   /** Queries running or waiting for a connection now. */
   get activeQueries(): number {
     return this.admission.active;
