@@ -19,6 +19,10 @@ export class ResponseCache {
             maxEntrySize: Math.max(1, Math.floor(maxBytes / 10)),
             sizeCalculation: (answer, key) => answer.body.length + key.length + 200,
             fetchMethod: (_key, _stale, { context }) => context(),
+            // clear() on a reload aborts the renders in flight; their requests, which started on
+            // the old drop, must still get their answer, not an abort error. (An answer kept
+            // after that is under a key of the old drop, never asked for again, and evicted.)
+            ignoreFetchAbort: true,
           })
         : null;
   }
