@@ -92,6 +92,25 @@ describe('a client that never finishes its headers', () => {
   });
 });
 
+describe('many clients that never finish their headers, all at once', () => {
+  it('are each answered 408 and closed', async () => {
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () => exchange(port, 'GET /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\n')),
+    );
+    for (const { text } of all) expectProblem(parseResponse(text), 408);
+  });
+  it('include clients that connect and send nothing', async () => {
+    const all = await Promise.all(Array.from({ length: 5 }, () => exchange(port, '')));
+    for (const { closedAfterMs } of all) expect(closedAfterMs).toBeGreaterThanOrEqual(300);
+  });
+  it('include a keep-alive client whose second request never finishes', async () => {
+    const { text } = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\nGET /healthz HTTP/1.1\r\n');
+    const [first, second] = text.split(/(?=HTTP\/1\.1 )/);
+    expect(parseResponse(first!).status).toBe(200);
+    expectProblem(parseResponse(second!), 408);
+  });
+});
+
 describe('an idle keep-alive connection', () => {
   it('is closed by the server once the keep-alive timeout passes', async () => {
     const { text, closedAfterMs } = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
