@@ -11,7 +11,7 @@ import { DropError, loadDrop, type LoadOptions, type LoadedDrop } from '../src/d
 import type { Manifest } from '../src/data/manifest.js';
 import { TABLES } from '../src/data/schema.js';
 import { small } from './fixtures/small.js';
-import { sha256, writeDrop, type DropData, type TableRows, type TableSource } from './helpers/drop.js';
+import { sha256, writeDrop, writtenColumns, type DropData, type TableRows, type TableSource } from './helpers/drop.js';
 
 type TableName = keyof DropData;
 type Row = Record<string, unknown>;
@@ -63,8 +63,9 @@ function literal(value: unknown): string {
  */
 function written(table: TableName, rows: TableRows, types: Record<string, string | null> = {}): { sql: string } {
   const spec = TABLES.find((t) => t.name === table)!;
+  const optional = writtenColumns(spec, rows);
   const columns = spec.columns
-    .filter((c) => types[c.name] !== null)
+    .filter((c) => types[c.name] !== null && (optional.includes(c) || c.name in types))
     .map((c) => ({ name: c.name, type: types[c.name] ?? (c.sqlType.startsWith('DECIMAL') ? 'DECIMAL(18,3)' : c.sqlType) }));
   const select = (row: Row) => `SELECT ${columns.map((c) => `CAST(${literal(row[c.name])} AS ${c.type}) AS ${c.name}`).join(', ')}`;
   return { sql: rows.length ? rows.map(select).join(' UNION ALL ') : `${select({})} LIMIT 0` };

@@ -7,13 +7,14 @@
 import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
 import { checkColumns } from './columns.js';
 import { derive, type Derived } from './derived.js';
 import { MANIFEST_FILE, ManifestSchema, sha256File, type Manifest } from './manifest.js';
 import { DropError, fileProblem, offendingRows, type Problem } from './problems.js';
-import { RULES } from './rules.js';
+import { rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
+import { DropShape } from './shape.js';
 
 export { DropError, type Problem } from './problems.js';
 
@@ -25,6 +26,8 @@ export interface LoadedDrop extends Derived {
   /** A digest of the files' checksums: changes whenever the drop's content changes. */
   fingerprint: string;
   loadedAt: Date;
+  /** Which optional tables and columns the drop has (the service fills in the others). */
+  shape: DropShape;
 }
 
 export interface LoadOptions {
@@ -41,8 +44,10 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   const stopAtFirst = () => !options.allProblems && problems.length > 0;
 
   for (const table of TABLES) {
-    const entry = manifest.files[fileName(table)];
-    if (!entry) problems.push(fileProblem('drop.json', `files must list ${fileName(table)}`));
+    const file = fileName(table);
+    if (manifest.files[file]) continue;
+    if (!table.optional) problems.push(fileProblem('drop.json', `files must list ${file}`));
+    else if (await isFile(path.join(dir, file))) problems.push(fileProblem('drop.json', `files must list ${file}, which is in the drop`));
   }
   if (problems.length) throw new DropError(problems);
 
@@ -54,14 +59,21 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   });
   const connection = await instance.connect();
   let loaded = false;
+  const present = new Map<string, ReadonlySet<string>>();
   try {
     for (const table of TABLES) {
-      problems.push(...(await loadTable(connection, dir, table, manifest)));
+      const loadedTable = await loadTable(connection, dir, table, manifest);
+      if (Array.isArray(loadedTable)) problems.push(...loadedTable);
+      else present.set(table.name, loadedTable);
       if (stopAtFirst()) break;
     }
     if (problems.length) throw new DropError(problems);
 
-    for (const rule of RULES) {
+    const shape = new DropShape(
+      new Set(TABLES.filter((t) => t.optional && manifest.files[fileName(t)]).map((t) => t.name)),
+      present,
+    );
+    for (const rule of rulesFor(shape)) {
       const problem = await offendingRows(connection, rule.sql, rule.file, rule.rule);
       if (problem) problems.push(problem);
       if (stopAtFirst()) break;
@@ -74,7 +86,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see docs/performance.md#what-makes-it-fast).
     await connection.run('SET threads = 1');
     loaded = true;
-    return { instance, dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), ...derived };
+    return { instance, dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), shape, ...derived };
   } finally {
     connection.closeSync();
     if (!loaded) instance.closeSync();
@@ -99,18 +111,33 @@ async function readManifest(dir: string): Promise<Manifest> {
   return parsed.data;
 }
 
-/** Verifies one file against the manifest, loads it as-is, checks its columns, then stores it typed. */
-async function loadTable(connection: DuckDBConnection, dir: string, table: TableSpec, manifest: Manifest): Promise<Problem[]> {
+/**
+ * Verifies one file against the manifest, loads it as-is, checks its columns, then stores it typed
+ * in schema order, optional columns the file lacks filled in. Returns the optional columns the
+ * file has, or the problems found. An optional table the drop leaves out is stored empty.
+ */
+async function loadTable(
+  connection: DuckDBConnection,
+  dir: string,
+  table: TableSpec,
+  manifest: Manifest,
+): Promise<ReadonlySet<string> | Problem[]> {
   const file = fileName(table);
-  const expected = manifest.files[file]!;
+  const expected = manifest.files[file];
+  const name = quotedIdentifier(table.name);
+  if (!expected) {
+    const columns = table.columns.map((c) => `${quotedIdentifier(c.name)} ${c.sqlType}`).join(', ');
+    await connection.run(`CREATE TABLE ${name} (${columns})`);
+    return new Set();
+  }
   const filePath = path.join(dir, file);
-  if (!(await stat(filePath).catch(() => null))?.isFile()) return [fileProblem(file, 'file listed in drop.json must exist')];
+  if (!(await isFile(filePath))) return [fileProblem(file, 'file listed in drop.json must exist')];
 
   const sha256 = await sha256File(filePath);
   if (sha256 !== expected.sha256.toLowerCase()) {
     return [fileProblem(file, `sha256 must match drop.json (manifest ${expected.sha256}, file ${sha256})`)];
   }
-  const raw = `raw_${table.name}`;
+  const raw = quotedIdentifier(`raw_${table.name}`);
   try {
     await connection.run(`CREATE TABLE ${raw} AS SELECT * FROM read_parquet($path)`, { path: filePath });
   } catch {
@@ -124,15 +151,28 @@ async function loadTable(connection: DuckDBConnection, dir: string, table: Table
   const problems = await checkColumns(connection, raw, file, table, types);
   if (problems.length) return problems;
 
-  const select = table.columns.map((c) => `CAST(${c.name} AS ${c.sqlType}) AS ${c.name}`).join(', ');
-  await connection.run(`CREATE TABLE ${table.name} AS SELECT ${select} FROM ${raw}`);
+  // Typed first, then in schema order with the absent columns computed from the typed ones (a
+  // stage from a complementary flag written as 0/1 reads the boolean).
+  const inFile = table.columns.filter((c) => types.has(c.name));
+  const typed = inFile.map((c) => `CAST(${quotedIdentifier(c.name)} AS ${c.sqlType}) AS ${quotedIdentifier(c.name)}`).join(', ');
+  const ordered = table.columns
+    .map((c) => (types.has(c.name) ? quotedIdentifier(c.name) : `CAST(${c.absent} AS ${c.sqlType}) AS ${quotedIdentifier(c.name)}`))
+    .join(', ');
+  await connection.run(`CREATE TABLE ${name} AS SELECT ${ordered} FROM (SELECT ${typed} FROM ${raw})`);
   await connection.run(`DROP TABLE ${raw}`);
-  return [];
+  return new Set(inFile.filter((c) => c.absent !== undefined).map((c) => c.name));
 }
 
-/** Only the nine tables' checksums count: other entries of `files` are never read. */
+const isFile = async (file: string) => (await stat(file).catch(() => null))?.isFile() ?? false;
+
+/**
+ * The checksums of the files the service reads: the nine tables and the optional ones the drop
+ * has (a drop without optional tables keeps the fingerprint it always had). Other entries of
+ * `files` are never read.
+ */
 function fingerprintOf(manifest: Manifest): string {
-  const lines = TABLES.map(fileName)
+  const lines = TABLES.filter((table) => manifest.files[fileName(table)])
+    .map(fileName)
     .sort()
     .map((name) => `${name}:${manifest.files[name]!.sha256.toLowerCase()}`);
   return createHash('sha256').update(lines.join('\n')).digest('hex');
