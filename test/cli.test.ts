@@ -89,7 +89,7 @@ describe('budget-data synth', () => {
     const out = dir('synth');
     const made = await cli('synth', out, '--scale', '2', '--seed', '7');
     expect(made.code).toBe(0);
-    expect(made.stdout).toMatch(/^wrote "synthetic-132-lines-seed-7" in .*: organizations 300, categories \d+, expenses 132, resources 134, debt_origins 10, debt 208, gdp 26, outstanding_debt 26, deficit 26\n$/);
+    expect(made.stdout).toMatch(/^wrote "synthetic-132-lines-seed-7" in .*: organizations 300, categories \d+, expenses 132, resources 134, debt_origins 10, debt 208, gdp 26, outstanding_debt 26, deficit 26, population 26, cpi 26\n$/);
     expect(await cli('validate', out)).toMatchObject({ code: 0 });
 
     const t = await appServing(out);

@@ -75,7 +75,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     );
     for (const rule of rulesFor(shape)) {
       const problem = await offendingRows(connection, rule.sql, rule.file, rule.rule);
-      if (problem) problems.push(problem);
+      if (problem) problems.push(asInFile(problem, shape));
       if (stopAtFirst()) break;
     }
     if (problems.length) throw new DropError(problems);
@@ -161,6 +161,14 @@ async function loadTable(
   await connection.run(`CREATE TABLE ${name} AS SELECT ${ordered} FROM (SELECT ${typed} FROM ${raw})`);
   await connection.run(`DROP TABLE ${raw}`);
   return new Set(inFile.filter((c) => c.absent !== undefined).map((c) => c.name));
+}
+
+/** Example rows as the file has them: without the optional columns the service filled in. */
+function asInFile(problem: Problem, shape: DropShape): Problem {
+  const table = TABLES.find((t) => fileName(t) === problem.file);
+  const filled = new Set(table?.columns.filter((c) => c.absent !== undefined && !shape.hasColumn(table.name, c.name)).map((c) => c.name));
+  if (!filled.size) return problem;
+  return { ...problem, examples: problem.examples.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !filled.has(key)))) };
 }
 
 const isFile = async (file: string) => (await stat(file).catch(() => null))?.isFile() ?? false;

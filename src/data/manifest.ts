@@ -38,3 +38,4 @@ export const ManifestSchema = z.object({
 });
 
 export type Manifest = z.infer<typeof ManifestSchema>;
+export type Units = z.infer<typeof UnitsSchema>;
