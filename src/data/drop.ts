@@ -80,7 +80,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     }
     if (problems.length) throw new DropError(problems);
 
-    const derived = await derive(connection);
+    const derived = await derive(connection, shape);
     // The load above used every core. Serving queries are small lookups that the pool already runs
     // side by side, one per calling thread; DuckDB's own workers only add hand-offs between threads
     // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see docs/performance.md#what-makes-it-fast).
