@@ -109,6 +109,32 @@ describe('budget-data synth', () => {
     }
   });
 
+  it('writes lines and series in three stages, with sources, when asked (--stages)', async () => {
+    const out = dir('synth-stages');
+    const made = await cli('synth', out, '--lines', '600', '--stages');
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/debt 600, gdp 26, outstanding_debt 75, deficit 75, sources 5, population 26, cpi 26\n$/);
+    expect(await cli('validate', out)).toMatchObject({ code: 0 });
+    const t = await appServing(out);
+    try {
+      const meta = (await request(t.app).get('/budget/api/meta/')).body;
+      const years = Array.from({ length: 26 }, (_, i) => 2000 + i);
+      // The series: initial every year, amended up to 2024, outturn up to 2023.
+      expect(meta.coverage.deficit).toEqual({ initial: years, amended: years.slice(0, -1), outturn: years.slice(0, -2) });
+      expect(Object.values(meta.coverage.expenses).every((stageYears) => (stageYears as number[]).length > 0)).toBe(true);
+      const count = async (stage: string) => (await request(t.app).get(`/budget/api/expenses/?stage=${stage}&limit=1`)).body.count;
+      const [initial, amended, outturn] = [await count('initial'), await count('amended'), await count('outturn')];
+      expect(initial).toBeGreaterThan(0);
+      expect(amended).toBeGreaterThan(initial);
+      expect(amended + outturn).toBe(600);
+      expect((await request(t.app).get('/budget/api/sources/')).body).toHaveLength(5);
+      const deficit = (await request(t.app).get('/budget/api/deficit/')).body;
+      expect(deficit.slice(-3).map((row: { stage: string }) => row.stage)).toEqual(['outturn', 'amended', 'initial']);
+    } finally {
+      t.close();
+    }
+  });
+
   it('gives the same files for the same seed, and other amounts for another seed', async () => {
     const files = async (name: string, seed: string) => {
       expect((await cli('synth', dir(name), '--lines', '500', '--seed', seed)).code).toBe(0);
