@@ -3,23 +3,12 @@
 -- $top_level  BOOLEAN           only origins without a parent (parent=null)
 -- $parent     BIGINT or NULL    only the children of this origin
 -- $stage      VARCHAR or NULL   initial, amended or outturn; null: each year's most final stage
---                               (outturn, then amended, then initial; docs/api.md, "Stages")
+--                               (outturn, then amended, then initial; derive/debt_stages.sql)
 -- A series without a stage column has one row per year, of no stated stage (null): it is the
 -- year's row by default, and no stage asked for matches it.
 -- A rolled-up row is derived when a row summed into it is; its source is the one source of
 -- every row summed into it, or null.
-WITH -- Each year's stages, the most final first; the chosen one per year.
-stages AS (
-  SELECT year, stage,
-         row_number() OVER (PARTITION BY year ORDER BY CASE stage WHEN 'outturn' THEN 3 WHEN 'amended' THEN 2 WHEN 'initial' THEN 1 ELSE 0 END DESC)
-           AS finality
-  FROM (SELECT DISTINCT year, stage FROM debt WHERE $year::INTEGER IS NULL OR year = $year::INTEGER) AS years
-),
-chosen AS (
-  SELECT year, stage FROM stages
-  WHERE CASE WHEN $stage::VARCHAR IS NULL THEN finality = 1 ELSE stage = $stage::VARCHAR END
-),
-rolled AS (
+WITH rolled AS (
   SELECT debt.year,
          debt.stage,
          closure.ancestor_id AS id,
@@ -27,8 +16,9 @@ rolled AS (
          CASE WHEN count(DISTINCT debt.source_id) = 1 AND count(debt.source_id) = count(*) THEN min(debt.source_id) END AS source_id,
          bool_or(debt.derived) AS derived
   FROM debt
-  JOIN chosen ON chosen.year = debt.year AND chosen.stage IS NOT DISTINCT FROM debt.stage
   JOIN debt_origin_closure AS closure ON closure.descendant_id = debt.debt_origin_id
+  WHERE ($year::INTEGER IS NULL OR debt.year = $year::INTEGER)
+    AND (CASE WHEN $stage::VARCHAR IS NULL THEN debt.most_final ELSE debt.stage = $stage::VARCHAR END)
   GROUP BY debt.year, debt.stage, closure.ancestor_id
 )
 SELECT rolled.year,

@@ -2,26 +2,11 @@
 -- $year      INTEGER or NULL   only this year
 -- $last      BOOLEAN           only the most recent year (year=last) with a row at the stage
 -- $stage     VARCHAR or NULL   initial, amended or outturn; null: each year's most final stage
---                               (outturn, then amended, then initial; docs/api.md, "Stages")
+--                              (outturn, then amended, then initial; derive/outstanding_debt_stages.sql)
 -- A series without a stage column has one row per year, of no stated stage (null): it is the
 -- year's row by default, and no stage asked for matches it.
 -- value is left unrounded here: percentages are rounded half away from zero when shaped. GDP is
 -- the year's whatever the stage.
-WITH -- Each year's stages, the most final first; the chosen one per year.
-stages AS (
-  SELECT year, stage,
-         row_number() OVER (PARTITION BY year ORDER BY CASE stage WHEN 'outturn' THEN 3 WHEN 'amended' THEN 2 WHEN 'initial' THEN 1 ELSE 0 END DESC)
-           AS finality
-  FROM (SELECT DISTINCT year, stage FROM outstanding_debt) AS years
-),
-chosen AS (
-  SELECT year, stage FROM stages
-  WHERE CASE WHEN $stage::VARCHAR IS NULL THEN finality = 1 ELSE stage = $stage::VARCHAR END
-),
-picked AS (
-  SELECT od.* FROM outstanding_debt AS od
-  JOIN chosen ON chosen.year = od.year AND chosen.stage IS NOT DISTINCT FROM od.stage
-)
 SELECT od.year,
        ROUND(od.outstanding_debt, 3)::DOUBLE AS outstanding_debt,
        ROUND(gdp.gdp, 3)::DOUBLE AS gdp,
@@ -29,7 +14,8 @@ SELECT od.year,
        od.stage,
        od.source_id,
        od.derived
-FROM picked AS od JOIN gdp ON gdp.year = od.year
-WHERE ($year::INTEGER IS NULL OR od.year = $year::INTEGER)
-  AND (NOT $last::BOOLEAN OR od.year = (SELECT max(year) FROM picked))
+FROM outstanding_debt AS od JOIN gdp ON gdp.year = od.year
+WHERE (CASE WHEN $stage::VARCHAR IS NULL THEN od.most_final ELSE od.stage = $stage::VARCHAR END)
+  AND ($year::INTEGER IS NULL OR od.year = $year::INTEGER)
+  AND (NOT $last::BOOLEAN OR od.year = (SELECT max(year) FROM outstanding_debt AS latest WHERE (CASE WHEN $stage::VARCHAR IS NULL THEN latest.most_final ELSE latest.stage = $stage::VARCHAR END)))
 ORDER BY od.year;

@@ -22,6 +22,9 @@ const DERIVED_TABLES = [
   'derive/expense_positions',
   'derive/resource_positions',
   'derive/line_counts',
+  'derive/debt_stages',
+  'derive/outstanding_debt_stages',
+  'derive/deficit_stages',
 ];
 
 /** Per table of figures, its years: per stage where the table has stages (docs/api.md, "/meta/"). */
