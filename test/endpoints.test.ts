@@ -211,6 +211,7 @@ describe('ids past 2^53', () => {
       {
         id: 7n, year: 2024, amount: 1.5, category: 'Catégorie lointaine',
         organization_id: BIG_ORGANIZATION, organization_name: 'Office lointain', organization_code: 'FAR',
+        stage: 'initial', source_id: null, derived: false,
       },
     ]);
   });
