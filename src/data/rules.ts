@@ -79,10 +79,21 @@ const positive = (table: string, column: string): Rule => ({
   sql: `SELECT year, "${column}" FROM ${table} WHERE "${column}" <= 0 ORDER BY year`,
 });
 
-/** The rules for a drop of this shape: a series with stages is unique per (year, stage). */
+/**
+ * The rules for a drop of this shape. A rule about an optional column or table the drop leaves
+ * out is left out too: what the service fills in cannot break it (a stage from complementary, a
+ * null source), and a reload of a drop without them costs what it always did.
+ */
 export function rulesFor(shape: DropShape): Rule[] {
-  const staged = (table: string) => shape.hasColumn(table, 'stage');
-  const perStage = (table: string, columns: string) => unique(table, staged(table) ? `${columns}, stage` : columns);
+  const has = (table: string, column: string) => shape.hasColumn(table, column);
+  const perStage = (table: string, columns: string) => unique(table, has(table, 'stage') ? `${columns}, stage` : columns);
+  const lineStages = (table: string): Rule[] => [
+    ...(has(table, 'stage') ? [stageIn(table, LINE_STAGES)] : []),
+    ...(has(table, 'stage') && has(table, 'complementary') ? [complementaryAgrees(table)] : []),
+  ];
+  const seriesStages = (table: string): Rule[] => (has(table, 'stage') ? [stageIn(table, SERIES_STAGES)] : []);
+  const optionalTable = (table: string, column: string): Rule[] =>
+    shape.hasTable(table) ? [unique(table, 'year'), positive(table, column)] : [];
   return [
     unique('organizations', 'id'),
     unique('organizations', 'code'),
@@ -104,34 +115,30 @@ export function rulesFor(shape: DropShape): Rule[] {
     exists('expenses', 'category_id', 'categories', 'id'),
     categoryOfType('expenses', 'expense'),
     exists('expenses', 'organization_id', 'organizations', 'id'),
-    stageIn('expenses', LINE_STAGES),
-    complementaryAgrees('expenses'),
+    ...lineStages('expenses'),
     unique('resources', 'id'),
     exists('resources', 'category_id', 'categories', 'id'),
     categoryOfType('resources', 'resource'),
     exists('resources', 'organization_id', 'organizations', 'id'),
-    stageIn('resources', LINE_STAGES),
-    complementaryAgrees('resources'),
+    ...lineStages('resources'),
     unique('debt_origins', 'id'),
     exists('debt_origins', 'parent_id', 'debt_origins', 'id'),
     acyclic('debt_origins'),
     exists('debt', 'debt_origin_id', 'debt_origins', 'id'),
     perStage('debt', 'year, debt_origin_id'),
-    stageIn('debt', SERIES_STAGES),
+    ...seriesStages('debt'),
     unique('gdp', 'year'),
     positive('gdp', 'gdp'),
     perStage('outstanding_debt', 'year'),
-    stageIn('outstanding_debt', SERIES_STAGES),
+    ...seriesStages('outstanding_debt'),
     gdpForYear('outstanding_debt'),
     perStage('deficit', 'year'),
-    stageIn('deficit', SERIES_STAGES),
+    ...seriesStages('deficit'),
     gdpForYear('deficit'),
-    unique('sources', 'id'),
-    unique('population', 'year'),
-    positive('population', 'population'),
-    unique('cpi', 'year'),
-    positive('cpi', 'index'),
+    ...(shape.hasTable('sources') ? [unique('sources', 'id')] : []),
+    ...optionalTable('population', 'population'),
+    ...optionalTable('cpi', 'index'),
     // Every table with figures may name its source.
-    ...TABLES.filter((t) => t.columns.some((c) => c.name === 'source_id')).map((t) => exists(t.name, 'source_id', 'sources', 'id')),
+    ...TABLES.filter((t) => has(t.name, 'source_id')).map((t) => exists(t.name, 'source_id', 'sources', 'id')),
   ];
 }
