@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { staged } from './fixtures/staged.js';
 import { appFor, type TestApp } from './helpers/app.js';
-import { getArrow, getCsv } from './helpers/downloads.js';
+import { getArrow, getCsv, getParquet } from './helpers/downloads.js';
 
 let t: TestApp;
 let plain: TestApp;
@@ -145,7 +145,7 @@ describe('GET /budget/api/expenses/', () => {
       { id: 10, name: 'Dépenses de gestion', year: 2024, amount: 100, children: [{ id: 11, name: 'Rémunérations', year: 2024, amount: 100, children: [] }] },
     ]);
   });
-  it('carries stage, source_id and derived in CSV and Arrow, typed', async () => {
+  it('carries stage, source_id and derived in CSV, Arrow and Parquet, typed', async () => {
     const csv = await getCsv(t.app, '/budget/api/expenses/?stage=outturn&year=2024&format=csv');
     expect(csv.text).toBe(
       [
@@ -165,6 +165,17 @@ describe('GET /budget/api/expenses/', () => {
       [4, 'outturn', 3, false],
       [5, 'outturn', 3, true],
       [7, 'outturn', null, false],
+    ]);
+    const parquet = await getParquet(t.app, '/budget/api/expenses/?stage=amended&year=2024&format=parquet');
+    expect(parquet.columns.slice(-3)).toEqual([
+      { name: 'stage', type: 'VARCHAR', nullable: false },
+      { name: 'source_id', type: 'BIGINT', nullable: true },
+      { name: 'derived', type: 'BOOLEAN', nullable: false },
+    ]);
+    expect(parquet.rows.map((r) => [r.id, r.stage, r.source_id, r.derived])).toEqual([
+      [1n, 'initial', 1n, false],
+      [2n, 'initial', 1n, false],
+      [3n, 'amendment', 2n, false],
     ]);
   });
 });
