@@ -1,12 +1,13 @@
 -- Every category whose subtree has lines for the filter, with the lines' amounts rolled up.
 -- $year INTEGER or NULL   only lines of this year
 -- $type VARCHAR or NULL   'expense' or 'resource': only categories of this type
--- The roll-ups are computed at load: per year (category_rollup) and over all years (category_totals).
+-- $stage VARCHAR          initial, amended or outturn: which lines count (docs/api.md, "Stages")
+-- The roll-ups are computed at load per stage: per year (category_rollup) and over all years (category_totals).
 -- Names come from the drop's names by id (derive/category_names.sql).
 WITH rolled AS (
-  SELECT id, rounded FROM category_rollup WHERE year = $year::INTEGER
+  SELECT id, rounded FROM category_rollup WHERE stage = $stage::VARCHAR AND year = $year::INTEGER
   UNION ALL
-  SELECT id, rounded FROM category_totals WHERE $year::INTEGER IS NULL
+  SELECT id, rounded FROM category_totals WHERE stage = $stage::VARCHAR AND $year::INTEGER IS NULL
 )
 SELECT c.id,
        c.type,

@@ -1,22 +1,29 @@
 -- One page of one organization's expense lines, and how many lines match; as expenses.sql.
 -- $organization BIGINT            the organization
 -- $year         INTEGER or NULL   only this year
+-- $stage        VARCHAR           initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
 -- $limit        INTEGER           page size
 -- $offset       INTEGER           lines to skip
--- All its lines: a range of positions (derive/expense_positions.sql). Its lines of one year are
--- few enough to sort.
+-- All its lines of a stage: a range of positions (derive/expense_positions.sql). Its lines of one
+-- year are few enough to sort.
 WITH total AS (
   SELECT coalesce(sum(lines), 0) AS count FROM line_counts
-  WHERE kind = 'expense' AND organization_id = $organization::BIGINT
+  WHERE kind = 'expense' AND stage = $stage::VARCHAR AND organization_id = $organization::BIGINT
     AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
 ),
 page AS (
-  SELECT id, year, amount, category_id, organization_id FROM expenses
-  WHERE $year::INTEGER IS NULL AND organization_id = $organization::BIGINT
-    AND position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
+  WHERE $stage::VARCHAR = 'initial' AND $year::INTEGER IS NULL AND organization_id = $organization::BIGINT AND initial_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
-  (SELECT id, year, amount, category_id, organization_id FROM expenses
+  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
+  WHERE $stage::VARCHAR = 'amended' AND $year::INTEGER IS NULL AND organization_id = $organization::BIGINT AND amended_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  UNION ALL
+  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
+  WHERE $stage::VARCHAR = 'outturn' AND $year::INTEGER IS NULL AND organization_id = $organization::BIGINT AND outturn_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  UNION ALL
+  (SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
    WHERE organization_id = $organization::BIGINT AND year = $year::INTEGER
+     AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END)
    ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
 )
 SELECT total.count,
@@ -24,7 +31,10 @@ SELECT total.count,
        page.year,
        ROUND(page.amount, 3)::DOUBLE AS amount,
        page.category_id,
-       page.organization_id
+       page.organization_id,
+       page.stage,
+       page.source_id,
+       page.derived
 FROM total
 LEFT JOIN page ON true
 ORDER BY page.id;

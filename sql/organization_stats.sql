@@ -1,10 +1,11 @@
 -- Total expenses and resources per organization.
 -- $year            INTEGER or NULL   only lines of this year, and only organizations with lines then
 -- $organization_id BIGINT or NULL    only this organization
+-- $stage           VARCHAR           initial, amended or outturn: which lines count (docs/api.md, "Stages")
 WITH totals AS (
   SELECT organization_id, sum(expenses) AS expenses, sum(resources) AS resources
   FROM organization_year_sums
-  WHERE $year::INTEGER IS NULL OR year = $year::INTEGER
+  WHERE stage = $stage::VARCHAR AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
   GROUP BY organization_id
 )
 SELECT o.id AS organization_id,

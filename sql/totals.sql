@@ -1,12 +1,11 @@
 -- Total expenses and resources per year, and their balance.
--- $year                  INTEGER or NULL   only this year
--- $include_complementary BOOLEAN           also count lines of complementary finance laws
+-- $year  INTEGER or NULL   only this year
+-- $stage VARCHAR           initial, amended or outturn: which lines count (docs/api.md, "Stages")
 SELECT year,
-       ROUND(sum(expenses), 3)::DOUBLE AS total_expenses,
-       ROUND(sum(resources), 3)::DOUBLE AS total_resources,
-       ROUND(sum(resources) - sum(expenses), 3)::DOUBLE AS balance
+       ROUND(expenses, 3)::DOUBLE AS total_expenses,
+       ROUND(resources, 3)::DOUBLE AS total_resources,
+       ROUND(resources - expenses, 3)::DOUBLE AS balance
 FROM year_totals
-WHERE ($year::INTEGER IS NULL OR year = $year::INTEGER)
-  AND (NOT complementary OR $include_complementary::BOOLEAN)
-GROUP BY year
+WHERE stage = $stage::VARCHAR
+  AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
 ORDER BY year;

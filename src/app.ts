@@ -173,6 +173,9 @@ function meta(store: Store) {
     fingerprint: drop.fingerprint,
     files: Object.fromEntries(Object.entries(manifest.files).map(([name, file]) => [name, { rows: file.rows }])),
     years: drop.years,
+    coverage: drop.coverage,
+    gaps: drop.gaps,
+    units: manifest.units ?? null,
     last_reload: store.lastReload,
   };
 }

@@ -11,6 +11,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { progressPrinter, problemReport, validSummary, writtenSummary } from './cli/report.js';
 import { buildDrop } from './data/build.js';
 import { DropError, loadDrop } from './data/drop.js';
+import { UnitsSchema, type Units } from './data/manifest.js';
 import { SAMPLE_EXPENSE_LINES, synthDrop } from './data/synth.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -38,22 +39,26 @@ const COMMANDS: Record<string, Command> = {
       description: { type: 'string' },
       source: { type: 'string' },
       license: { type: 'string' },
+      units: { type: 'string' },
       'created-at': { type: 'string' },
     },
-    help: `Usage: ${NAME} build SRC_DIR OUT_DIR [--version V] [--description TEXT] [--source S] [--license L] [--created-at ISO]
+    help: `Usage: ${NAME} build SRC_DIR OUT_DIR [--version V] [--description TEXT] [--source S] [--license L] [--units NAME,CURRENCY,SCALE] [--created-at ISO]
 
 Reads SRC_DIR/<table>.csv for the nine tables (organizations, categories, expenses, resources,
-debt_origins, debt, gdp, outstanding_debt, deficit) and writes OUT_DIR/<table>.parquet and
-OUT_DIR/drop.json, the manifest, last. A bad CSV stops the build with the file and row at fault,
-and leaves OUT_DIR as it was.
+debt_origins, debt, gdp, outstanding_debt, deficit), and sources.csv, population.csv and cpi.csv
+when they are there, and writes OUT_DIR/<table>.parquet and OUT_DIR/drop.json, the manifest,
+last. A bad CSV stops the build with the file and row at fault, and leaves OUT_DIR as it was.
 
 CSV files: UTF-8, comma-separated, "-quoted, a header row with the table's columns in the
-order of docs/data-drops.md, an empty field for a missing value; money with at most 3 decimals.
+order of docs/data-drops.md (the optional ones, such as stage, source_id and derived, may be left out), an
+empty field for a missing value; money with at most 3 decimals.
 
   --version V         drop.json's version (default: build-<created_at>)
   --description TEXT  drop.json's description (default: "Built from the CSV files in SRC_DIR")
   --source S          drop.json's source: a URL or a citation
-  --license L         drop.json's license
+  --license L         drop.json's license: the data's licence (not the software's)
+  --units N,C,S       drop.json's units: one unit of the amounts is S units of currency C,
+                      named N (e.g. MDT,TND,1000000)
   --created-at ISO    drop.json's created_at (default: now); fix it to make builds reproducible
 
 Progress (rows and rows/s per table) goes to stderr. Then run: ${NAME} validate OUT_DIR`,
@@ -65,6 +70,7 @@ Progress (rows and rows/s per table) goes to stderr. Then run: ${NAME} validate 
         description: (values.description as string | undefined) ?? `Built from the CSV files in ${path.basename(path.resolve(srcDir!))}`,
         source: values.source as string | undefined,
         license: values.license as string | undefined,
+        units: unitsOption(values.units),
         createdAt,
         onProgress: progressPrinter(),
       });
@@ -105,18 +111,21 @@ the fingerprint that the API's ETags derive from), 1 when it is not.`,
       scale: { type: 'string' },
       lines: { type: 'string' },
       seed: { type: 'string', default: '1' },
+      stages: { type: 'boolean' },
       'created-at': { type: 'string' },
     },
-    help: `Usage: ${NAME} synth OUT_DIR (--scale N | --lines L) [--seed S] [--created-at ISO]
+    help: `Usage: ${NAME} synth OUT_DIR (--scale N | --lines L) [--seed S] [--stages] [--created-at ISO]
 
 Writes a synthetic drop, labelled synthetic in drop.json's version and description: 300
 organizations, category trees 4 levels deep for expenses and resources, a 2-level debt-origin
-tree, every year 2000–2025 with gdp, outstanding_debt, deficit and debt rows, and pseudo-random
-expense and resource lines. The same seed gives the same files.
+tree, every year 2000–2025 with gdp, population, cpi, outstanding_debt, deficit and debt rows,
+and pseudo-random expense and resource lines. The same seed gives the same files.
 
   --scale N        N times the sample drop's ${SAMPLE_EXPENSE_LINES} expense lines (resource lines in proportion)
   --lines L        exactly L expense lines instead
   --seed S         an integer (default 1)
+  --stages         lines in three stages (initial, amendment, outturn), series in three stages
+                   (initial, amended, outturn), five sources, and source_id and derived columns
   --created-at ISO drop.json's created_at (default: now)`,
     async run([outDir], values) {
       const expenseLines = lineCount(values);
@@ -125,6 +134,7 @@ expense and resource lines. The same seed gives the same files.
       const manifest = await synthDrop(outDir!, {
         expenseLines,
         seed,
+        stages: values.stages === true,
         createdAt: isoOption(values['created-at'], '--created-at'),
         onProgress: progressPrinter(),
       });
@@ -199,6 +209,16 @@ function integerOption(value: string, name: string, min: number): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new UsageError(`${name} must be an integer >= ${min}, not "${value}"`);
   return n;
+}
+
+function unitsOption(value: unknown): Units | undefined {
+  if (value === undefined) return undefined;
+  const [name, currency, scale, ...rest] = String(value).split(',');
+  const units = UnitsSchema.safeParse({ name, currency, scale: Number(scale) });
+  if (rest.length || !name || !currency || !/^\d+(\.\d+)?$/.test(scale ?? '') || !units.success) {
+    throw new UsageError(`--units must be NAME,CURRENCY,SCALE with a positive SCALE (e.g. MDT,TND,1000000), not "${value}"`);
+  }
+  return units.data;
 }
 
 function isoOption(value: unknown, name: string): string | undefined {

@@ -53,6 +53,11 @@ export const DOCS_PAGE = `<!DOCTYPE html>
   </head>
   <body>
     <noscript>This page needs JavaScript. The API is described by <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript>
+    <p id="data-terms" style="font-family: sans-serif; margin: 1em 20px;">
+      <strong>The data:</strong> licence <span id="data-license">(see <a href="/budget/api/meta/">/budget/api/meta/</a>)</span>;
+      amounts in <span id="data-units">the data drop's units</span>.
+      The licence shown below is the software's, not the data's.
+    </p>
     <div id="swagger-ui"></div>
     <script src="${DOCS_PATH}swagger-ui-bundle.js"></script>
     <script src="${DOCS_PATH}init.js"></script>
@@ -60,8 +65,23 @@ export const DOCS_PAGE = `<!DOCTYPE html>
 </html>
 `;
 
-/** Starts Swagger UI; a file of its own rather than an inline script, so the CSP can forbid inline scripts. */
-export const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({
+/**
+ * Starts Swagger UI, and fills in the data's licence and units from /budget/api/meta/ (they change
+ * with the drop, which the page, rendered once, does not); a file of its own rather than an inline
+ * script, so the CSP can forbid inline scripts.
+ */
+export const DOCS_SCRIPT = `fetch('/budget/api/meta/')
+  .then((res) => (res.ok ? res.json() : null))
+  .then((meta) => {
+    if (!meta) return;
+    document.getElementById('data-license').textContent = meta.license || 'not stated by the data drop';
+    const units = meta.units;
+    document.getElementById('data-units').textContent = units
+      ? units.name + ' (one unit is ' + units.scale.toLocaleString('en') + ' ' + units.currency + ')'
+      : "the data drop's units (not stated)";
+  })
+  .catch(() => {});
+window.ui = SwaggerUIBundle({
   url: ${JSON.stringify(OPENAPI_PATH)},
   dom_id: '#swagger-ui',
   deepLinking: true,

@@ -20,7 +20,8 @@ type Json = Record<string, unknown>;
 
 const UNITS =
   "Amounts are in the unit of the data drop being served: the sample data uses MDT (millions of Tunisian dinars). " +
-  'Money is rounded to 3 decimals and percentages to 2 (half away from zero).';
+  'Money is rounded to 3 decimals and percentages to 2 (half away from zero). `/budget/api/meta/` gives the ' +
+  "drop's `units` and the data's `license`; the licence of this document is the software's.";
 
 const DESCRIPTION = `Read-only data on the state budget: totals, categories, expenses, resources, organizations,
 debt and deficit, served from a published data drop (see \`${SERVICE_ROUTES.meta.path}\` for the one being served).
@@ -34,6 +35,12 @@ parameter or the \`Accept\` header; \`format\` wins. Downloads are attachments. 
 flattened with \`_\`; a category tree (\`hierarchy=true\`) is one row per node with \`parent_id\` and
 \`depth\`, depth-first. On the paged endpoints a download without \`limit\` and \`offset\` holds every
 matching row (streamed, no page cap).
+
+**Stages.** \`stage\` chooses the figures: \`initial\` (the finance law as adopted), \`amended\` (as amended by
+complementary laws) or \`outturn\` (executed). Lines and roll-ups count the lines of the stage (\`amended\`, the
+default, counts initial lines and amendments); the series (debt, outstanding-debt, deficit) answer each year's
+most final stage unless one is asked for. Lines and series rows carry their \`stage\`, \`source_id\` (see
+\`/budget/api/sources/\`) and \`derived\`.
 
 **Paging.** Paged endpoints answer \`{count, next, previous, results}\`; \`limit\` 1..1000 (default 100),
 \`offset\` >= 0. Every list has a fixed order, given per endpoint.

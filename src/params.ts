@@ -36,6 +36,11 @@ const yearNumber = z
   .transform(Number)
   .pipe(z.number().min(1900, { error: YEAR_MESSAGE }).max(2100, { error: YEAR_MESSAGE }));
 
+const stage = z
+  .string()
+  .transform((v) => v.toLowerCase())
+  .pipe(z.enum(['initial', 'amended', 'outturn'], { error: 'must be one of initial, amended, outturn' }));
+
 export const param = {
   year: yearNumber.meta({ description: 'Budget year, 1900 to 2100', example: '2023' }),
   /** `year=last` means the most recent year with data; represented as null after parsing. */
@@ -65,6 +70,18 @@ export const param = {
     )
     .transform((v): 'expense' | 'resource' => (v === 'expense' || v.startsWith('d') ? 'expense' : 'resource'))
     .meta({ description: 'expense (dépense, depense) or resource (ressource), case-insensitive', example: 'expense' }),
+  stage: stage.meta({
+    description:
+      'Which lines count: initial (the finance law as adopted), amended (the default: initial lines and the ' +
+      'amendments of complementary laws) or outturn (executed); case-insensitive',
+    example: 'amended',
+  }),
+  seriesStage: stage.meta({
+    description:
+      "Which figures: initial (the finance law's), amended (as amended) or outturn (executed); by default each " +
+      "year's most final one (outturn, then amended, then initial); case-insensitive",
+    example: 'outturn',
+  }),
   format: z
     .enum(FORMAT_NAMES, { error: `must be one of ${FORMAT_NAMES.join(', ')}` })
     .meta({

@@ -16,6 +16,28 @@ const year = z.int32().meta({ description: 'Budget year' });
 const money = (description: string) => z.number().meta({ description: `${description}, ${UNIT}` });
 const percent = (description: string) => z.number().meta({ description: `${description}, in percent, rounded to 2 decimals` });
 
+const sourceId = z.int().nullable().meta({ description: 'The id of the source this figure comes from (see /budget/api/sources/), or null' });
+const derived = z.boolean().meta({ description: 'True when the figure was computed from published figures rather than published itself' });
+
+/** What every line carries: its stage and its provenance (docs/api.md, "Stages"). */
+const lineProvenance = {
+  stage: z.enum(['initial', 'amendment', 'outturn']).meta({
+    description: "The line's stage: initial (the finance law as adopted), amendment (a complementary law's change) or outturn (executed)",
+  }),
+  source_id: sourceId,
+  derived,
+};
+
+/** What every series row carries: its stage (null when the drop gives none) and its provenance. */
+const seriesProvenance = {
+  stage: z
+    .enum(['initial', 'amended', 'outturn'])
+    .nullable()
+    .meta({ description: "The row's stage: initial, amended or outturn; null when the drop gives the series no stages" }),
+  source_id: sourceId,
+  derived,
+};
+
 export const Total = z
   .object({
     year,
@@ -55,6 +77,7 @@ export const Expense = z
     amount: money('Amount of the line'),
     category: name('Name of the expense category of the line'),
     organization: OrganizationRef,
+    ...lineProvenance,
   })
   .meta({
     title: 'Expense',
@@ -65,6 +88,9 @@ export const Expense = z
       amount: 22772,
       category: 'Dépenses de rémunération',
       organization: { id: 1, name: 'État — budget général (toutes missions)', code: 'ETAT' },
+      stage: 'initial',
+      source_id: null,
+      derived: false,
     },
   });
 
@@ -74,11 +100,12 @@ export const Resource = z
     year,
     amount: money('Amount of the line'),
     source: name('Name of the resource category of the line'),
+    ...lineProvenance,
   })
   .meta({
     title: 'Resource',
     description: 'One resource line',
-    example: { id: 51, year: 2023, amount: 40536, source: 'Recettes fiscales' },
+    example: { id: 51, year: 2023, amount: 40536, source: 'Recettes fiscales', stage: 'initial', source_id: null, derived: false },
   });
 
 export interface CategoryNode {
@@ -151,11 +178,19 @@ export const Debt = z
       .object({ id: id('Debt origin id'), parent: id('Parent origin id').nullable(), name: name('Debt origin name') })
       .meta({ description: 'Where the debt comes from' }),
     value: money('Debt of this origin and its descendants that year'),
+    ...seriesProvenance,
   })
   .meta({
     title: 'Debt',
     description: 'The debt of one origin in one year',
-    example: { year: 2023, debt_origin: { id: 1, parent: null, name: 'Dette intérieure' }, value: 59755 },
+    example: {
+      year: 2023,
+      debt_origin: { id: 1, parent: null, name: 'Dette intérieure' },
+      value: 59755,
+      stage: null,
+      source_id: null,
+      derived: false,
+    },
   });
 
 export const OutstandingDebt = z
@@ -164,11 +199,12 @@ export const OutstandingDebt = z
     outstanding_debt: money('Outstanding public debt at the end of the year'),
     gdp: money('Gross domestic product of the year'),
     value: percent('outstanding_debt / gdp * 100'),
+    ...seriesProvenance,
   })
   .meta({
     title: 'OutstandingDebt',
     description: 'Outstanding public debt of one year, and its share of GDP',
-    example: { year: 2023, outstanding_debt: 126600, gdp: 149645, value: 84.6 },
+    example: { year: 2023, outstanding_debt: 126600, gdp: 149645, value: 84.6, stage: null, source_id: null, derived: false },
   });
 
 export const Deficit = z
@@ -177,11 +213,34 @@ export const Deficit = z
     value: money('Budget deficit of the year'),
     percent: percent('value / gdp * 100'),
     gdp: money('Gross domestic product of the year'),
+    ...seriesProvenance,
   })
   .meta({
     title: 'Deficit',
     description: 'The budget deficit of one year, and its share of GDP',
-    example: { year: 2023, value: 7497, percent: 5.01, gdp: 149645 },
+    example: { year: 2023, value: 7497, percent: 5.01, gdp: 149645, stage: null, source_id: null, derived: false },
+  });
+
+export const Source = z
+  .object({
+    id: id('Source id, as the figures\' source_id gives it'),
+    title: name('Title of the document'),
+    url: z.string().nullable().meta({ description: 'Where to read it, or null' }),
+    publisher: z.string().nullable().meta({ description: 'Who published it, or null' }),
+    published: z.string().nullable().meta({ description: 'When it was published (as the drop gives it, e.g. 2024-12-20), or null' }),
+    quote: z.string().nullable().meta({ description: 'The figure\'s wording in the document, or null' }),
+  })
+  .meta({
+    title: 'Source',
+    description: 'A document the figures come from',
+    example: {
+      id: 1,
+      title: 'Loi de finances 2024',
+      url: 'https://example.org/lf2024.pdf',
+      publisher: 'Ministère des Finances',
+      published: '2023-12-20',
+      quote: null,
+    },
   });
 
 export const Problem = z
@@ -236,11 +295,31 @@ export const Meta = z
     description: z.string(),
     created_at: z.string().meta({ description: 'When the drop was made (ISO 8601)' }),
     source: z.string().nullable(),
-    license: z.string().nullable(),
+    license: z.string().nullable().meta({ description: "The data's licence (not the software's), or null" }),
     loaded_at: z.string().meta({ description: 'When this service loaded the drop (ISO 8601)' }),
     fingerprint: z.string().meta({ description: "Derived from the files' checksums; changes with the data" }),
     files: z.record(z.string(), z.looseObject({ rows: z.int().min(0) })).meta({ description: 'Row count per file' }),
     years: z.array(z.int()).meta({ description: 'Years with data' }),
+    coverage: z
+      .record(z.string(), z.union([z.array(z.int()), z.record(z.string(), z.array(z.int()))]))
+      .meta({
+        description:
+          'For each table of figures, the years it has: a list, or per stage where the table has stages (expenses and ' +
+          'resources always: initial, amendment, outturn; debt, outstanding_debt and deficit when the drop gives ' +
+          'them stages: initial, amended, outturn)',
+        example: { expenses: { initial: [2023, 2024], amendment: [2023], outturn: [2023] }, gdp: [2023, 2024] },
+      }),
+    gaps: z.array(z.int()).meta({
+      description: 'Years between the first and last year with lines that lack expense lines or lack resource lines',
+    }),
+    units: z
+      .object({
+        name: z.string().meta({ description: 'What the amounts are in, e.g. MDT' }),
+        currency: z.string().meta({ description: 'The currency, e.g. TND' }),
+        scale: z.number().meta({ description: 'One unit of the amounts is this many units of the currency' }),
+      })
+      .nullable()
+      .meta({ description: "The amounts' unit, or null when the drop does not say" }),
     last_reload: z
       .looseObject({ status: z.enum(['ok', 'rejected']), reason: z.string().nullable(), at: z.string() })
       .nullable()

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDrop } from '../src/data/build.js';
+import { loadDrop } from '../src/data/drop.js';
 import { TABLES, fileName } from '../src/data/schema.js';
 
 const CSV: Record<string, string> = {
@@ -32,6 +33,8 @@ const CSV: Record<string, string> = {
   outstanding_debt: ['year,outstanding_debt', '2021,107800'].join('\n'),
   deficit: ['year,value', '2021,9792'].join('\n'),
 };
+/** The tables every drop has (sources, population and cpi are optional, and have no CSV here). */
+const REQUIRED = TABLES.filter((table) => !table.optional);
 const ROWS: Record<string, number> = {
   organizations: 2, categories: 3, expenses: 3, resources: 2, debt_origins: 3, debt: 2, gdp: 2, outstanding_debt: 1, deficit: 1,
 };
@@ -72,23 +75,25 @@ describe('buildDrop', () => {
 
     expect(JSON.parse(readFileSync(path.join(out, 'drop.json'), 'utf8'))).toEqual(manifest);
     expect(manifest).toMatchObject({ version: 'test-1', created_at: OPTS.createdAt, source: 'unit test', license: 'CC0' });
-    expect(Object.keys(manifest.files).sort()).toEqual(TABLES.map(fileName).sort());
-    for (const table of TABLES) {
+    expect(Object.keys(manifest.files).sort()).toEqual(REQUIRED.map(fileName).sort());
+    for (const table of REQUIRED) {
       const entry = manifest.files[fileName(table)]!;
       const bytes = readFileSync(path.join(out, fileName(table)));
       expect(entry.rows, table.name).toBe(ROWS[table.name]);
       expect(entry.sha256, table.name).toBe(createHash('sha256').update(bytes).digest('hex'));
     }
     // Nothing but the drop is left behind (no temporary files).
-    expect(readdirSync(out).sort()).toEqual([...TABLES.map(fileName), 'drop.json'].sort());
+    expect(readdirSync(out).sort()).toEqual([...REQUIRED.map(fileName), 'drop.json'].sort());
   });
 
   it('writes the declared column types', async () => {
     const out = tempDir("build-out-o'quote-");
     await buildDrop(sources(), out, OPTS);
-    for (const table of TABLES) {
+    for (const table of REQUIRED) {
       const described = await query('DESCRIBE SELECT * FROM read_parquet($file)', { file: path.join(out, fileName(table)) });
-      const expected = table.columns.map((c) => [c.name, c.kind === 'numeric' ? 'DECIMAL(18,3)' : c.sqlType]);
+      // The CSV's columns: the required ones and, on lines, complementary.
+      const columns = table.columns.filter((c) => CSV[table.name]!.split('\n')[0]!.split(',').includes(c.name));
+      const expected = columns.map((c) => [c.name, c.kind === 'numeric' ? 'DECIMAL(18,3)' : c.sqlType]);
       expect(described.map((d) => [d.column_name, d.column_type]), table.name).toEqual(expected);
     }
   });
@@ -147,5 +152,66 @@ describe('buildDrop', () => {
     const out = tempDir("build-out-o'quote-");
     await expect(buildDrop(sources(change), out, OPTS)).rejects.toThrow(message);
     expect(existsSync(path.join(out, 'drop.json'))).toBe(false);
+  });
+});
+
+describe('buildDrop with stages and sources', () => {
+  const STAGED: Record<string, string> = {
+    expenses: [
+      'id,year,amount,category_id,organization_id,stage,source_id,derived',
+      '1,2022,47166,2,1,initial,1,false',
+      '2,2022,-201.5,2,2,amendment,2,false',
+      '3,2022,46000.25,2,1,outturn,,true',
+    ].join('\n'),
+    resources: ['id,year,amount,category_id,organization_id,complementary,stage', '1,2022,35091,3,,false,initial', '2,2022,949,3,1,true,amendment'].join('\n'),
+    deficit: ['year,value,stage,source_id', '2021,9792,initial,1', '2021,9800.5,outturn,2'].join('\n'),
+    sources: [
+      'id,title,url,publisher,published,quote',
+      '1,Loi de finances 2022,https://example.org/lf2022.pdf,Ministère des Finances,2021-12-28,',
+      '2,"Rapport d\'exécution, 2022",,,,"Dépenses ""exécutées"""',
+    ].join('\n'),
+    population: ['year,population', '2021,11900000'].join('\n'),
+  };
+
+  it('builds the optional columns and tables that the CSV files have, into a drop that loads', async () => {
+    const out = tempDir("build-out-o'quote-");
+    const manifest = await buildDrop(sources(STAGED), out, { ...OPTS, units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } });
+    expect(Object.keys(manifest.files)).toContain('sources.parquet');
+    expect(Object.keys(manifest.files)).toContain('population.parquet');
+    expect(Object.keys(manifest.files)).not.toContain('cpi.parquet');
+    expect(manifest.units).toEqual({ name: 'MDT', currency: 'TND', scale: 1_000_000 });
+    const lines = await query('SELECT id, stage, source_id::INTEGER AS source_id, derived FROM read_parquet($file) ORDER BY id', {
+      file: path.join(out, 'expenses.parquet'),
+    });
+    expect(lines).toEqual([
+      { id: '1', stage: 'initial', source_id: 1, derived: false },
+      { id: '2', stage: 'amendment', source_id: 2, derived: false },
+      { id: '3', stage: 'outturn', source_id: null, derived: true },
+    ]);
+    const titles = await query('SELECT title, quote FROM read_parquet($file) ORDER BY id', { file: path.join(out, 'sources.parquet') });
+    expect(titles).toEqual([
+      { title: 'Loi de finances 2022', quote: null },
+      { title: "Rapport d'exécution, 2022", quote: 'Dépenses "exécutées"' },
+    ]);
+    const drop = await loadDrop(out);
+    try {
+      expect(drop.shape.hasColumn('expenses', 'stage')).toBe(true);
+      expect(drop.shape.hasColumn('expenses', 'complementary')).toBe(false);
+      expect(drop.coverage.deficit).toEqual({ initial: [2021], amended: [], outturn: [2021] });
+    } finally {
+      drop.instance.closeSync();
+    }
+  });
+
+  it('rejects optional columns out of order, saying which columns may follow', async () => {
+    const bad = sources({ debt: 'year,debt_origin_id,value,source_id,stage\n2021,1,40100,,initial' });
+    await expect(buildDrop(bad, tempDir("build-out-o'quote-"), OPTS)).rejects.toThrow(
+      /debt\.csv: header is "year,debt_origin_id,value,source_id,stage", expected "year,debt_origin_id,value" \(then, optionally and in this order: stage, source_id, derived\)/,
+    );
+  });
+
+  it('rejects lines with neither a stage nor a complementary column', async () => {
+    const bad = sources({ resources: 'id,year,amount,category_id,organization_id\n1,2022,35091,3,' });
+    await expect(buildDrop(bad, tempDir("build-out-o'quote-"), OPTS)).rejects.toThrow(/resources\.csv: header must have a stage or a complementary column/);
   });
 });

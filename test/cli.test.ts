@@ -89,7 +89,7 @@ describe('budget-data synth', () => {
     const out = dir('synth');
     const made = await cli('synth', out, '--scale', '2', '--seed', '7');
     expect(made.code).toBe(0);
-    expect(made.stdout).toMatch(/^wrote "synthetic-132-lines-seed-7" in .*: organizations 300, categories \d+, expenses 132, resources 134, debt_origins 10, debt 208, gdp 26, outstanding_debt 26, deficit 26\n$/);
+    expect(made.stdout).toMatch(/^wrote "synthetic-132-lines-seed-7" in .*: organizations 300, categories \d+, expenses 132, resources 134, debt_origins 10, debt 208, gdp 26, outstanding_debt 26, deficit 26, population 26, cpi 26\n$/);
     expect(await cli('validate', out)).toMatchObject({ code: 0 });
 
     const t = await appServing(out);
@@ -104,6 +104,32 @@ describe('budget-data synth', () => {
       expect(Math.max(...trees.map(depth))).toBeGreaterThanOrEqual(3);
       const debt = (await request(t.app).get('/budget/api/debt/?year=2025&parent=null')).body;
       expect(debt.map((d: { debt_origin: { id: number } }) => d.debt_origin.id)).toEqual([1, 2]);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('writes lines and series in three stages, with sources, when asked (--stages)', async () => {
+    const out = dir('synth-stages');
+    const made = await cli('synth', out, '--lines', '600', '--stages');
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/debt 600, gdp 26, outstanding_debt 75, deficit 75, sources 5, population 26, cpi 26\n$/);
+    expect(await cli('validate', out)).toMatchObject({ code: 0 });
+    const t = await appServing(out);
+    try {
+      const meta = (await request(t.app).get('/budget/api/meta/')).body;
+      const years = Array.from({ length: 26 }, (_, i) => 2000 + i);
+      // The series: initial every year, amended up to 2024, outturn up to 2023.
+      expect(meta.coverage.deficit).toEqual({ initial: years, amended: years.slice(0, -1), outturn: years.slice(0, -2) });
+      expect(Object.values(meta.coverage.expenses).every((stageYears) => (stageYears as number[]).length > 0)).toBe(true);
+      const count = async (stage: string) => (await request(t.app).get(`/budget/api/expenses/?stage=${stage}&limit=1`)).body.count;
+      const [initial, amended, outturn] = [await count('initial'), await count('amended'), await count('outturn')];
+      expect(initial).toBeGreaterThan(0);
+      expect(amended).toBeGreaterThan(initial);
+      expect(amended + outturn).toBe(600);
+      expect((await request(t.app).get('/budget/api/sources/')).body).toHaveLength(5);
+      const deficit = (await request(t.app).get('/budget/api/deficit/')).body;
+      expect(deficit.slice(-3).map((row: { stage: string }) => row.stage)).toEqual(['outturn', 'amended', 'initial']);
     } finally {
       t.close();
     }

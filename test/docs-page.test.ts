@@ -24,7 +24,8 @@ if (!hasBrowser) {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await appFor(small);
+  // The data's licence and units, which the page shows apart from the software's licence.
+  t = await appFor(small, {}, { manifest: (m) => Object.assign(m, { license: 'CC-BY-4.0', units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } }) });
 });
 afterAll(() => t.close());
 
@@ -113,7 +114,13 @@ describe.skipIf(!hasBrowser)('the docs page in a real browser', () => {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  it('renders the title and lists the nine data endpoints', async () => {
+  it("shows the data's licence and units apart from the software's licence", async () => {
+    await page.locator('#data-license', { hasText: 'CC-BY-4.0' }).waitFor();
+    expect(await page.locator('#data-units').textContent()).toBe('MDT (one unit is 1,000,000 TND)');
+    expect(await page.locator('#data-terms').textContent()).toContain("The licence shown below is the software's, not the data's.");
+  });
+
+  it('renders the title and lists every data endpoint', async () => {
     expect(await page.locator('.info .title').first().textContent()).toContain('Public Budget Data Service');
     const paths = await page.locator('.opblock-tag-section').first().locator('.opblock-summary-path').allTextContents();
     expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(ENDPOINTS.map((e) => e.path));
@@ -154,7 +161,7 @@ describe.skipIf(!hasBrowser)('the docs page in a real browser', () => {
       expect(seen.origin).not.toBe(base);
       expect(seen.totals).toEqual([{ year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 }]);
       expect(seen.etag).toMatch(/^"[\w-]+"$/);
-      expect(seen.csv.split('\r\n')[0]).toBe('year,value,percent,gdp');
+      expect(seen.csv.split('\r\n')[0]).toBe('year,value,percent,gdp,stage,source_id,derived');
       expect(seen.disposition).toBe('attachment; filename="deficit.csv"');
     } finally {
       await elsewhere.close();

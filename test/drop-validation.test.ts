@@ -11,7 +11,8 @@ import { DropError, loadDrop, type LoadOptions, type LoadedDrop } from '../src/d
 import type { Manifest } from '../src/data/manifest.js';
 import { TABLES } from '../src/data/schema.js';
 import { small } from './fixtures/small.js';
-import { sha256, writeDrop, type DropData, type TableRows, type TableSource } from './helpers/drop.js';
+import { staged } from './fixtures/staged.js';
+import { sha256, writeDrop, writtenColumns, type DropData, type TableRows, type TableSource } from './helpers/drop.js';
 
 type TableName = keyof DropData;
 type Row = Record<string, unknown>;
@@ -63,8 +64,9 @@ function literal(value: unknown): string {
  */
 function written(table: TableName, rows: TableRows, types: Record<string, string | null> = {}): { sql: string } {
   const spec = TABLES.find((t) => t.name === table)!;
+  const optional = writtenColumns(spec, rows);
   const columns = spec.columns
-    .filter((c) => types[c.name] !== null)
+    .filter((c) => types[c.name] !== null && (optional.includes(c) || c.name in types))
     .map((c) => ({ name: c.name, type: types[c.name] ?? (c.sqlType.startsWith('DECIMAL') ? 'DECIMAL(18,3)' : c.sqlType) }));
   const select = (row: Row) => `SELECT ${columns.map((c) => `CAST(${literal(row[c.name])} AS ${c.type}) AS ${c.name}`).join(', ')}`;
   return { sql: rows.length ? rows.map(select).join(' UNION ALL ') : `${select({})} LIMIT 0` };
@@ -581,5 +583,119 @@ describe('loadDrop', () => {
       const drop = await load({});
       expect(drop.years).toEqual([]);
     });
+  });
+});
+
+describe('loadDrop with stages, sources, population and cpi', () => {
+  /** staged with `patch` applied to the row at `index` of one table. */
+  function stagedChanged(table: TableName, index: number, patch: Row): DropData {
+    const rows = structuredClone(staged[table] as TableRows);
+    rows[index] = { ...rows[index], ...patch };
+    return { ...staged, [table]: rows };
+  }
+  const stagedAdded = (table: TableName, ...rows: Row[]): DropData => ({ ...staged, [table]: [...(staged[table] as TableRows), ...rows] });
+  /** staged's expense lines with a complementary column that agrees with their stage, but for line `id`. */
+  const withComplementary = (id: number, complementary: boolean): DropData => ({
+    ...staged,
+    expenses: (staged.expenses as TableRows).map((line) => ({ ...line, complementary: line.id === id ? complementary : line.stage === 'amendment' })),
+  });
+
+  it('accepts the staged drop, and tells which optional parts it has', async () => {
+    const drop = await load(staged);
+    expect(drop.shape.hasTable('sources')).toBe(true);
+    expect(drop.shape.hasTable('population')).toBe(false);
+    expect(drop.shape.hasColumn('deficit', 'stage')).toBe(true);
+    expect(drop.shape.hasColumn('expenses', 'complementary')).toBe(false);
+    // Without a complementary column, the stage gives it.
+    expect(await query(drop, 'SELECT id, complementary FROM expenses WHERE complementary ORDER BY id')).toEqual([{ id: 3n, complementary: true }]);
+  });
+
+  it('accepts a complementary column that agrees with the stage', async () => {
+    await load(withComplementary(3, true));
+  });
+
+  it('counts the optional files in the fingerprint', async () => {
+    const a = await load(staged);
+    const b = await load(stagedChanged('sources', 0, { title: 'Loi de finances 2024 (rectifiée)' }));
+    expect(a.fingerprint).not.toBe(b.fingerprint);
+  });
+
+  const cases: { whose: string; data: DropData; file: string; rule: string; row: Row }[] = [
+    {
+      whose: 'expense line has an unknown stage',
+      data: stagedChanged('expenses', 0, { stage: 'draft' }),
+      file: 'expenses.parquet', rule: 'stage must be one of initial, amendment, outturn', row: { id: 1, stage: 'draft' },
+    },
+    {
+      whose: 'complementary flag contradicts the stage',
+      data: withComplementary(3, false),
+      file: 'expenses.parquet', rule: "complementary must agree with stage (true for stage 'amendment' only)",
+      row: { id: 3, stage: 'amendment', complementary: false },
+    },
+    {
+      whose: 'resource line refers to an unknown source',
+      data: stagedChanged('resources', 1, { source_id: 9 }),
+      file: 'resources.parquet', rule: 'source_id must refer to an existing sources.id', row: { id: 2, source_id: 9 },
+    },
+    {
+      whose: 'deficit has two rows of one (year, stage)',
+      data: stagedAdded('deficit', { year: 2024, value: 41, stage: 'initial', source_id: 1, derived: false }),
+      file: 'deficit.parquet', rule: '(year, stage) must be unique', row: { year: 2024, stage: 'initial', occurrences: 2 },
+    },
+    {
+      whose: 'debt has two rows of one (year, origin, stage)',
+      data: stagedAdded('debt', { year: 2025, debt_origin_id: 1, value: 1, stage: 'initial', source_id: 1, derived: false }),
+      file: 'debt.parquet', rule: '(year, debt_origin_id, stage) must be unique', row: { year: 2025, debt_origin_id: 1, stage: 'initial', occurrences: 2 },
+    },
+    {
+      whose: 'series row has a line stage',
+      data: stagedChanged('outstanding_debt', 2, { stage: 'amendment' }),
+      file: 'outstanding_debt.parquet', rule: 'stage must be one of initial, amended, outturn', row: { year: 2025, stage: 'amendment' },
+    },
+    {
+      whose: 'population has a year twice',
+      data: { ...staged, population: [{ year: 2024, population: 12 }, { year: 2024, population: 13 }] },
+      file: 'population.parquet', rule: '(year) must be unique', row: { year: 2024, occurrences: 2 },
+    },
+    {
+      whose: 'CPI index is not positive',
+      data: { ...staged, cpi: [{ year: 2024, index: 100 }, { year: 2025, index: 0 }] },
+      file: 'cpi.parquet', rule: 'index must be greater than 0', row: { year: 2025 },
+    },
+  ];
+  for (const c of cases) {
+    it(`rejects a drop whose ${c.whose}, naming the file, the rule and an offending row`, async () => {
+      const dir = await dropOf(c.data);
+      const err = await rejection(dir);
+      expectProblem(err, c.file, c.rule, c.row);
+      const all = await rejection(dir, { allProblems: true });
+      expect(all.problems, 'the case breaks exactly one rule').toEqual(err.problems);
+    });
+  }
+
+  it('rejects a source id in a drop without sources', async () => {
+    const { sources: _, ...withoutSources } = staged;
+    const err = await rejection(withoutSources);
+    expectProblem(err, 'expenses.parquet', 'source_id must refer to an existing sources.id', { id: 1, source_id: 1 });
+  });
+
+  it('rejects lines with neither a stage nor a complementary column', async () => {
+    const err = await rejection({ ...staged, expenses: written('expenses', staged.expenses as TableRows, { stage: null }) });
+    expectProblem(err, 'expenses.parquet', 'column stage or column complementary must exist');
+  });
+
+  it('rejects an optional file that drop.json does not list', async () => {
+    const err = await rejection(await dropOf(staged, (manifest) => delete manifest.files['sources.parquet']));
+    expectProblem(err, 'drop.json', 'files must list sources.parquet, which is in the drop');
+  });
+
+  it('rejects units without a positive scale', async () => {
+    const err = await rejection(await dropOf(small, (manifest) => Object.assign(manifest, { units: { name: 'MDT', currency: 'TND', scale: 0 } })));
+    expectProblem(err, 'drop.json', /^units\.scale /);
+  });
+
+  it('shows offending rows as the file has them, without the columns the service fills in', async () => {
+    const err = await rejection(changed('expenses', 1, { category_id: 99 }));
+    expect(err.problems[0]!.examples[0]).toEqual({ id: 2, year: 2023, amount: 200.2, category_id: 99, organization_id: 1, complementary: false });
   });
 });

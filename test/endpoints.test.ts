@@ -23,6 +23,11 @@ const get = async (url: string) => {
 
 const EDU = { id: 1, name: "Ministère de l'Éducation", code: 'EDU' };
 const SAN = { id: 2, name: 'Ministère de la Santé', code: 'SAN' };
+/** What a line of a drop without stage, source_id and derived columns carries: complementary gives its stage. */
+const INITIAL = { stage: 'initial', source_id: null, derived: false };
+const AMENDMENT = { stage: 'amendment', source_id: null, derived: false };
+/** What a series row of a drop without stage, source_id and derived columns carries. */
+const UNSTATED = { stage: null, source_id: null, derived: false };
 
 describe('GET /budget/api/totals/', () => {
   it('sums every line per year, complementary ones included, with balance = resources - expenses', async () => {
@@ -92,16 +97,16 @@ describe('GET /budget/api/expenses/', () => {
       expect(body.count).toBe(6);
       expect(body.next).toBeNull();
       expect(body.previous).toBeNull();
-      expect(body.results[0]).toEqual({ id: 1, year: 2023, amount: 100.1, category: 'Rémunérations', organization: EDU });
-      expect(body.results[2]).toEqual({ id: 3, year: 2023, amount: 50.05, category: 'Fonctionnement', organization: SAN });
+      expect(body.results[0]).toEqual({ id: 1, year: 2023, amount: 100.1, category: 'Rémunérations', organization: EDU, ...INITIAL });
+      expect(body.results[2]).toEqual({ id: 3, year: 2023, amount: 50.05, category: 'Fonctionnement', organization: SAN, ...AMENDMENT });
       expect(body.results.map((r: { id: number }) => r.id)).toEqual([1, 2, 3, 4, 5, 6]);
     });
     it('filters by year and organization together', async () => {
       const body = await get('/budget/api/expenses/?year=2024&organization=1');
       expect(body.count).toBe(2);
       expect(body.results).toEqual([
-        { id: 5, year: 2024, amount: 0.1, category: 'Rémunérations', organization: EDU },
-        { id: 6, year: 2024, amount: 0.2, category: 'Rémunérations', organization: EDU },
+        { id: 5, year: 2024, amount: 0.1, category: 'Rémunérations', organization: EDU, ...INITIAL },
+        { id: 6, year: 2024, amount: 0.2, category: 'Rémunérations', organization: EDU, ...INITIAL },
       ]);
     });
     it('answers an empty page for an unknown organization', async () => {
@@ -169,13 +174,15 @@ describe('ids past 2^53', () => {
     expect(res.status, url).toBe(200);
     return res.text;
   };
-  const LINE = '{"id":7,"year":2024,"amount":1.5,"category":"Catégorie lointaine","organization":{"id":9007199254740995,"name":"Office lointain","code":"FAR"}}';
+  const LINE =
+    '{"id":7,"year":2024,"amount":1.5,"category":"Catégorie lointaine","organization":{"id":9007199254740995,"name":"Office lointain","code":"FAR"},' +
+    '"stage":"initial","source_id":null,"derived":false}';
 
   it('are written as exact JSON integers, and names are still found for them', async () => {
     for (const url of ['/budget/api/expenses/', '/budget/api/expenses/?year=2024', '/budget/api/expenses/?organization=9007199254740995']) {
       expect(await text(url), url).toContain(`"results":[${LINE}]`);
     }
-    expect(await text('/budget/api/resources/')).toContain('"results":[{"id":9,"year":2024,"amount":2.5,"source":"Impôts directs"}]');
+    expect(await text('/budget/api/resources/')).toContain('"results":[{"id":9,"year":2024,"amount":2.5,"source":"Impôts directs","stage":"initial","source_id":null,"derived":false}]');
     expect(await text('/budget/api/budget-categories/?year=2024&type=expense')).toContain('{"id":9007199254740993,"category":"Catégorie lointaine","type":"expense","parent_id":20,');
     expect(await text('/budget/api/organization/?offset=3')).toContain('"results":[{"id":9007199254740995,"name":"Office lointain","code":"FAR","budget":[{"year":2024,"expenses":1.5,"resources":2.5}]}]');
     const trees = await text('/budget/api/expenses/?hierarchy=true&year=2024');
@@ -188,13 +195,14 @@ describe('ids past 2^53', () => {
       '[{"organization_id":9007199254740995,"total_expenses":1.5,"total_resources":2.5}]',
     );
     expect(await text('/budget/api/debt/?parent=9007199254740997')).toBe(
-      '[{"year":2023,"debt_origin":{"id":5,"parent":9007199254740997,"name":"Sous-lointaine"},"value":7}]',
+      '[{"year":2023,"debt_origin":{"id":5,"parent":9007199254740997,"name":"Sous-lointaine"},"value":7,"stage":null,"source_id":null,"derived":false}]',
     );
   });
 
   it('keep every digit in CSV, Arrow and Parquet exports', async () => {
     expect(await text('/budget/api/expenses/?format=csv')).toBe(
-      'id,year,amount,category,organization_id,organization_name,organization_code\r\n7,2024,1.5,Catégorie lointaine,9007199254740995,Office lointain,FAR\r\n',
+      'id,year,amount,category,organization_id,organization_name,organization_code,stage,source_id,derived\r\n' +
+        '7,2024,1.5,Catégorie lointaine,9007199254740995,Office lointain,FAR,initial,,false\r\n',
     );
     const { table } = await getArrow(big.app, '/budget/api/expenses/?format=arrow');
     expect(table.get(0)?.toJSON()).toMatchObject({ id: 7n, organization_id: BIG_ORGANIZATION });
@@ -203,6 +211,7 @@ describe('ids past 2^53', () => {
       {
         id: 7n, year: 2024, amount: 1.5, category: 'Catégorie lointaine',
         organization_id: BIG_ORGANIZATION, organization_name: 'Office lointain', organization_code: 'FAR',
+        stage: 'initial', source_id: null, derived: false,
       },
     ]);
   });
@@ -216,9 +225,9 @@ describe('GET /budget/api/resources/', () => {
       next: null,
       previous: null,
       results: [
-        { id: 1, year: 2023, amount: 1000, source: 'Impôts directs' },
-        { id: 2, year: 2023, amount: 500.5, source: 'Impôts indirects' },
-        { id: 3, year: 2023, amount: 99.999, source: 'Emprunts' },
+        { id: 1, year: 2023, amount: 1000, source: 'Impôts directs', ...INITIAL },
+        { id: 2, year: 2023, amount: 500.5, source: 'Impôts indirects', ...INITIAL },
+        { id: 3, year: 2023, amount: 99.999, source: 'Emprunts', ...AMENDMENT },
       ],
     });
   });
@@ -322,29 +331,29 @@ describe('GET /budget/api/debt/', () => {
 
   it('answers every (year, origin) with a value in its subtree, rolled up, ordered by year then id', async () => {
     expect(await get('/budget/api/debt/')).toEqual([
-      { year: 2022, debt_origin: INT, value: 100 },
-      { year: 2022, debt_origin: EXT, value: 75.5 },
-      { year: 2022, debt_origin: MULTI, value: 50 },
-      { year: 2022, debt_origin: BI, value: 25.5 },
-      { year: 2023, debt_origin: INT, value: 110 },
-      { year: 2023, debt_origin: EXT, value: 65 },
-      { year: 2023, debt_origin: MULTI, value: 60 },
+      { year: 2022, debt_origin: INT, value: 100, ...UNSTATED },
+      { year: 2022, debt_origin: EXT, value: 75.5, ...UNSTATED },
+      { year: 2022, debt_origin: MULTI, value: 50, ...UNSTATED },
+      { year: 2022, debt_origin: BI, value: 25.5, ...UNSTATED },
+      { year: 2023, debt_origin: INT, value: 110, ...UNSTATED },
+      { year: 2023, debt_origin: EXT, value: 65, ...UNSTATED },
+      { year: 2023, debt_origin: MULTI, value: 60, ...UNSTATED },
     ]);
   });
   describe('with parent=null', () => {
     it('returns only top-level origins', async () => {
       expect(await get('/budget/api/debt/?parent=null&year=2023')).toEqual([
-        { year: 2023, debt_origin: INT, value: 110 },
-        { year: 2023, debt_origin: EXT, value: 65 },
+        { year: 2023, debt_origin: INT, value: 110, ...UNSTATED },
+        { year: 2023, debt_origin: EXT, value: 65, ...UNSTATED },
       ]);
     });
   });
   describe('with parent=<id>', () => {
     it("returns that origin's children", async () => {
       expect(await get('/budget/api/debt/?parent=2')).toEqual([
-        { year: 2022, debt_origin: MULTI, value: 50 },
-        { year: 2022, debt_origin: BI, value: 25.5 },
-        { year: 2023, debt_origin: MULTI, value: 60 },
+        { year: 2022, debt_origin: MULTI, value: 50, ...UNSTATED },
+        { year: 2022, debt_origin: BI, value: 25.5, ...UNSTATED },
+        { year: 2023, debt_origin: MULTI, value: 60, ...UNSTATED },
       ]);
     });
     it('returns an empty list for an unknown origin', async () => {
@@ -356,18 +365,18 @@ describe('GET /budget/api/debt/', () => {
 describe('GET /budget/api/outstanding-debt/', () => {
   it('answers the stock with GDP and its percentage of GDP, rounded half away from zero', async () => {
     expect(await get('/budget/api/outstanding-debt/')).toEqual([
-      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35 },
-      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33 },
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, ...UNSTATED },
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, ...UNSTATED },
     ]);
   });
   it('answers only the most recent year, still as an array, with year=last', async () => {
     expect(await get('/budget/api/outstanding-debt/?year=last')).toEqual([
-      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33 },
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, ...UNSTATED },
     ]);
   });
   it('filters by year', async () => {
     expect(await get('/budget/api/outstanding-debt/?year=2022')).toEqual([
-      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35 },
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, ...UNSTATED },
     ]);
   });
 });
@@ -375,8 +384,8 @@ describe('GET /budget/api/outstanding-debt/', () => {
 describe('GET /budget/api/deficit/', () => {
   it('answers the deficit with its percentage of GDP, negative halves rounded away from zero', async () => {
     expect(await get('/budget/api/deficit/')).toEqual([
-      { year: 2022, value: -43.45, percent: -4.35, gdp: 1000 },
-      { year: 2024, value: 1, percent: 12.5, gdp: 8 },
+      { year: 2022, value: -43.45, percent: -4.35, gdp: 1000, ...UNSTATED },
+      { year: 2024, value: 1, percent: 12.5, gdp: 8, ...UNSTATED },
     ]);
   });
 });

@@ -85,7 +85,7 @@ describe('a CSV, Arrow or Parquet download without limit and offset', () => {
   it(`holds all ${LINES} resource lines`, async () => {
     const expected = await allItems('/budget/api/resources/');
     const csv = await getCsv(t.app, '/budget/api/resources/?format=csv');
-    expect(csv.header).toEqual(['id', 'year', 'amount', 'source']);
+    expect(csv.header).toEqual(['id', 'year', 'amount', 'source', 'stage', 'source_id', 'derived']);
     expect(csv.rows).toEqual(expected.map(csvCells));
   });
   it(`holds all ${ORGANIZATIONS} organizations, one row per organization and year`, async () => {

@@ -26,6 +26,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * test/fixtures/small.ts: the column types in Arrow's words, and the CSV, line by line. Arrow and
  * Parquet must hold the same values, typed.
  */
+/** The stage and provenance columns that lines and series rows end with. */
+const PROVENANCE = { stage: 'Utf8', source_id: 'Int64', derived: 'Bool' };
 const TREE = { id: 'Int64', parent_id: 'Int64', name: 'Utf8', year: 'Int32', amount: 'Float64', depth: 'Int32' };
 const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   {
@@ -52,16 +54,17 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
     url: '/budget/api/expenses/',
     types: {
       id: 'Int64', year: 'Int32', amount: 'Float64', category: 'Utf8',
-      organization_id: 'Int64', organization_name: 'Utf8', organization_code: 'Utf8',
+      organization_id: 'Int64', organization_name: 'Utf8', organization_code: 'Utf8', ...PROVENANCE,
     },
+    // Without a stage column, complementary gives the stage; without source_id and derived, null and false.
     csv: [
-      'id,year,amount,category,organization_id,organization_name,organization_code',
-      "1,2023,100.1,Rémunérations,1,Ministère de l'Éducation,EDU",
-      "2,2023,200.2,Primes,1,Ministère de l'Éducation,EDU",
-      '3,2023,50.05,Fonctionnement,2,Ministère de la Santé,SAN',
-      '4,2024,300,Investissement,2,Ministère de la Santé,SAN',
-      "5,2024,0.1,Rémunérations,1,Ministère de l'Éducation,EDU",
-      "6,2024,0.2,Rémunérations,1,Ministère de l'Éducation,EDU",
+      'id,year,amount,category,organization_id,organization_name,organization_code,stage,source_id,derived',
+      "1,2023,100.1,Rémunérations,1,Ministère de l'Éducation,EDU,initial,,false",
+      "2,2023,200.2,Primes,1,Ministère de l'Éducation,EDU,initial,,false",
+      '3,2023,50.05,Fonctionnement,2,Ministère de la Santé,SAN,amendment,,false',
+      '4,2024,300,Investissement,2,Ministère de la Santé,SAN,initial,,false',
+      "5,2024,0.1,Rémunérations,1,Ministère de l'Éducation,EDU,initial,,false",
+      "6,2024,0.2,Rémunérations,1,Ministère de l'Éducation,EDU,initial,,false",
     ],
   },
   {
@@ -80,8 +83,14 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   },
   {
     url: '/budget/api/resources/',
-    types: { id: 'Int64', year: 'Int32', amount: 'Float64', source: 'Utf8' },
-    csv: ['id,year,amount,source', '1,2023,1000,Impôts directs', '2,2023,500.5,Impôts indirects', '3,2023,99.999,Emprunts', '4,2024,800,Impôts directs'],
+    types: { id: 'Int64', year: 'Int32', amount: 'Float64', source: 'Utf8', ...PROVENANCE },
+    csv: [
+      'id,year,amount,source,stage,source_id,derived',
+      '1,2023,1000,Impôts directs,initial,,false',
+      '2,2023,500.5,Impôts indirects,initial,,false',
+      '3,2023,99.999,Emprunts,amendment,,false',
+      '4,2024,800,Impôts directs,initial,,false',
+    ],
   },
   {
     url: '/budget/api/resources/?hierarchy=1&year=2023',
@@ -113,27 +122,34 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   },
   {
     url: '/budget/api/debt/',
-    types: { year: 'Int32', debt_origin_id: 'Int64', debt_origin_parent: 'Int64', debt_origin_name: 'Utf8', value: 'Float64' },
+    types: { year: 'Int32', debt_origin_id: 'Int64', debt_origin_parent: 'Int64', debt_origin_name: 'Utf8', value: 'Float64', ...PROVENANCE },
+    // A series without a stage column has rows of no stated stage (an empty field).
     csv: [
-      'year,debt_origin_id,debt_origin_parent,debt_origin_name,value',
-      '2022,1,,Dette intérieure,100',
-      '2022,2,,Dette extérieure,75.5',
-      '2022,3,2,Multilatérale,50',
-      '2022,4,2,Bilatérale,25.5',
-      '2023,1,,Dette intérieure,110',
-      '2023,2,,Dette extérieure,65',
-      '2023,3,2,Multilatérale,60',
+      'year,debt_origin_id,debt_origin_parent,debt_origin_name,value,stage,source_id,derived',
+      '2022,1,,Dette intérieure,100,,,false',
+      '2022,2,,Dette extérieure,75.5,,,false',
+      '2022,3,2,Multilatérale,50,,,false',
+      '2022,4,2,Bilatérale,25.5,,,false',
+      '2023,1,,Dette intérieure,110,,,false',
+      '2023,2,,Dette extérieure,65,,,false',
+      '2023,3,2,Multilatérale,60,,,false',
     ],
   },
   {
     url: '/budget/api/outstanding-debt/',
-    types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64' },
-    csv: ['year,outstanding_debt,gdp,value', '2022,43.45,1000,4.35', '2023,1000,3000,33.33'],
+    types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64', ...PROVENANCE },
+    csv: ['year,outstanding_debt,gdp,value,stage,source_id,derived', '2022,43.45,1000,4.35,,,false', '2023,1000,3000,33.33,,,false'],
   },
   {
     url: '/budget/api/deficit/',
-    types: { year: 'Int32', value: 'Float64', percent: 'Float64', gdp: 'Float64' },
-    csv: ['year,value,percent,gdp', '2022,-43.45,-4.35,1000', '2024,1,12.5,8'],
+    types: { year: 'Int32', value: 'Float64', percent: 'Float64', gdp: 'Float64', ...PROVENANCE },
+    csv: ['year,value,percent,gdp,stage,source_id,derived', '2022,-43.45,-4.35,1000,,,false', '2024,1,12.5,8,,,false'],
+  },
+  {
+    // small has no sources: the header alone (test/stages.test.ts downloads real ones).
+    url: '/budget/api/sources/',
+    types: { id: 'Int64', title: 'Utf8', url: 'Utf8', publisher: 'Utf8', published: 'Utf8', quote: 'Utf8' },
+    csv: ['id,title,url,publisher,published,quote'],
   },
 ];
 
@@ -144,14 +160,15 @@ function typedRows({ types, csv: [header, ...lines] }: (typeof CASES)[number], i
     Object.fromEntries(
       line.split(',').map((cell, i) => {
         const type = types[names[i]!];
-        const value = cell === '' ? null : type === 'Utf8' ? cell : type === 'Int64' ? int64(Number(cell)) : Number(cell);
+        const value =
+          cell === '' ? null : type === 'Utf8' ? cell : type === 'Bool' ? cell === 'true' : type === 'Int64' ? int64(Number(cell)) : Number(cell);
         return [names[i], value];
       }),
     ),
   );
 }
 
-const PARQUET_TYPES: Record<string, string> = { Int32: 'INTEGER', Int64: 'BIGINT', Float64: 'DOUBLE', Utf8: 'VARCHAR' };
+const PARQUET_TYPES: Record<string, string> = { Int32: 'INTEGER', Int64: 'BIGINT', Float64: 'DOUBLE', Utf8: 'VARCHAR', Bool: 'BOOLEAN' };
 
 const withFormat = (url: string, format: string) => `${url}${url.includes('?') ? '&' : '?'}format=${format}`;
 
@@ -186,15 +203,18 @@ describe('flattening', () => {
       {
         id: '3', year: '2023', amount: '50.05', category: 'Fonctionnement',
         organization_id: '2', organization_name: 'Ministère de la Santé', organization_code: 'SAN',
+        stage: 'amendment', source_id: '', derived: 'false',
       },
     ]);
   });
+  /** A series row of a drop without stages or sources, in CSV. */
+  const UNSTATED = { stage: '', source_id: '', derived: 'false' };
   it('flattens a debt origin into debt_origin_id, debt_origin_parent and debt_origin_name, null as an empty field', async () => {
     const { rows } = await getCsv(t.app, '/budget/api/debt/?format=csv&year=2023');
     expect(rows.slice(0, 3)).toEqual([
-      { year: '2023', debt_origin_id: '1', debt_origin_parent: '', debt_origin_name: 'Dette intérieure', value: '110' },
-      { year: '2023', debt_origin_id: '2', debt_origin_parent: '', debt_origin_name: 'Dette extérieure', value: '65' },
-      { year: '2023', debt_origin_id: '3', debt_origin_parent: '2', debt_origin_name: 'Multilatérale', value: '60' },
+      { year: '2023', debt_origin_id: '1', debt_origin_parent: '', debt_origin_name: 'Dette intérieure', value: '110', ...UNSTATED },
+      { year: '2023', debt_origin_id: '2', debt_origin_parent: '', debt_origin_name: 'Dette extérieure', value: '65', ...UNSTATED },
+      { year: '2023', debt_origin_id: '3', debt_origin_parent: '2', debt_origin_name: 'Multilatérale', value: '60', ...UNSTATED },
     ]);
   });
   it('gives the organization list one row per organization and year, and one row with empty year for an organization without lines', async () => {
@@ -261,7 +281,7 @@ describe('CSV text', () => {
     const arrow = await getArrow(t.app, '/budget/api/expenses/?format=arrow&year=1999');
     expect(arrow.table.numRows).toBe(0);
     expect(arrow.table.schema.fields.map((f) => f.name)).toEqual([
-      'id', 'year', 'amount', 'category', 'organization_id', 'organization_name', 'organization_code',
+      'id', 'year', 'amount', 'category', 'organization_id', 'organization_name', 'organization_code', 'stage', 'source_id', 'derived',
     ]);
   });
 });

@@ -182,6 +182,8 @@ const ANSWERS = [
   '/budget/api/debt/?parent=2',
   '/budget/api/outstanding-debt/?year=last',
   '/budget/api/deficit/',
+  '/budget/api/deficit/?stage=initial',
+  '/budget/api/sources/',
 ];
 
 describe('real answers validate against the document', () => {

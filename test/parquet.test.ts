@@ -28,16 +28,21 @@ describe('GET /budget/api/expenses/?format=parquet', () => {
       { name: 'organization_id', type: 'BIGINT', nullable: false },
       { name: 'organization_name', type: 'VARCHAR', nullable: false },
       { name: 'organization_code', type: 'VARCHAR', nullable: false },
+      { name: 'stage', type: 'VARCHAR', nullable: false },
+      { name: 'source_id', type: 'BIGINT', nullable: true },
+      { name: 'derived', type: 'BOOLEAN', nullable: false },
     ]);
     const edu = { organization_id: 1n, organization_name: "Ministère de l'Éducation", organization_code: 'EDU' };
     const san = { organization_id: 2n, organization_name: 'Ministère de la Santé', organization_code: 'SAN' };
+    // small has no stage column: complementary gives the stage; no sources, nothing derived.
+    const initial = { stage: 'initial', source_id: null, derived: false };
     expect(rows).toEqual([
-      { id: 1n, year: 2023, amount: 100.1, category: 'Rémunérations', ...edu },
-      { id: 2n, year: 2023, amount: 200.2, category: 'Primes', ...edu },
-      { id: 3n, year: 2023, amount: 50.05, category: 'Fonctionnement', ...san },
-      { id: 4n, year: 2024, amount: 300, category: 'Investissement', ...san },
-      { id: 5n, year: 2024, amount: 0.1, category: 'Rémunérations', ...edu },
-      { id: 6n, year: 2024, amount: 0.2, category: 'Rémunérations', ...edu },
+      { id: 1n, year: 2023, amount: 100.1, category: 'Rémunérations', ...edu, ...initial },
+      { id: 2n, year: 2023, amount: 200.2, category: 'Primes', ...edu, ...initial },
+      { id: 3n, year: 2023, amount: 50.05, category: 'Fonctionnement', ...san, ...initial, stage: 'amendment' },
+      { id: 4n, year: 2024, amount: 300, category: 'Investissement', ...san, ...initial },
+      { id: 5n, year: 2024, amount: 0.1, category: 'Rémunérations', ...edu, ...initial },
+      { id: 6n, year: 2024, amount: 0.2, category: 'Rémunérations', ...edu, ...initial },
     ]);
   });
   it('holds just the page asked for with limit or offset', async () => {
@@ -55,7 +60,7 @@ describe('GET /budget/api/expenses/?format=parquet', () => {
     const { columns, rows } = await getParquet(t.app, '/budget/api/expenses/?format=parquet&year=1999');
     expect(rows).toEqual([]);
     expect(columns.map((c) => c.name)).toEqual([
-      'id', 'year', 'amount', 'category', 'organization_id', 'organization_name', 'organization_code',
+      'id', 'year', 'amount', 'category', 'organization_id', 'organization_name', 'organization_code', 'stage', 'source_id', 'derived',
     ]);
   });
 });
@@ -103,11 +108,13 @@ describe('the other endpoints in Parquet', () => {
   });
   it('flattens a debt origin like CSV does', async () => {
     const { rows } = await getParquet(t.app, '/budget/api/debt/?format=parquet&year=2023&parent=2');
-    expect(rows).toEqual([{ year: 2023, debt_origin_id: 3n, debt_origin_parent: 2n, debt_origin_name: 'Multilatérale', value: 60 }]);
+    expect(rows).toEqual([
+      { year: 2023, debt_origin_id: 3n, debt_origin_parent: 2n, debt_origin_name: 'Multilatérale', value: 60, stage: null, source_id: null, derived: false },
+    ]);
   });
   it('answers the percentages rounded as in JSON', async () => {
     const { rows } = await getParquet(t.app, '/budget/api/outstanding-debt/?format=parquet&year=2022');
-    expect(rows).toEqual([{ year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35 }]);
+    expect(rows).toEqual([{ year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, stage: null, source_id: null, derived: false }]);
   });
 });
 

@@ -14,7 +14,7 @@ describe('the response cache', () => {
       expect(before.body).toHaveLength(2);
       t.store.swap(await loadDrop(await writeDrop({ ...small, deficit: [{ year: 2024, value: 2 }] })));
       const after = await request(t.app).get('/budget/api/deficit/');
-      expect(after.body).toEqual([{ year: 2024, value: 2, percent: 25, gdp: 8 }]);
+      expect(after.body).toEqual([{ year: 2024, value: 2, percent: 25, gdp: 8, stage: null, source_id: null, derived: false }]);
       expect(after.headers.etag).not.toBe(before.headers.etag);
     } finally {
       t.close();

@@ -128,7 +128,8 @@ describe('a full export', () => {
     expect(arrow.numRows).toBe(LINES);
     expect(arrow.batches.length).toBe(TOTAL_CHUNKS);
     expect(arrow.get(LINES - 1)?.toJSON()).toMatchObject({ id: BigInt(LINES), year: 2000 + (LINES % 20) });
-  });
+    // 300,000 lines with their stage and provenance, twice, on 2 shared cores: 30 s was too close.
+  }, 60_000);
 
   it('stops an abandoned download cleanly, leaving no unhandled rejection behind (arrow, csv)', async () => {
     const unhandled: unknown[] = [];

@@ -6,16 +6,24 @@ import { loadDrop } from '../../src/data/drop.js';
 import { Store } from '../../src/data/store.js';
 import { ENDPOINTS } from '../../src/endpoints/index.js';
 
+// The stage= samples page deep into one stage's lines (in a drop from synth --stages, about 65% of
+// the lines are initial, 25% outturn, 10% amendments); in a drop without stages they are cheap
+// (outturn has no lines) or the same as the default.
 const QUERY_SAMPLES: Record<string, string[]> = {
-  '/budget/api/totals/': ['', 'include_complementary=false'],
-  '/budget/api/budget-categories/': ['', 'year=2010&type=expense'],
-  '/budget/api/expenses/': ['', 'offset=900000', 'year=2010&limit=100&offset=30000', 'organization=7&offset=3000', 'hierarchy=true', 'hierarchy=true&year=2010&organization=3'],
-  '/budget/api/resources/': ['year=2011', 'offset=900000', 'hierarchy=true'],
-  '/budget/api/organization/': ['', 'year=2012&offset=100'],
-  '/budget/api/organization/stats/': ['', 'year=2013'],
-  '/budget/api/debt/': ['', 'parent=null'],
-  '/budget/api/outstanding-debt/': ['year=last'],
-  '/budget/api/deficit/': [''],
+  '/budget/api/totals/': ['', 'include_complementary=false', 'stage=outturn'],
+  '/budget/api/budget-categories/': ['', 'year=2010&type=expense', 'year=2010&stage=initial'],
+  '/budget/api/expenses/': [
+    '', 'offset=900000', 'year=2010&limit=100&offset=30000', 'organization=7&offset=3000', 'hierarchy=true', 'hierarchy=true&year=2010&organization=3',
+    'stage=initial&offset=600000', 'stage=outturn&offset=200000', 'stage=outturn&year=2010&offset=9000', 'stage=outturn&organization=7&offset=800',
+    'hierarchy=true&stage=outturn', 'hierarchy=true&year=2010&organization=3&stage=initial',
+  ],
+  '/budget/api/resources/': ['year=2011', 'offset=900000', 'hierarchy=true', 'stage=outturn&offset=200000', 'stage=initial&year=2011&offset=20000'],
+  '/budget/api/organization/': ['', 'year=2012&offset=100', 'stage=outturn&offset=100'],
+  '/budget/api/organization/stats/': ['', 'year=2013', 'year=2013&stage=initial'],
+  '/budget/api/debt/': ['', 'parent=null', 'stage=initial'],
+  '/budget/api/outstanding-debt/': ['year=last', 'year=last&stage=outturn'],
+  '/budget/api/deficit/': ['', 'stage=amended'],
+  '/budget/api/sources/': [''],
 };
 
 export interface QueryFigures {

@@ -9,8 +9,8 @@
  *    URL and (b) several hundred distinct URLs over all nine endpoints; alternating with two
  *    ceilings that answer the same bytes with no work (Express, bare node:http).
  * 2. Growth: load+validate time, RSS, and the p99 of single uncached queries per endpoint for the
- *    sample drop and synthetic drops of 100x and 1000x its lines and of 1 million lines (and
- *    10 million with --big).
+ *    sample drop and synthetic drops of 100x and 1000x its lines, of 1 million lines, of 1 million
+ *    lines in three stages with sources (synth --stages), and 10 million with --big.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -147,13 +147,14 @@ function mixedPaths(years: number[], organizations: number): string[] {
   return [...new Set(paths)];
 }
 
-/** A synthetic drop from the data CLI, kept in .bench/ between runs. */
-function synthetic(scale: number, lines?: number): string {
-  const dir = path.join(WORK, 'drops', lines ? `lines-${lines}` : `scale-${scale}`);
+/** A synthetic drop from the data CLI, kept in .bench/ between runs; `stages`: with synth --stages. */
+function synthetic(scale: number, lines?: number, stages = false): string {
+  const dir = path.join(WORK, 'drops', `${lines ? `lines-${lines}` : `scale-${scale}`}${stages ? '-stages' : ''}`);
   if (!existsSync(path.join(dir, 'drop.json'))) {
     mkdirSync(dir, { recursive: true });
     const size = lines ? ['--lines', String(lines)] : ['--scale', String(scale)];
-    execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'synth', dir, ...size], { cwd: ROOT, stdio: 'inherit' });
+    const options = stages ? ['--stages'] : [];
+    execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'synth', dir, ...size, ...options], { cwd: ROOT, stdio: 'inherit' });
   }
   return dir;
 }
@@ -220,6 +221,7 @@ async function growth(): Promise<void> {
     ['100x sample', synthetic(100)],
     ['1000x sample', synthetic(1000)],
     ['1M lines', synthetic(0, 1_000_000)],
+    ['1M lines in three stages, with sources', synthetic(0, 1_000_000, true)],
   ];
   if (args.big) drops.push(['10M lines', synthetic(0, 10_000_000)]);
   console.log('\n## Growth: load and validate, memory, single uncached queries (p99 over 200 runs each, no HTTP)');

@@ -1,8 +1,8 @@
--- Every category's amount over all years, rolled up over its subtree and rounded once, for
--- budget-categories without a year. Built after category_rollup.
+-- Every category's amount per stage over all years, rolled up over its subtree and rounded once,
+-- for budget-categories without a year. Built after category_rollup.
 -- Parameters: none.
 CREATE TABLE category_totals AS
-SELECT id, ROUND(sum(amount), 3)::DOUBLE AS rounded
+SELECT stage, id, ROUND(sum(amount), 3)::DOUBLE AS rounded
 FROM category_rollup
-GROUP BY id
-ORDER BY id;
+GROUP BY stage, id
+ORDER BY stage, id;

@@ -1,12 +1,25 @@
--- Rebuilds the expense lines in id order, each with its position (1, 2, ...) among its year's
--- lines and among its organization's lines, so that a page at any depth is a range DuckDB's zone
--- maps find without sorting the lines before it (see expenses.sql, expenses_of_organization.sql).
--- In id order, a line's rowid is its position among all lines, minus one. INTEGER positions: a
--- drop of 2^31 lines would not fit in memory anyway.
+-- Rebuilds the expense lines in id order, each with its position (1, 2, ...) among the lines of
+-- each stage it counts in (docs/api.md, "Stages": an initial line counts in `initial` and
+-- `amended`, an amendment in `amended`, an outturn line in `outturn`): among all of them, among
+-- its year's and among its organization's; null for a stage it does not count in. A page at any
+-- depth is then a range that DuckDB's zone maps find without sorting the lines before it (see
+-- expenses.sql, expenses_of_organization.sql). The positions of one stage are increasing in id
+-- and null elsewhere, so each column's zone maps stay tight. INTEGER positions: a drop of 2^31
+-- lines would not fit in memory anyway.
 -- Parameters: none.
 CREATE OR REPLACE TABLE expenses AS
 SELECT *,
-       row_number() OVER (PARTITION BY year ORDER BY id)::INTEGER AS position_in_year,
-       row_number() OVER (PARTITION BY organization_id ORDER BY id)::INTEGER AS position_in_organization
+       CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial' ORDER BY id) END::INTEGER AS initial_position,
+       CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial', year ORDER BY id) END::INTEGER AS initial_position_in_year,
+       CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial', organization_id ORDER BY id) END::INTEGER
+         AS initial_position_in_organization,
+       CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn' ORDER BY id) END::INTEGER AS amended_position,
+       CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', year ORDER BY id) END::INTEGER AS amended_position_in_year,
+       CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', organization_id ORDER BY id) END::INTEGER
+         AS amended_position_in_organization,
+       CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn' ORDER BY id) END::INTEGER AS outturn_position,
+       CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', year ORDER BY id) END::INTEGER AS outturn_position_in_year,
+       CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', organization_id ORDER BY id) END::INTEGER
+         AS outturn_position_in_organization
 FROM expenses
 ORDER BY id;

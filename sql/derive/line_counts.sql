@@ -1,12 +1,18 @@
--- How many expense and resource lines each (year, organization) has, so that the paged lists
--- count the lines matching a filter from a few thousand rows instead of millions.
+-- How many expense and resource lines each (stage, year, organization) has, so that the paged
+-- lists count the lines matching a filter from a few thousand rows instead of millions. `stage`
+-- is the API's stage (initial, amended, outturn).
 -- Parameters: none.
 CREATE TABLE line_counts AS
-SELECT kind, year, organization_id, count(*) AS lines
+SELECT lines.kind, stage_lines.stage, lines.year, lines.organization_id, sum(lines.lines) AS lines
 FROM (
-  SELECT 'expense' AS kind, year, organization_id FROM expenses
-  UNION ALL
-  SELECT 'resource', year, organization_id FROM resources
+  SELECT kind, stage, year, organization_id, count(*) AS lines
+  FROM (
+    SELECT 'expense' AS kind, stage, year, organization_id FROM expenses
+    UNION ALL
+    SELECT 'resource', stage, year, organization_id FROM resources
+  ) AS all_lines
+  GROUP BY kind, stage, year, organization_id
 ) AS lines
-GROUP BY kind, year, organization_id
-ORDER BY kind, year, organization_id;
+JOIN stage_lines ON stage_lines.line_stage = lines.stage
+GROUP BY lines.kind, stage_lines.stage, lines.year, lines.organization_id
+ORDER BY lines.kind, stage_lines.stage, lines.year, lines.organization_id;

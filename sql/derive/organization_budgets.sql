@@ -1,10 +1,12 @@
--- Each organization with its whole budget, already the JSON array the organization list shows
--- (one entry per year with lines, ordered by year; [] without lines). Built once per drop: a page
--- of organizations is then one row per organization, not one per (organization, year), which
--- halves the list's cost. to_json writes doubles so that they read back as the same numbers.
+-- Each organization with its whole budget per stage, already the JSON array the organization list
+-- shows (one entry per year with lines of the stage, ordered by year; [] without). Built once per
+-- drop: a page of organizations is then one row per organization, not one per (organization,
+-- year), which halves the list's cost. to_json writes doubles so that they read back as the same
+-- numbers. Every organization has a row for every stage.
 -- Parameters: none.
 CREATE TABLE organization_budgets AS
-SELECT o.id,
+SELECT stages.stage,
+       o.id,
        o.name,
        o.code,
        coalesce(
@@ -13,6 +15,7 @@ SELECT o.id,
          '[]'
        )::VARCHAR AS budget
 FROM organizations AS o
-LEFT JOIN organization_year_sums AS s ON s.organization_id = o.id
-GROUP BY o.id, o.name, o.code
-ORDER BY o.id;
+CROSS JOIN (SELECT DISTINCT stage FROM stage_lines) AS stages
+LEFT JOIN organization_year_sums AS s ON s.organization_id = o.id AND s.stage = stages.stage
+GROUP BY stages.stage, o.id, o.name, o.code
+ORDER BY stages.stage, o.id;

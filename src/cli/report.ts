@@ -1,7 +1,8 @@
 /**
  * What the data CLI prints: validation reports (stdout) and per-table progress (stderr).
  */
-import type { LoadedDrop, Problem } from '../data/drop.js';
+import type { LoadedDrop } from '../data/drop.js';
+import type { Problem } from '../data/problems.js';
 import type { Manifest } from '../data/manifest.js';
 import type { TableProgress } from '../data/write.js';
 import { jsonText } from '../json.js';

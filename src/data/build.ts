@@ -1,11 +1,14 @@
 /**
  * Building a data drop (docs/data-drops.md#build) from one CSV per table: `buildDrop(srcDir, outDir)`
- * writes `${table}.parquet` for every table of schema.ts, then `drop.json` (see write.ts).
+ * writes `${table}.parquet` for every table of schema.ts, then `drop.json` (see write.ts). An
+ * optional table (sources, population, cpi) is built when its CSV file is there.
  *
- * CSV format: UTF-8, comma-separated, `"` quoting, a header row with exactly the schema's column
- * names in the schema's order, an empty field for NULL. Types are never sniffed.
+ * CSV format: UTF-8, comma-separated, `"` quoting, a header row with the schema's column names in
+ * the schema's order (optional columns such as stage, source_id and derived may be left out), an
+ * empty field for NULL. Types are never sniffed. The Parquet files get the CSV's columns, so a
+ * drop built without the optional columns is the drop it always was.
  */
-import { open } from 'node:fs/promises';
+import { access, open } from 'node:fs/promises';
 import path from 'node:path';
 import { quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest } from './manifest.js';
@@ -37,9 +40,12 @@ function numberFrom(col: ColumnSpec): string {
 }
 
 export async function buildDrop(srcDir: string, outDir: string, opts: WriteOptions): Promise<Manifest> {
-  return writeDropFiles(outDir, opts, (connection, table, target, step) =>
-    convertTable(connection, path.join(srcDir, `${table.name}.csv`), target, table, step),
-  );
+  return writeDropFiles(outDir, opts, async (connection, table, target, step) => {
+    const csv = path.join(srcDir, `${table.name}.csv`);
+    if (table.optional && !(await access(csv).then(() => true, () => false))) return false;
+    await convertTable(connection, csv, target, table, step);
+    return true;
+  });
 }
 
 /** Reads one CSV, checks it, writes it as Parquet. */
@@ -50,9 +56,9 @@ async function convertTable(
   table: TableSpec,
   step: (name: string) => void,
 ): Promise<void> {
-  await checkHeader(csv, table);
-  const read = table.columns.map((c) => `${quotedString(isNumber(c) ? `${c.name}__text` : c.name)}: ${quotedString(csvType(c))}`);
-  const values = table.columns.map((c) => (isNumber(c) ? `${numberFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}` : quotedIdentifier(c.name)));
+  const columns = await checkHeader(csv, table);
+  const read = columns.map((c) => `${quotedString(isNumber(c) ? `${c.name}__text` : c.name)}: ${quotedString(csvType(c))}`);
+  const values = columns.map((c) => (isNumber(c) ? `${numberFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}` : quotedIdentifier(c.name)));
   try {
     await connection.run('DROP TABLE IF EXISTS src');
     step('reading');
@@ -64,10 +70,10 @@ async function convertTable(
       { csv },
     );
     step('checking');
-    const problem = await firstProblem(connection, table);
+    const problem = await firstProblem(connection, columns);
     if (problem) throw new Error(`data row ${problem.row}: ${problem.message}`);
     step('writing');
-    await connection.run(`COPY (SELECT ${typedColumns(table)} FROM src ORDER BY rowid) TO $out (FORMAT parquet)`, { out });
+    await connection.run(`COPY (SELECT ${typedColumns(columns)} FROM src ORDER BY rowid) TO $out (FORMAT parquet)`, { out });
   } catch (error) {
     throw new Error(`${csv}: ${firstParagraph(error)}`, { cause: error });
   }
@@ -76,8 +82,9 @@ async function convertTable(
 /**
  * With explicit column types DuckDB maps CSV fields by position and only skips the header, so a
  * reordered or renamed column would load silently into the wrong place: compare names first.
+ * Returns the table's columns that the CSV has, in order.
  */
-async function checkHeader(csv: string, table: TableSpec): Promise<void> {
+async function checkHeader(csv: string, table: TableSpec): Promise<ColumnSpec[]> {
   let text: string;
   try {
     const handle = await open(csv, 'r');
@@ -96,16 +103,24 @@ async function checkHeader(csv: string, table: TableSpec): Promise<void> {
     .replace(/\r$/, '')
     .split(',')
     .map((name) => name.trim().replace(/^"(.*)"$/, '$1'));
-  const expected = table.columns.map((c) => c.name);
-  if (header.join(',') !== expected.join(',')) {
-    throw new Error(`${csv}: header is "${header.join(',')}", expected "${expected.join(',')}"`);
+  const columns = table.columns.filter((c) => header.includes(c.name));
+  const required = table.columns.filter((c) => c.absent === undefined).map((c) => c.name);
+  const inOrder = columns.map((c) => c.name).join(',') === header.join(',');
+  if (!inOrder || !required.every((name) => header.includes(name))) {
+    const optional = table.columns.filter((c) => c.absent !== undefined).map((c) => c.name);
+    const may = optional.length ? ` (then, optionally and in this order: ${optional.join(', ')})` : '';
+    throw new Error(`${csv}: header is "${header.join(',')}", expected "${required.join(',')}"${may}`);
   }
+  if (table.oneOf && !table.oneOf.some((name) => header.includes(name))) {
+    throw new Error(`${csv}: header must have a ${table.oneOf.join(' or a ')} column`);
+  }
+  return columns;
 }
 
 /** The first row with an unreadable number, an empty required field, a fractional integer or money with more than 3 decimals. */
-async function firstProblem(connection: DuckDBConnection, table: TableSpec): Promise<{ row: number; message: string } | undefined> {
+async function firstProblem(connection: DuckDBConnection, columns: ColumnSpec[]): Promise<{ row: number; message: string } | undefined> {
   const checks: string[] = [];
-  for (const c of table.columns) {
+  for (const c of columns) {
     const col = quotedIdentifier(c.name);
     if (isNumber(c)) {
       checks.push(`WHEN ${col} IS NULL AND trim(${textOf(c)}) <> '' THEN ${quotedString(`${c.name} is not a number: "`)} || ${textOf(c)} || '"'`);

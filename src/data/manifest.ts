@@ -12,13 +12,24 @@ export async function sha256File(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** drop.json (docs/data-drops.md#dropjson). Unknown keys are kept out; `source` and `license` are optional. */
+/** What one unit of the drop's amounts is: `scale` units of `currency` (MDT: 1,000,000 TND). */
+export const UnitsSchema = z.object({
+  name: z.string(),
+  currency: z.string(),
+  scale: z.number().positive(),
+});
+
+/**
+ * drop.json (docs/data-drops.md#dropjson). Unknown keys are kept out; `source`, `license` (the data's
+ * licence) and `units` are optional.
+ */
 export const ManifestSchema = z.object({
   version: z.string(),
   created_at: z.string(),
   description: z.string(),
   source: z.string().optional(),
   license: z.string().optional(),
+  units: UnitsSchema.optional(),
   files: z.record(
     z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
     z.object({ sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }), rows: z.number().int().min(0) }),
@@ -27,3 +38,4 @@ export const ManifestSchema = z.object({
 });
 
 export type Manifest = z.infer<typeof ManifestSchema>;
+export type Units = z.infer<typeof UnitsSchema>;

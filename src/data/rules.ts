@@ -1,9 +1,13 @@
 /**
- * The data rules of docs/data-drops.md#rules, as data: each names its file and rule, and gives the SQL
- * that finds the offending rows in the loaded tables. Shared by startup, reload and the CLI.
- * Column presence, types, missing values and non-finite numbers are checked earlier, per column,
- * in drop.ts: these rules can rely on well-typed tables.
+ * The data rules of docs/data-drops.md#rules, as data: each names its file and rule, and gives
+ * the SQL that finds the offending rows in the loaded tables. Shared by startup, reload and the
+ * CLI. Column presence, types, missing values and non-finite numbers are checked earlier, per
+ * column, in columns.ts: these rules can rely on well-typed tables, with the optional columns and
+ * tables a drop leaves out filled in (schema.ts).
  */
+import { LINE_STAGES, SERIES_STAGES, TABLES } from './schema.js';
+import type { DropShape } from './shape.js';
+
 export interface Rule {
   file: string;
   rule: string;
@@ -54,40 +58,87 @@ const gdpForYear = (table: string): Rule => ({
   sql: `SELECT t.year FROM ${table} t WHERE t.year NOT IN (SELECT year FROM gdp) ORDER BY t.year`,
 });
 
-export const RULES: readonly Rule[] = [
-  unique('organizations', 'id'),
-  unique('organizations', 'code'),
-  unique('categories', 'id'),
-  {
-    file: 'categories.parquet',
-    rule: "type must be 'expense' or 'resource'",
-    sql: `SELECT id, type FROM categories WHERE type NOT IN ('expense', 'resource') ORDER BY id`,
-  },
-  exists('categories', 'parent_id', 'categories', 'id'),
-  {
-    file: 'categories.parquet',
-    rule: "a child category must have its parent's type",
-    sql: `SELECT c.id, c.type, c.parent_id, p.type AS parent_type FROM categories c JOIN categories p ON p.id = c.parent_id
-          WHERE c.type <> p.type ORDER BY c.id`,
-  },
-  acyclic('categories'),
-  unique('expenses', 'id'),
-  exists('expenses', 'category_id', 'categories', 'id'),
-  categoryOfType('expenses', 'expense'),
-  exists('expenses', 'organization_id', 'organizations', 'id'),
-  unique('resources', 'id'),
-  exists('resources', 'category_id', 'categories', 'id'),
-  categoryOfType('resources', 'resource'),
-  exists('resources', 'organization_id', 'organizations', 'id'),
-  unique('debt_origins', 'id'),
-  exists('debt_origins', 'parent_id', 'debt_origins', 'id'),
-  acyclic('debt_origins'),
-  exists('debt', 'debt_origin_id', 'debt_origins', 'id'),
-  unique('debt', 'year, debt_origin_id'),
-  unique('gdp', 'year'),
-  { file: 'gdp.parquet', rule: 'gdp must be greater than 0', sql: `SELECT year, gdp FROM gdp WHERE gdp <= 0 ORDER BY year` },
-  unique('outstanding_debt', 'year'),
-  gdpForYear('outstanding_debt'),
-  unique('deficit', 'year'),
-  gdpForYear('deficit'),
-];
+const oneOf = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
+
+const stageIn = (table: string, stages: readonly string[]): Rule => ({
+  file: `${table}.parquet`,
+  rule: `stage must be one of ${stages.join(', ')}`,
+  sql: `SELECT t.* FROM ${table} t WHERE t.stage NOT IN (${oneOf(stages)}) ORDER BY ALL`,
+});
+
+/** Without a stage column every row is complementary's stage; with both, they must say the same. */
+const complementaryAgrees = (table: string): Rule => ({
+  file: `${table}.parquet`,
+  rule: "complementary must agree with stage (true for stage 'amendment' only)",
+  sql: `SELECT t.* FROM ${table} t WHERE t.complementary <> (t.stage = 'amendment') ORDER BY t.id`,
+});
+
+const positive = (table: string, column: string): Rule => ({
+  file: `${table}.parquet`,
+  rule: `${column} must be greater than 0`,
+  sql: `SELECT year, "${column}" FROM ${table} WHERE "${column}" <= 0 ORDER BY year`,
+});
+
+/**
+ * The rules for a drop of this shape. A rule about an optional column or table the drop leaves
+ * out is left out too: what the service fills in cannot break it (a stage from complementary, a
+ * null source), and a reload of a drop without them costs what it always did.
+ */
+export function rulesFor(shape: DropShape): Rule[] {
+  const has = (table: string, column: string) => shape.hasColumn(table, column);
+  const perStage = (table: string, columns: string) => unique(table, has(table, 'stage') ? `${columns}, stage` : columns);
+  const lineStages = (table: string): Rule[] => [
+    ...(has(table, 'stage') ? [stageIn(table, LINE_STAGES)] : []),
+    ...(has(table, 'stage') && has(table, 'complementary') ? [complementaryAgrees(table)] : []),
+  ];
+  const seriesStages = (table: string): Rule[] => (has(table, 'stage') ? [stageIn(table, SERIES_STAGES)] : []);
+  const optionalTable = (table: string, column: string): Rule[] =>
+    shape.hasTable(table) ? [unique(table, 'year'), positive(table, column)] : [];
+  return [
+    unique('organizations', 'id'),
+    unique('organizations', 'code'),
+    unique('categories', 'id'),
+    {
+      file: 'categories.parquet',
+      rule: "type must be 'expense' or 'resource'",
+      sql: `SELECT id, type FROM categories WHERE type NOT IN ('expense', 'resource') ORDER BY id`,
+    },
+    exists('categories', 'parent_id', 'categories', 'id'),
+    {
+      file: 'categories.parquet',
+      rule: "a child category must have its parent's type",
+      sql: `SELECT c.id, c.type, c.parent_id, p.type AS parent_type FROM categories c JOIN categories p ON p.id = c.parent_id
+            WHERE c.type <> p.type ORDER BY c.id`,
+    },
+    acyclic('categories'),
+    unique('expenses', 'id'),
+    exists('expenses', 'category_id', 'categories', 'id'),
+    categoryOfType('expenses', 'expense'),
+    exists('expenses', 'organization_id', 'organizations', 'id'),
+    ...lineStages('expenses'),
+    unique('resources', 'id'),
+    exists('resources', 'category_id', 'categories', 'id'),
+    categoryOfType('resources', 'resource'),
+    exists('resources', 'organization_id', 'organizations', 'id'),
+    ...lineStages('resources'),
+    unique('debt_origins', 'id'),
+    exists('debt_origins', 'parent_id', 'debt_origins', 'id'),
+    acyclic('debt_origins'),
+    exists('debt', 'debt_origin_id', 'debt_origins', 'id'),
+    perStage('debt', 'year, debt_origin_id'),
+    ...seriesStages('debt'),
+    unique('gdp', 'year'),
+    positive('gdp', 'gdp'),
+    perStage('outstanding_debt', 'year'),
+    ...seriesStages('outstanding_debt'),
+    gdpForYear('outstanding_debt'),
+    perStage('deficit', 'year'),
+    ...seriesStages('deficit'),
+    gdpForYear('deficit'),
+    ...(shape.hasTable('sources') ? [unique('sources', 'id')] : []),
+    ...optionalTable('population', 'population'),
+    ...optionalTable('cpi', 'index'),
+    // Every table with figures may name its source.
+    ...TABLES.filter((t) => has(t.name, 'source_id')).map((t) => exists(t.name, 'source_id', 'sources', 'id')),
+  ];
+}

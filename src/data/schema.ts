@@ -5,6 +5,10 @@
  * any numeric type for money); `sqlType` is what the service stores after loading, so that every
  * query sees one type whatever the analyst's tool wrote. Money is stored as DECIMAL(38,6): sums
  * are exact, and rounding to 3 decimals happens once, at the end.
+ *
+ * Optional columns (stages, provenance) and optional tables (sources, population, cpi) may be left
+ * out of a drop; the service then stores the column's `absent` value, or an empty table, so that
+ * every query can rely on one shape (see docs/data-drops.md, "Stages and sources").
  */
 type ColumnKind = 'integer' | 'numeric' | 'string' | 'boolean';
 
@@ -13,36 +17,78 @@ export interface ColumnSpec {
   kind: ColumnKind;
   sqlType: string;
   nullable?: boolean;
+  /** An optional column: what is stored when the file lacks it (an SQL expression over the file's columns). */
+  absent?: string;
+  /** A string column that also takes DATE and TIMESTAMP values (stored as ISO text). */
+  dates?: boolean;
 }
 
 export interface TableSpec {
   /** Table name in DuckDB; the file is `${name}.parquet`. */
   name: string;
   columns: ColumnSpec[];
+  /** An optional table: a drop without its file is served as if the table were empty. */
+  optional?: boolean;
+  /** Optional columns of which the file must have at least one (each one's `absent` reads the other). */
+  oneOf?: readonly [string, string];
 }
+
+/** The stages of a line (docs/data-drops.md): the law as adopted, a complementary law's change, the outturn. */
+export const LINE_STAGES = ['initial', 'amendment', 'outturn'] as const;
+/** The stages of a series row: the law as adopted, as amended, the outturn. */
+export const SERIES_STAGES = ['initial', 'amended', 'outturn'] as const;
 
 const id = (name: string, nullable = false): ColumnSpec => ({ name, kind: 'integer', sqlType: 'BIGINT', nullable });
 const year: ColumnSpec = { name: 'year', kind: 'integer', sqlType: 'INTEGER' };
 const money = (name: string): ColumnSpec => ({ name, kind: 'numeric', sqlType: 'DECIMAL(38,6)' });
 const text = (name: string): ColumnSpec => ({ name, kind: 'string', sqlType: 'VARCHAR' });
+const optionalText = (name: string): ColumnSpec => ({ ...text(name), nullable: true });
 const flag = (name: string): ColumnSpec => ({ name, kind: 'boolean', sqlType: 'BOOLEAN' });
+
+/** Provenance, optional on every table of figures: the source a row comes from, and whether it was computed. */
+const provenance: ColumnSpec[] = [
+  { ...id('source_id', true), absent: 'NULL' },
+  { ...flag('derived'), absent: 'false' },
+];
+
+/** Lines: without a stage column, complementary decides it; without complementary, the stage does. */
+const lineColumns = (organizationNullable: boolean): ColumnSpec[] => [
+  id('id'),
+  year,
+  money('amount'),
+  id('category_id'),
+  id('organization_id', organizationNullable),
+  { ...flag('complementary'), absent: "stage = 'amendment'" },
+  { ...text('stage'), absent: "CASE WHEN complementary THEN 'amendment' ELSE 'initial' END" },
+  ...provenance,
+];
+
+/** A series without a stage column has rows of no stated stage (null). */
+const seriesStage: ColumnSpec = { ...text('stage'), absent: 'NULL' };
 
 export const TABLES: readonly TableSpec[] = [
   { name: 'organizations', columns: [id('id'), text('name'), text('code')] },
   { name: 'categories', columns: [id('id'), text('name'), text('type'), id('parent_id', true)] },
-  {
-    name: 'expenses',
-    columns: [id('id'), year, money('amount'), id('category_id'), id('organization_id'), flag('complementary')],
-  },
-  {
-    name: 'resources',
-    columns: [id('id'), year, money('amount'), id('category_id'), id('organization_id', true), flag('complementary')],
-  },
+  { name: 'expenses', columns: lineColumns(false), oneOf: ['stage', 'complementary'] },
+  { name: 'resources', columns: lineColumns(true), oneOf: ['stage', 'complementary'] },
   { name: 'debt_origins', columns: [id('id'), id('parent_id', true), text('name')] },
-  { name: 'debt', columns: [year, id('debt_origin_id'), money('value')] },
-  { name: 'gdp', columns: [year, money('gdp')] },
-  { name: 'outstanding_debt', columns: [year, money('outstanding_debt')] },
-  { name: 'deficit', columns: [year, money('value')] },
+  { name: 'debt', columns: [year, id('debt_origin_id'), money('value'), seriesStage, ...provenance] },
+  { name: 'gdp', columns: [year, money('gdp'), ...provenance] },
+  { name: 'outstanding_debt', columns: [year, money('outstanding_debt'), seriesStage, ...provenance] },
+  { name: 'deficit', columns: [year, money('value'), seriesStage, ...provenance] },
+  {
+    name: 'sources',
+    optional: true,
+    columns: [id('id'), text('title'), optionalText('url'), optionalText('publisher'), { ...optionalText('published'), dates: true }, optionalText('quote')],
+  },
+  { name: 'population', optional: true, columns: [year, money('population'), ...provenance] },
+  { name: 'cpi', optional: true, columns: [year, money('index'), ...provenance] },
 ];
 
 export const fileName = (table: TableSpec): string => `${table.name}.parquet`;
+
+/** The columns a drop must have (its other columns are optional). */
+export const requiredColumns = (table: TableSpec): ColumnSpec[] => table.columns.filter((c) => c.absent === undefined);
+
+/** The series tables, whose rows may carry a stage of SERIES_STAGES. */
+export const SERIES_TABLES = ['debt', 'outstanding_debt', 'deficit'] as const;

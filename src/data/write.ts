@@ -6,7 +6,7 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
-import { MANIFEST_FILE, sha256File, type Manifest } from './manifest.js';
+import { MANIFEST_FILE, sha256File, type Manifest, type Units } from './manifest.js';
 import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
 
 interface DropInfo {
@@ -14,6 +14,7 @@ interface DropInfo {
   description: string;
   source?: string;
   license?: string;
+  units?: Units;
   /** ISO 8601; defaults to now. Pass a fixed value to make drop.json reproducible. */
   createdAt?: string;
 }
@@ -29,9 +30,10 @@ export interface WriteOptions extends DropInfo {
 
 /**
  * Writes one table's Parquet file at `target`, on the shared connection; names each step (one
- * statement) as it starts, since progress is per statement.
+ * statement) as it starts, since progress is per statement. Resolves false when it wrote nothing
+ * because the drop leaves this optional table out.
  */
-type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string, step: (name: string) => void) => Promise<void>;
+type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string, step: (name: string) => void) => Promise<boolean>;
 
 const PROGRESS_EVERY_MS = 1000;
 
@@ -41,9 +43,9 @@ const PROGRESS_EVERY_MS = 1000;
  */
 export const parquetType = (col: ColumnSpec): string => (col.kind === 'numeric' ? 'DECIMAL(18,3)' : col.sqlType);
 
-/** The select list that gives a table its columns in schema order, in their Parquet types. */
-export const typedColumns = (table: TableSpec): string =>
-  table.columns.map((c) => `CAST(${quotedIdentifier(c.name)} AS ${parquetType(c)}) AS ${quotedIdentifier(c.name)}`).join(', ');
+/** The select list that gives a table these columns (in schema order), in their Parquet types. */
+export const typedColumns = (columns: readonly ColumnSpec[]): string =>
+  columns.map((c) => `CAST(${quotedIdentifier(c.name)} AS ${parquetType(c)}) AS ${quotedIdentifier(c.name)}`).join(', ');
 
 /**
  * Writes every table with `writeTable`, then drop.json. Every Parquet file is written under a
@@ -54,6 +56,7 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
   await mkdir(outDir, { recursive: true });
   const tmp = (name: string) => path.join(outDir, `.${name}.${process.pid}.tmp`);
   const files: Manifest['files'] = {};
+  const written: TableSpec[] = [];
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
@@ -67,11 +70,14 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
         const { percentage } = connection.progress;
         if (percentage >= 1) options.onProgress!({ file, done: false, step, percent: percentage, seconds: seconds() });
       }, PROGRESS_EVERY_MS);
+      let wrote: boolean;
       try {
-        await writeTable(connection, table, tmp(file), (name) => (step = name));
+        wrote = await writeTable(connection, table, tmp(file), (name) => (step = name));
       } finally {
         clearInterval(ticker);
       }
+      if (!wrote) continue;
+      written.push(table);
       const rows = await parquetRows(connection, tmp(file));
       files[file] = { sha256: await sha256File(tmp(file)), rows };
       options.onProgress?.({ file, done: true, rows, seconds: seconds() });
@@ -83,7 +89,10 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
     connection.closeSync();
     instance.closeSync();
   }
-  for (const table of TABLES) await rename(tmp(fileName(table)), path.join(outDir, fileName(table)));
+  for (const table of written) await rename(tmp(fileName(table)), path.join(outDir, fileName(table)));
+  // An optional table left out of this drop must not linger from a drop built before in the same
+  // directory: the service would refuse a file that drop.json does not list.
+  for (const table of TABLES) if (table.optional && !written.includes(table)) await rm(path.join(outDir, fileName(table)), { force: true });
 
   const manifest: Manifest = {
     version: options.version,
@@ -91,6 +100,7 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
     description: options.description,
     ...(options.source === undefined ? {} : { source: options.source }),
     ...(options.license === undefined ? {} : { license: options.license }),
+    ...(options.units === undefined ? {} : { units: options.units }),
     files,
   };
   await writeManifest(outDir, manifest);

@@ -4,7 +4,7 @@ import { float64, int32, int64, table, utf8 } from '../formats/table.js';
 import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';
 import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../tree.js';
-import { named, type Variant } from './endpoint.js';
+import { named, type Stage, type Variant } from './endpoint.js';
 
 /** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). */
 export const TREE_TABLE = table<TreeNode>(
@@ -46,13 +46,14 @@ export function treeVariant<P extends TreeParams>(trees: (params: P, lease: Leas
 export async function categoryTree(
   lease: Lease,
   type: 'expense' | 'resource',
+  stage: Stage,
   year?: number,
   organization?: number | bigint,
 ): Promise<TreeNode[]> {
   const rows =
     organization === undefined
-      ? await lease.query('category_tree', { type, year: year ?? null })
-      : await lease.query('organization_expense_tree', { organization, year: year ?? null });
+      ? await lease.query('category_tree', { type, year: year ?? null, stage })
+      : await lease.query('organization_expense_tree', { organization, year: year ?? null, stage });
   const { categoryNames } = lease.drop.data;
   return buildForest(rows as unknown as TreeRow[], (id) => named(categoryNames, id));
 }

@@ -118,3 +118,8 @@ export function named<T>(names: ReadonlyMap<unknown, T>, id: unknown): T {
 }
 
 export const ORDER = (order: string) => `Ordered by ${order}.`;
+
+/** The stage a request asks for (docs/api.md, "Stages"). */
+export type Stage = 'initial' | 'amended' | 'outturn';
+/** Lines and roll-ups count the initial lines and their amendments unless asked otherwise. */
+export const DEFAULT_STAGE: Stage = 'amended';

@@ -4,6 +4,7 @@ import { debt, deficit, outstandingDebt } from './debt.js';
 import type { Endpoint } from './endpoint.js';
 import { expenses, resources } from './lines.js';
 import { organizations, organizationStats } from './organizations.js';
+import { sources } from './sources.js';
 import { totals } from './totals.js';
 
 export type { Bound, Endpoint, Variant } from './endpoint.js';
@@ -18,4 +19,5 @@ export const ENDPOINTS: readonly Endpoint[] = [
   debt,
   outstandingDebt,
   deficit,
+  sources,
 ];

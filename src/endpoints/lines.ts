@@ -7,7 +7,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { categoryTree, treeVariant } from './category-tree.js';
-import { define, named, ORDER, page } from './endpoint.js';
+import { DEFAULT_STAGE, define, named, ORDER, page } from './endpoint.js';
 
 /** An expense line as served, from a row of ids (sql/expenses.sql, all_expenses.sql). */
 const expenseItem =
@@ -18,12 +18,16 @@ const expenseItem =
     amount: r.amount,
     category: named(categoryNames, r.category_id),
     organization: named(organizations, r.organization_id),
+    ...provenance(r),
   });
 
 /** A resource line as served: its source is its category's name. */
 const resourceItem =
   ({ categoryNames }: LoadedDrop) =>
-  (r: Row) => ({ id: r.id, year: r.year, amount: r.amount, source: named(categoryNames, r.category_id) });
+  (r: Row) => ({ id: r.id, year: r.year, amount: r.amount, source: named(categoryNames, r.category_id), ...provenance(r) });
+
+/** A line's stage and where it comes from (docs/api.md, "Stages"). */
+const provenance = (r: Row) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
 
 /** A streamed export of lines: each chunk of rows as the download's rows. */
 async function* downloadChunks<Item>(chunks: AsyncIterable<Row[]>, item: (r: Row) => Item, table: Table<Item>): AsyncGenerator<FlatRow[]> {
@@ -45,6 +49,7 @@ export const expenses = define({
     year: param.year.optional(),
     hierarchy: param.boolean.optional(),
     organization: param.id.optional(),
+    stage: param.stage.optional(),
     ...pagingParams,
   },
   variants: [
@@ -52,19 +57,19 @@ export const expenses = define({
       name: 'list',
       item: item.Expense,
       table: EXPENSE_TABLE,
-      answer: async ({ year, organization, ...paged }, lease) => {
+      answer: async ({ year, organization, stage = DEFAULT_STAGE, ...paged }, lease) => {
         const rows =
           organization === undefined
-            ? await lease.query('expenses', { year: year ?? null, ...pageBounds(paged) })
-            : await lease.query('expenses_of_organization', { organization, year: year ?? null, ...pageBounds(paged) });
+            ? await lease.query('expenses', { year: year ?? null, stage, ...pageBounds(paged) })
+            : await lease.query('expenses_of_organization', { organization, year: year ?? null, stage, ...pageBounds(paged) });
         return page(rows, expenseItem(lease.drop.data));
       },
-      exportAll: ({ year, organization }, lease) => {
-        const lines = lease.stream('all_expenses', { year: year ?? null, organization: organization ?? null });
+      exportAll: ({ year, organization, stage = DEFAULT_STAGE }, lease) => {
+        const lines = lease.stream('all_expenses', { year: year ?? null, organization: organization ?? null, stage });
         return downloadChunks(lines, expenseItem(lease.drop.data), EXPENSE_TABLE);
       },
     },
-    treeVariant(({ year, organization }, lease) => categoryTree(lease, 'expense', year, organization)),
+    treeVariant(({ year, organization, stage = DEFAULT_STAGE }, lease) => categoryTree(lease, 'expense', stage, year, organization)),
   ],
 });
 
@@ -75,19 +80,19 @@ export const resources = define({
     `Flat: one item per resource line, ${ORDER('id').toLowerCase()} With hierarchy=true: the resource category ` +
     'tree of each year, as for expenses.',
   paged: true,
-  query: { year: param.year.optional(), hierarchy: param.boolean.optional(), ...pagingParams },
+  query: { year: param.year.optional(), hierarchy: param.boolean.optional(), stage: param.stage.optional(), ...pagingParams },
   variants: [
     {
       name: 'list',
       item: item.Resource,
       table: RESOURCE_TABLE,
-      answer: async ({ year, ...paged }, lease) => {
-        const rows = await lease.query('resources', { year: year ?? null, ...pageBounds(paged) });
+      answer: async ({ year, stage = DEFAULT_STAGE, ...paged }, lease) => {
+        const rows = await lease.query('resources', { year: year ?? null, stage, ...pageBounds(paged) });
         return page(rows, resourceItem(lease.drop.data));
       },
-      exportAll: ({ year }, lease) =>
-        downloadChunks(lease.stream('all_resources', { year: year ?? null }), resourceItem(lease.drop.data), RESOURCE_TABLE),
+      exportAll: ({ year, stage = DEFAULT_STAGE }, lease) =>
+        downloadChunks(lease.stream('all_resources', { year: year ?? null, stage }), resourceItem(lease.drop.data), RESOURCE_TABLE),
     },
-    treeVariant(({ year }, lease) => categoryTree(lease, 'resource', year)),
+    treeVariant(({ year, stage = DEFAULT_STAGE }, lease) => categoryTree(lease, 'resource', stage, year)),
   ],
 });

@@ -4,7 +4,7 @@ import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { define, ORDER, page } from './endpoint.js';
+import { DEFAULT_STAGE, define, ORDER, page } from './endpoint.js';
 
 export const organizations = define({
   path: `${API_PREFIX}/organization/`,
@@ -14,7 +14,7 @@ export const organizations = define({
     `year, and budget holds that year alone. ${ORDER('id')} In downloads: one row per organization and ` +
     'year; an organization without lines is one row with empty year, expenses and resources.',
   paged: true,
-  query: { year: param.year.optional(), ...pagingParams },
+  query: { year: param.year.optional(), stage: param.stage.optional(), ...pagingParams },
   variants: [
     {
       name: 'list',
@@ -34,11 +34,11 @@ export const organizations = define({
             ? budget.map((year) => ({ ...organization, ...year }))
             : [{ ...organization, year: null, expenses: null, resources: null }],
       ),
-      answer: async ({ year, ...paged }, lease) => {
-        const rows = await lease.query('organizations', { year: year ?? null, ...pageBounds(paged) });
+      answer: async ({ year, stage = DEFAULT_STAGE, ...paged }, lease) => {
+        const rows = await lease.query('organizations', { year: year ?? null, stage, ...pageBounds(paged) });
         return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
       },
-      exportAll: ({ year }, lease) => lease.stream('all_organization_years', { year: year ?? null }),
+      exportAll: ({ year, stage = DEFAULT_STAGE }, lease) => lease.stream('all_organization_years', { year: year ?? null, stage }),
     },
   ],
 });
@@ -48,14 +48,14 @@ export const organizationStats = define({
   summary: 'Total expenses and resources per organization',
   description: `Without year: every organization; with year: those with lines that year. ${ORDER('organization_id')}`,
   paged: false,
-  query: { year: param.year.optional(), organization_id: param.id.optional() },
+  query: { year: param.year.optional(), organization_id: param.id.optional(), stage: param.stage.optional() },
   variants: [
     {
       name: 'list',
       item: item.OrganizationStats,
       table: flatTable(item.OrganizationStats),
-      answer: ({ year, organization_id }, lease) =>
-        lease.query('organization_stats', { year: year ?? null, organization_id: organization_id ?? null }),
+      answer: ({ year, organization_id, stage = DEFAULT_STAGE }, lease) =>
+        lease.query('organization_stats', { year: year ?? null, organization_id: organization_id ?? null, stage }),
     },
   ],
 });

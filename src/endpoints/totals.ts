@@ -1,22 +1,43 @@
 import { flatTable } from '../formats/table.js';
+import { HttpError } from '../http/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { define, ORDER } from './endpoint.js';
+import { define, ORDER, type Stage } from './endpoint.js';
 
 export const totals = define({
   path: `${API_PREFIX}/totals/`,
   summary: 'Total expenses, total resources and balance per year',
-  description: `One row per year with expense or resource lines; balance = total_resources - total_expenses. ${ORDER('year')}`,
+  description:
+    'One row per year with expense or resource lines of the stage; balance = total_resources - total_expenses. ' +
+    `include_complementary=false is stage=initial, true is stage=amended. ${ORDER('year')}`,
   paged: false,
-  query: { year: param.year.optional(), include_complementary: param.boolean.optional() },
+  query: { year: param.year.optional(), include_complementary: param.boolean.optional(), stage: param.stage.optional() },
   variants: [
     {
       name: 'list',
       item: item.Total,
       table: flatTable(item.Total),
-      answer: ({ year, include_complementary }, lease) =>
-        lease.query('totals', { year: year ?? null, include_complementary: include_complementary ?? true }),
+      answer: ({ year, include_complementary, stage }, lease) =>
+        lease.query('totals', { year: year ?? null, stage: totalsStage(include_complementary, stage) }),
     },
   ],
 });
+
+/**
+ * include_complementary predates stages: false counts the initial lines only (stage=initial),
+ * true adds the complementary laws' amendments (stage=amended). Given with a stage that says
+ * otherwise, the request is ambiguous.
+ */
+function totalsStage(includeComplementary: boolean | undefined, stage: Stage | undefined): Stage {
+  if (includeComplementary === undefined) return stage ?? 'amended';
+  const synonym = includeComplementary ? 'amended' : 'initial';
+  if (stage !== undefined && stage !== synonym) {
+    const message = `include_complementary=${includeComplementary} means stage=${synonym}, which contradicts stage=${stage}`;
+    throw HttpError.badRequest('invalid_parameter', [
+      { parameter: 'include_complementary', message: `must agree with stage (${message})` },
+      { parameter: 'stage', message: `must agree with include_complementary (${message})` },
+    ]);
+  }
+  return synonym;
+}

@@ -4,6 +4,7 @@
  */
 import {
   AsyncByteQueue,
+  Bool,
   Field,
   Float64,
   Int32,
@@ -26,9 +27,10 @@ const ARROW_TYPES: Record<ColumnType, () => DataType> = {
   int64: () => new Int64(),
   float64: () => new Float64(),
   utf8: () => new Utf8(),
+  bool: () => new Bool(),
 };
 
-const TYPE_NAMES: Record<ColumnType, string> = { int32: 'Int32', int64: 'Int64', float64: 'Float64', utf8: 'Utf8' };
+const TYPE_NAMES: Record<ColumnType, string> = { int32: 'Int32', int64: 'Int64', float64: 'Float64', utf8: 'Utf8', bool: 'Bool' };
 
 /** Int64 vectors take bigints; rows carry ids as numbers, or as bigints past 2^53. */
 const ARROW_VALUES: Record<ColumnType, (value: unknown) => unknown> = {
@@ -36,6 +38,7 @@ const ARROW_VALUES: Record<ColumnType, (value: unknown) => unknown> = {
   int64: (value) => (typeof value === 'bigint' ? value : BigInt(value as number | string)),
   float64: Number,
   utf8: String,
+  bool: Boolean,
 };
 
 function arrowSchema(columns: readonly Column[]): Schema {

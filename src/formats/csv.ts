@@ -6,7 +6,13 @@ import type { Column, FlatRow } from './table.js';
 
 /** The options of every CSV the service writes; the OpenAPI examples use them too. */
 export function csvOptions(columns: readonly Column[]) {
-  return { header: true, columns: columns.map((c) => c.name), record_delimiter: 'windows' } as const;
+  // csv-stringify writes true as 1 and false as an empty field, which reads back as null: spell them out.
+  return {
+    header: true,
+    columns: columns.map((c) => c.name),
+    record_delimiter: 'windows',
+    cast: { boolean: (value: boolean) => String(value) },
+  } as const;
 }
 
 /**

@@ -18,9 +18,10 @@ const PHYSICAL: Record<ColumnType, Omit<SchemaElement, 'name'>> = {
   int64: { type: 'INT64' },
   float64: { type: 'DOUBLE' },
   utf8: { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
+  bool: { type: 'BOOLEAN' },
 };
 
-const TYPE_NAMES: Record<ColumnType, string> = { int32: 'INT32', int64: 'INT64', float64: 'DOUBLE', utf8: 'STRING' };
+const TYPE_NAMES: Record<ColumnType, string> = { int32: 'INT32', int64: 'INT64', float64: 'DOUBLE', utf8: 'STRING', bool: 'BOOLEAN' };
 
 /** INT64 takes bigints; rows carry ids as numbers, or as bigints past 2^53. */
 const VALUES: Record<ColumnType, (value: unknown) => unknown> = {
@@ -28,6 +29,7 @@ const VALUES: Record<ColumnType, (value: unknown) => unknown> = {
   int64: (value) => (typeof value === 'bigint' ? value : BigInt(value as number | string)),
   float64: Number,
   utf8: String,
+  bool: Boolean,
 };
 
 function parquetSchema(columns: readonly Column[]): SchemaElement[] {

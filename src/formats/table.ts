@@ -8,9 +8,10 @@ import { z } from 'zod';
 /**
  * Types, chosen once for every download: years and depths are 32-bit integers; ids are 64-bit,
  * like the drop's BIGINT ids (a double would silently round ids above 2^53); money and percentages
- * are doubles, the JSON numbers already rounded to 3 and 2 decimals; names are UTF-8 strings.
+ * are doubles, the JSON numbers already rounded to 3 and 2 decimals; names are UTF-8 strings; flags
+ * (derived) booleans.
  */
-export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8';
+export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8' | 'bool';
 
 export interface Column {
   name: string;
@@ -36,6 +37,7 @@ export const int32 = column('int32');
 export const int64 = column('int64');
 export const float64 = column('float64');
 export const utf8 = column('utf8');
+export const bool = column('bool');
 
 export function table<Item>(columns: Column[], rows: (item: Item) => FlatRow[]): Table<Item> {
   return { columns, rows };
@@ -84,5 +86,6 @@ function leavesOf(schema: z.ZodType, path: string[], nullable: boolean): Leaf[] 
     return [{ path, column: { name, type, nullable } }];
   }
   if (schema instanceof z.ZodString || schema instanceof z.ZodEnum) return [{ path, column: { name, type: 'utf8', nullable } }];
+  if (schema instanceof z.ZodBoolean) return [{ path, column: { name, type: 'bool', nullable } }];
   throw new Error(`${name || 'the item'} has no column type: only scalars and nested objects flatten (see flatTable)`);
 }

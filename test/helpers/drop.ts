@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Manifest } from '../../src/data/manifest.js';
-import { TABLES, fileName } from '../../src/data/schema.js';
+import { TABLES, fileName, type ColumnSpec, type TableSpec } from '../../src/data/schema.js';
 
 export type TableRows = Record<string, unknown>[];
 /** Rows in the recommended types, or a SELECT statement that produces the table as it should be written. */
@@ -19,13 +19,18 @@ export type DropData = Partial<Record<(typeof TABLES)[number]['name'], TableSour
 export interface DropOptions {
   dir?: string;
   version?: string;
-  /** Change the manifest before it is written (to test checksum, row count, missing entries...). */
+  /** Change the manifest before it is written (to test checksum, row count, missing entries, units...). */
   manifest?: (manifest: Manifest) => void;
 }
 
 /** The types a careful analyst would write: DECIMAL(18,3) money, as docs/data-drops.md#types recommends. */
 const fileType = (sqlType: string) => (sqlType.startsWith('DECIMAL') ? 'DECIMAL(18,3)' : sqlType);
 
+/**
+ * Writes each table of `data` (a missing required table is written empty; a missing optional one,
+ * such as sources, is left out of the drop). Rows given as objects write the required columns and
+ * the optional ones (stage, source_id, derived, complementary) that any row names.
+ */
 export async function writeDrop(data: DropData, options: DropOptions = {}): Promise<string> {
   const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'budget-drop-'));
   const instance = await DuckDBInstance.create(':memory:');
@@ -33,13 +38,16 @@ export async function writeDrop(data: DropData, options: DropOptions = {}): Prom
   try {
     const files: Manifest['files'] = {};
     for (const table of TABLES) {
-      const source = data[table.name as keyof DropData] ?? [];
+      const given = data[table.name as keyof DropData];
+      if (given === undefined && table.optional) continue;
+      const source = given ?? [];
       const target = path.join(dir, fileName(table));
       if (Array.isArray(source)) {
-        const columns = table.columns.map((c) => `${c.name} ${fileType(c.sqlType)}`).join(', ');
+        const written = writtenColumns(table, source);
+        const columns = written.map((c) => `"${c.name}" ${fileType(c.sqlType)}`).join(', ');
         await connection.run(`CREATE OR REPLACE TABLE t (${columns})`);
         for (const row of source) {
-          const values = table.columns.map((c) => row[c.name] ?? null);
+          const values = written.map((c) => row[c.name] ?? null);
           const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
           await connection.run(`INSERT INTO t VALUES (${placeholders})`, values as never);
         }
@@ -63,6 +71,13 @@ export async function writeDrop(data: DropData, options: DropOptions = {}): Prom
     connection.closeSync();
     instance.closeSync();
   }
+}
+
+/** The required columns, and the optional ones that some row names; complementary when no row names a stage either. */
+export function writtenColumns(table: TableSpec, rows: TableRows): ColumnSpec[] {
+  const named = (name: string) => rows.some((row) => name in row);
+  const fallback = table.oneOf && !table.oneOf.some(named) ? table.oneOf[1] : undefined;
+  return table.columns.filter((c) => c.absent === undefined || named(c.name) || c.name === fallback);
 }
 
 export function sha256(file: string): string {

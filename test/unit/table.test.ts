@@ -5,7 +5,7 @@ import { flatTable } from '../../src/formats/table.js';
 import * as item from '../../src/responses.js';
 
 describe('flatTable', () => {
-  it('joins nested fields with _, years int32, other integers int64, other numbers float64, strings utf8', () => {
+  it('joins nested fields with _, years int32, other integers int64, other numbers float64, strings utf8, booleans bool', () => {
     const expenses = flatTable(item.Expense);
     expect(expenses.columns).toEqual([
       { name: 'id', type: 'int64', nullable: false },
@@ -15,10 +15,19 @@ describe('flatTable', () => {
       { name: 'organization_id', type: 'int64', nullable: false },
       { name: 'organization_name', type: 'utf8', nullable: false },
       { name: 'organization_code', type: 'utf8', nullable: false },
+      { name: 'stage', type: 'utf8', nullable: false },
+      { name: 'source_id', type: 'int64', nullable: true },
+      { name: 'derived', type: 'bool', nullable: false },
     ]);
-    const line = { id: 1, year: 2023, amount: 100.1, category: 'Primes', organization: { id: 2, name: 'Santé', code: 'SAN' } };
+    const line = {
+      id: 1, year: 2023, amount: 100.1, category: 'Primes', organization: { id: 2, name: 'Santé', code: 'SAN' },
+      stage: 'outturn' as const, source_id: null, derived: true,
+    };
     expect(expenses.rows(line)).toEqual([
-      { id: 1, year: 2023, amount: 100.1, category: 'Primes', organization_id: 2, organization_name: 'Santé', organization_code: 'SAN' },
+      {
+        id: 1, year: 2023, amount: 100.1, category: 'Primes', organization_id: 2, organization_name: 'Santé', organization_code: 'SAN',
+        stage: 'outturn', source_id: null, derived: true,
+      },
     ]);
   });
   it('keeps nullable fields nullable, and enums as strings', () => {
@@ -31,8 +40,9 @@ describe('flatTable', () => {
       ['resources', 'float64', false],
     ]);
     const debt = flatTable(item.Debt);
-    expect(debt.rows({ year: 2023, debt_origin: { id: 1, parent: null, name: 'Intérieure' }, value: 110 })).toEqual([
-      { year: 2023, debt_origin_id: 1, debt_origin_parent: null, debt_origin_name: 'Intérieure', value: 110 },
+    const row = { year: 2023, debt_origin: { id: 1, parent: null, name: 'Intérieure' }, value: 110, stage: null, source_id: null, derived: false };
+    expect(debt.rows(row)).toEqual([
+      { year: 2023, debt_origin_id: 1, debt_origin_parent: null, debt_origin_name: 'Intérieure', value: 110, stage: null, source_id: null, derived: false },
     ]);
   });
   it('refuses an item with a list in it, which has no single row', () => {

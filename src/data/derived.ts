@@ -1,0 +1,90 @@
+/**
+ * What the service derives from a valid drop once, at load: the pre-computed tables that requests
+ * read instead of millions of lines (sql/derive/*.sql), and the names kept in JS by id.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { plainRow } from './problems.js';
+import { LINE_STAGES, SERIES_STAGES } from './schema.js';
+import type { DropShape } from './shape.js';
+import { readSql } from './sql.js';
+
+/** Tables built once per drop, in this order, so that requests read small pre-computed sums. */
+const DERIVED_TABLES = [
+  'derive/stage_lines',
+  'derive/category_closure',
+  'derive/debt_origin_closure',
+  'derive/category_year_sums',
+  'derive/category_rollup',
+  'derive/category_totals',
+  'derive/year_totals',
+  'derive/organization_year_sums',
+  'derive/organization_budgets',
+  'derive/expense_positions',
+  'derive/resource_positions',
+  'derive/line_counts',
+  'derive/debt_stages',
+  'derive/outstanding_debt_stages',
+  'derive/deficit_stages',
+];
+
+/** Per table of figures, its years: per stage where the table has stages (docs/api.md, "/meta/"). */
+export type Coverage = Record<string, number[] | Record<string, number[]>>;
+
+export interface Derived {
+  years: number[];
+  coverage: Coverage;
+  /** Years between the first and last year with lines that lack expense lines or lack resource lines. */
+  gaps: number[];
+  /** Names by id (ids as rows carry them); see sql/derive/category_names.sql, organization_names.sql. */
+  categoryNames: ReadonlyMap<unknown, string>;
+  organizations: ReadonlyMap<unknown, Readonly<{ id: unknown; name: string; code: string }>>;
+}
+
+/** Builds the derived tables in the drop's database and reads what JS keeps. Runs after every rule has passed. */
+export async function derive(connection: DuckDBConnection, shape: DropShape): Promise<Derived> {
+  for (const name of DERIVED_TABLES) await connection.run(await readSql(name));
+  const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
+  const coverage = coverageOf(await rowsOf(connection, 'derive/coverage'), shape);
+  const categoryNames = new Map((await rowsOf(connection, 'derive/category_names')).map((r) => [r.id, String(r.name)]));
+  const organizations = new Map(
+    (await rowsOf(connection, 'derive/organization_names')).map(({ id, name, code }) => [
+      id,
+      Object.freeze({ id, name: String(name), code: String(code) }),
+    ]),
+  );
+  return { years, coverage, gaps: gapsIn(coverage), categoryNames, organizations };
+}
+
+/**
+ * Lines always have stages (without a stage column, complementary gives them); a series has them
+ * when its file has a stage column. Every stage of a staged table is listed, [] when it has none.
+ */
+function coverageOf(rows: Record<string, unknown>[], shape: DropShape): Coverage {
+  const yearsOf = (table: string, stage?: string) =>
+    rows.filter((r) => r.table_name === table && (stage === undefined || r.stage === stage)).map((r) => Number(r.year));
+  const perStage = (table: string, stages: readonly string[]) => Object.fromEntries(stages.map((stage) => [stage, yearsOf(table, stage)]));
+  const coverage: Coverage = {};
+  for (const table of ['expenses', 'resources']) coverage[table] = perStage(table, LINE_STAGES);
+  for (const table of ['debt', 'gdp', 'outstanding_debt', 'deficit', 'population', 'cpi']) {
+    coverage[table] = shape.hasColumn(table, 'stage') ? perStage(table, SERIES_STAGES) : [...new Set(yearsOf(table))];
+  }
+  return coverage;
+}
+
+function gapsIn(coverage: Coverage): number[] {
+  const years = (table: string) => new Set(Object.values(coverage[table] as Record<string, number[]>).flat());
+  const expenses = years('expenses');
+  const resources = years('resources');
+  const all = [...expenses, ...resources];
+  if (!all.length) return [];
+  const gaps: number[] = [];
+  for (let year = Math.min(...all); year <= Math.max(...all); year++) {
+    if (!expenses.has(year) || !resources.has(year)) gaps.push(year);
+  }
+  return gaps;
+}
+
+/** The rows of `sql/<name>.sql`, in plain values as ServedDrop.query gives them. */
+async function rowsOf(connection: DuckDBConnection, name: string): Promise<Record<string, unknown>[]> {
+  return (await connection.runAndReadAll(await readSql(name))).getRowObjects().map(plainRow);
+}

@@ -1,0 +1,46 @@
+/**
+ * What a rejected drop reports: each broken rule with its file, how many rows break it and a few
+ * of them. Shared by the load sequence (drop.ts), the column checks (columns.ts) and the rules.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { jsonText } from '../json.js';
+import { plainValue } from './values.js';
+
+export interface Problem {
+  file: string;
+  rule: string;
+  /** How many rows break the rule (1 for file-level problems). */
+  count: number;
+  /** Up to five offending rows. */
+  examples: Record<string, unknown>[];
+}
+
+export class DropError extends Error {
+  constructor(readonly problems: Problem[]) {
+    super(problems.length ? describeProblem(problems[0]!) : 'invalid drop');
+  }
+}
+
+function describeProblem(p: Problem): string {
+  const rows = p.examples.length ? `; offending row: ${jsonText(p.examples[0])}` : '';
+  const count = p.count > 1 ? ` (${p.count} rows)` : '';
+  return `${p.file}: ${p.rule}${count}${rows}`;
+}
+
+const EXAMPLES = 5;
+
+/** The rows `sql` selects, which break `rule`: how many, and the first few as examples; null when none. */
+export async function offendingRows(connection: DuckDBConnection, sql: string, file: string, rule: string): Promise<Problem | null> {
+  const reader = await connection.runAndReadAll(`SELECT *, count(*) OVER () AS __count FROM (${sql}) LIMIT ${EXAMPLES}`);
+  const rows = reader.getRowObjects();
+  if (!rows.length) return null;
+  return { file, rule, count: Number(rows[0]!.__count), examples: rows.map(({ __count, ...row }) => plainRow(row)) };
+}
+
+export function fileProblem(file: string, rule: string): Problem {
+  return { file, rule, count: 1, examples: [] };
+}
+
+export function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plainValue(v)]));
+}
