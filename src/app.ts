@@ -14,7 +14,8 @@ import { render, sendRendered, type Rendered } from './http/caching.js';
 import { accessLog } from './http/access-log.js';
 import { HttpError, errorHandler, wellEncodedUrl } from './http/errors.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
-import { rateLimiter } from './http/rate-limit.js';
+import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
+import { rateLimiter, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import { logger } from './log.js';
 import { openApiDocument } from './openapi.js';
@@ -27,6 +28,10 @@ import { z } from 'zod';
 export interface AppOptions {
   config: Config;
   store: Store;
+  /** Rate-limit counts shared through Redis (RATE_LIMIT_REDIS_URL); in memory when absent. */
+  counts?: SharedCounts;
+  /** The keys of API_KEYS_FILE; without them every X-API-Key is unknown. */
+  apiKeys?: ApiKeys;
   /** Where the request log goes; the process's logger (stderr) by default. */
   log?: Logger;
 }
@@ -39,7 +44,7 @@ const UNLIMITED_PATHS = Object.values(SERVICE_ROUTES)
   .filter((route) => !route.rateLimited)
   .flatMap((route) => spellings(route.path));
 
-export function createApp({ config, store, log = logger }: AppOptions): Express {
+export function createApp({ config, store, counts, apiKeys, log = logger }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -51,7 +56,11 @@ export function createApp({ config, store, log = logger }: AppOptions): Express 
   // error handler adds the common headers to its 429.
   app.use(accessLog(log));
   app.use(wellEncodedUrl);
-  if (config.RATE_LIMIT > 0) app.use(rateLimiter(config.RATE_LIMIT, UNLIMITED_PATHS));
+  // An API key is checked before the limiter, which counts a keyed request against its key; the
+  // health checks ask for no key, as they are never limited.
+  const unlimited = new Set(UNLIMITED_PATHS);
+  app.use(apiKeyCheck(apiKeys, (path) => unlimited.has(path)));
+  if (config.RATE_LIMIT > 0 || apiKeys) app.use(rateLimiter({ perMinute: config.RATE_LIMIT, counts, unlimited: UNLIMITED_PATHS }));
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
   app.use(cachedAnswers(store, cache));
@@ -85,7 +94,7 @@ export function createApp({ config, store, log = logger }: AppOptions): Express 
     index: () => indexAnswer,
     meta: () => {
       if (!store.served) throw dataUnavailable();
-      return json(meta(store));
+      return json({ ...meta(store), rate_limit: rateLimitStatus(config, counts) });
     },
     openapi: () => (openApiAnswer ??= json(openApiDocument())),
     docs: (res) => {
@@ -158,6 +167,11 @@ function index() {
     ],
     health: { live: healthz.path, ready: readyz.path },
   };
+}
+
+/** Where the counts are kept right now: a replica whose Redis is unavailable limits on its own. */
+function rateLimitStatus(config: Config, counts: SharedCounts | undefined) {
+  return { limit: config.RATE_LIMIT, ...(counts?.status() ?? { store: 'memory', redis: null }) };
 }
 
 function meta(store: Store) {

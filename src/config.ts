@@ -21,6 +21,8 @@ const trustProxy = z
     return value;
   });
 
+const url = (pattern: RegExp, what: string) => z.string().trim().regex(pattern, { error: `must be ${what}` });
+
 const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().trim().min(1).default('0.0.0.0'),
@@ -32,6 +34,10 @@ const EnvSchema = z.object({
   /** Unset: twice the connection pool (see Store). */
   MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').optional(),
   QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),
+  RATE_LIMIT_REDIS_URL: url(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional(),
+  API_KEYS_FILE: z.string().trim().min(1).optional(),
+  DATA_URL: url(/^(s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/\S*)?|https?:\/\/\S+)$/, 'an s3://bucket/prefix/ or http(s):// URL').optional(),
+  DATA_POLL_SECONDS: nonNegativeInt('must be an integer >= 0 (seconds; 0 looks for a new drop only on SIGHUP)').default(60),
 });
 
 export type Config = Readonly<z.infer<typeof EnvSchema>>;

@@ -10,6 +10,8 @@ import { loadDrop } from './data/drop.js';
 import { Reloader } from './data/reloader.js';
 import { Store } from './data/store.js';
 import { createHttpServer } from './http/listener.js';
+import { ApiKeys } from './http/api-keys.js';
+import { SharedCounts } from './http/rate-limit.js';
 import { logger } from './log.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -31,13 +33,21 @@ async function main(): Promise<void> {
   } catch (error) {
     return fail(error);
   }
+  let apiKeys: ApiKeys | undefined;
+  try {
+    apiKeys = config.API_KEYS_FILE ? await ApiKeys.load(config.API_KEYS_FILE) : undefined;
+  } catch (error) {
+    return fail(error);
+  }
+  // Connects in the background: until Redis answers, each replica counts on its own.
+  const counts = config.RATE_LIMIT_REDIS_URL ? new SharedCounts(config.RATE_LIMIT_REDIS_URL) : undefined;
   const drop = store.served!;
   logger.info(
     { version: drop.manifest.version, dir: drop.dir, ms: Math.round(performance.now() - started) },
     'data drop loaded',
   );
 
-  const server = createHttpServer(createApp({ config, store })).listen(config.PORT, config.HOST, () => {
+  const server = createHttpServer(createApp({ config, store, counts, apiKeys })).listen(config.PORT, config.HOST, () => {
     const address = server.address();
     logger.info({ host: config.HOST, port: typeof address === 'object' ? address?.port : config.PORT }, 'listening');
   });
@@ -46,7 +56,10 @@ async function main(): Promise<void> {
 
   const reloader = new Reloader({ dataDir: config.DATA_DIR, store });
   reloader.watch();
-  process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
+  process.on('SIGHUP', () => {
+    void reloader.reload('SIGHUP');
+    void apiKeys?.reload();
+  });
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
@@ -54,6 +67,7 @@ async function main(): Promise<void> {
     reloader.close();
     drainThenStop(server, inFlight, () => {
       store.close();
+      void counts?.close();
       process.exit(0);
     });
   };

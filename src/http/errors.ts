@@ -8,6 +8,7 @@ export const PROBLEM_CODES = [
   'invalid_parameter',
   'unknown_parameter',
   'invalid_request',
+  'unauthorized',
   'not_found',
   'method_not_allowed',
   'rate_limited',

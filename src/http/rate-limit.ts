@@ -1,28 +1,182 @@
-import type { RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator, MemoryStore, rateLimit, type Options, type Store } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
+import { createClient } from 'redis';
+import { logger } from '../log.js';
+import type { ApiKey } from './api-keys.js';
 import { HttpError } from './errors.js';
 
+export interface RateLimitOptions {
+  /** Requests per minute for a client without an API key; 0: not limited. */
+  perMinute: number;
+  /** Where the counts are kept; a fresh in-memory store when not given. */
+  counts?: Store;
+  /** Paths never counted (the health checks, from routes.ts). */
+  unlimited: readonly string[];
+}
+
 /**
- * `perMinute` requests per client IP per minute, with IETF draft-8 headers. CORS preflights and
- * the `unlimited` paths (the health checks, from routes.ts) are not counted.
+ * `perMinute` requests per client IP per minute, with IETF draft-8 headers; CORS preflights and
+ * the `unlimited` paths are not counted. A request with an API
+ * key (res.locals.apiKey, set by the api-keys middleware before this one) counts against its key's
+ * own budget and limit, whatever its IP, and its RateLimit-Policy carries the key's name.
  */
-export function rateLimiter(perMinute: number, unlimited: readonly string[]): RequestHandler {
+export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions): RequestHandler {
   const exempt = new Set(unlimited);
+  const keyOf = (res: Response): ApiKey | undefined => res.locals.apiKey as ApiKey | undefined;
+  const limitOf = (res: Response) => keyOf(res)?.limit ?? perMinute;
   return rateLimit({
     windowMs: 60_000,
-    limit: perMinute,
+    limit: (_req, res) => limitOf(res),
     standardHeaders: 'draft-8',
     legacyHeaders: false,
-    skip: (req) => req.method === 'OPTIONS' || exempt.has(req.path),
+    ...(counts ? { store: counts } : {}),
+    keyGenerator: (req: Request, res: Response) => {
+      const key = keyOf(res);
+      return key ? `key:${key.name}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+    },
+    identifier: (_req, res) => {
+      const key = keyOf(res);
+      return key ? key.name : `${perMinute}-in-1min`;
+    },
+    skip: (req, res) => req.method === 'OPTIONS' || exempt.has(req.path) || (perMinute === 0 && !keyOf(res)),
     handler: (_req, res, next) => {
       const retryAfter = res.get('Retry-After');
+      const who = keyOf(res) ? `for this API key ` : '';
       next(
         new HttpError(
           429,
           'rate_limited',
-          `too many requests: the limit is ${perMinute} per minute${retryAfter ? `; retry after ${retryAfter} s` : ''}`,
+          `too many requests: the limit ${who}is ${limitOf(res)} per minute${retryAfter ? `; retry after ${retryAfter} s` : ''}`,
         ),
       );
     },
   });
+}
+
+export interface RateLimitStatus {
+  store: 'redis' | 'memory';
+  /** null when no Redis is configured. */
+  redis: 'connected' | 'unavailable' | null;
+}
+
+/** How long a count may wait for Redis before the request is counted in memory instead. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+/**
+ * Rate-limit counts kept in Redis (RATE_LIMIT_REDIS_URL), so that every replica enforces one
+ * budget per client. While Redis cannot be reached the counts are kept in this process's memory:
+ * the service keeps answering, each replica limiting on its own, and goes back to Redis as soon
+ * as the client reconnects. Each change is logged once and shown in /budget/api/meta/.
+ */
+export class SharedCounts implements Store {
+  private readonly memory = new MemoryStore();
+  private readonly client: ReturnType<typeof createClient>;
+  /** Set while Redis is connected and its scripts are loaded; null while counting in memory. */
+  private redis: RedisStore | null = null;
+  private options: Options | undefined;
+  private closed = false;
+  private warned = false;
+
+  constructor(url: string) {
+    this.client = createClient({
+      url,
+      // Fail at once while disconnected rather than queue: a queued count would hold the request.
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: 2_000,
+        // Keep trying for as long as the process lives, at most every 2 s.
+        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
+      },
+    });
+    this.client.on('ready', () => void this.useRedis());
+    this.client.on('error', (error: Error) => this.useMemory(error));
+    this.client.on('end', () => this.useMemory());
+    // connect() keeps retrying through reconnectStrategy; failures arrive as 'error' events.
+    this.client.connect().catch((error: Error) => this.useMemory(error));
+  }
+
+  status(): RateLimitStatus {
+    return { store: this.redis ? 'redis' : 'memory', redis: this.redis ? 'connected' : 'unavailable' };
+  }
+
+  init(options: Options): void {
+    this.options = options;
+    this.memory.init(options);
+    if (this.client.isReady) void this.useRedis();
+  }
+
+  async get(key: string) {
+    return this.either((redis) => redis.get(key), () => this.memory.get(key));
+  }
+
+  async increment(key: string) {
+    return this.either((redis) => redis.increment(key), () => this.memory.increment(key));
+  }
+
+  async decrement(key: string) {
+    return this.either((redis) => redis.decrement(key), () => this.memory.decrement(key));
+  }
+
+  async resetKey(key: string) {
+    return this.either((redis) => redis.resetKey(key), () => this.memory.resetKey(key));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.redis = null;
+    this.memory.shutdown();
+    if (this.client.isOpen) await this.client.close().catch(() => undefined);
+    else this.client.destroy();
+  }
+
+  private async either<T>(inRedis: (redis: RedisStore) => Promise<T>, inMemory: () => T | Promise<T>): Promise<T> {
+    const redis = this.redis;
+    if (redis) {
+      try {
+        return await withTimeout(inRedis(redis), REDIS_COMMAND_TIMEOUT_MS);
+      } catch (error) {
+        this.useMemory(error as Error);
+      }
+    }
+    return inMemory();
+  }
+
+  private async useRedis(): Promise<void> {
+    if (this.closed || !this.options || this.redis) return;
+    const store = new RedisStore({
+      sendCommand: (...args: string[]) => this.client.sendCommand(args) as never,
+      prefix: 'budget-api:rl:',
+    });
+    try {
+      await store.init(this.options);
+    } catch (error) {
+      this.useMemory(error as Error);
+      return;
+    }
+    if (this.closed || !this.client.isReady) return;
+    this.redis = store;
+    this.warned = false;
+    logger.info('rate limit counts are kept in Redis, shared by every replica');
+  }
+
+  private useMemory(error?: Error): void {
+    const wasRedis = this.redis !== null;
+    this.redis = null;
+    if (this.closed || (!wasRedis && this.warned)) return;
+    this.warned = true;
+    // The message only: the URL (and any password in it) never reaches the log.
+    logger.warn(
+      { reason: error?.message ?? 'connection closed' },
+      'Redis is unavailable: rate limit counts are kept in this process until it returns',
+    );
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -6,13 +6,15 @@ import { parseConfig, type Config } from '../../src/config.js';
 import { loadDrop } from '../../src/data/drop.js';
 import { Store } from '../../src/data/store.js';
 import { createHttpServer, type Limits } from '../../src/http/listener.js';
+import { ApiKeys } from '../../src/http/api-keys.js';
+import { SharedCounts } from '../../src/http/rate-limit.js';
 import { writeDrop, type DropData, type DropOptions } from './drop.js';
 
 export interface TestApp {
   app: Express;
   store: Store;
   config: Config;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** The real app over a real DuckDB loaded from a real drop; rate limiting off unless asked for. */
@@ -25,7 +27,17 @@ export async function appServing(dir: string, env: Record<string, string> = {}):
   const config: Config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir, ...env });
   const store = new Store(4, { maxConcurrent: config.MAX_CONCURRENT_QUERIES, timeoutMs: config.QUERY_TIMEOUT_MS });
   store.swap(await loadDrop(dir));
-  return { app: createApp({ config, store }), store, config, close: () => store.close() };
+  const counts = config.RATE_LIMIT_REDIS_URL ? new SharedCounts(config.RATE_LIMIT_REDIS_URL) : undefined;
+  const apiKeys = config.API_KEYS_FILE ? await ApiKeys.load(config.API_KEYS_FILE) : undefined;
+  return {
+    app: createApp({ config, store, counts, apiKeys }),
+    store,
+    config,
+    close: async () => {
+      store.close();
+      await counts?.close();
+    },
+  };
 }
 
 /**
