@@ -13,6 +13,7 @@ import { buildDrop } from './data/build.js';
 import { DropError, loadDrop } from './data/drop.js';
 import { UnitsSchema, type Units } from './data/manifest.js';
 import { SAMPLE_EXPENSE_LINES, synthDrop } from './data/synth.js';
+import { addKey, ApiKeysError } from './http/api-keys.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
@@ -139,6 +140,32 @@ and pseudo-random expense and resource lines. The same seed gives the same files
         onProgress: progressPrinter(),
       });
       process.stdout.write(`${writtenSummary('wrote', manifest, outDir!, (performance.now() - started) / 1000)}\n`);
+      return 0;
+    },
+  },
+
+  keys: {
+    summary: 'add an API key (its hash) to the API keys file',
+    positionals: ['add', 'NAME'],
+    options: { limit: { type: 'string' }, file: { type: 'string' } },
+    help: `Usage: ${NAME} keys add NAME --limit N [--file F]
+
+Makes a new API key named NAME with a limit of N requests per minute, stores its SHA-256 hash
+(never the key) in F, and prints the key on stdout: this is the only time it is shown. F is
+created when missing; default: the API_KEYS_FILE variable. The server re-reads F on SIGHUP.`,
+    async run([action, name], values) {
+      if (action !== 'add') throw new UsageError(`keys takes the action "add", not "${action}"`);
+      if (values.limit === undefined) throw new UsageError('keys add takes --limit N (requests per minute)');
+      const limit = integerOption(values.limit as string, '--limit', 1);
+      const file = (values.file as string | undefined) ?? process.env.API_KEYS_FILE;
+      if (!file) throw new UsageError('keys add takes --file F, or the API_KEYS_FILE variable');
+      try {
+        process.stdout.write(`${await addKey(file, name!, limit)}\n`);
+      } catch (error) {
+        if (error instanceof ApiKeysError) throw new UsageError(error.message);
+        throw error;
+      }
+      process.stderr.write(`added the key "${name}" (${limit} per minute) to ${file}; send it as X-API-Key. It is not stored: keep it now.\n`);
       return 0;
     },
   },

@@ -3,7 +3,7 @@
  * down gracefully on SIGTERM/SIGINT, finishing in-flight requests, and reload the drop on SIGHUP
  * or when the DATA_DIR symlink is re-pointed (docs/data-drops.md#reloading).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,40 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { writeDrop } from './helpers/drop.js';
+import { listening, start } from './helpers/server.js';
 import { flipSymlink as flip } from './helpers/symlink.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-interface Started {
-  child: ChildProcess;
-  exit: Promise<{ code: number | null; stderr: string }>;
-}
-
-function start(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT: '0', ...env },
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on('exit', (code) => resolve({ code, stderr })),
-  );
-  return { child, exit };
-}
-
-/** Resolves with the port once the server logs that it listens. */
-function listening({ child }: Started): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stderr!.on('data', (chunk) => {
-      seen += chunk;
-      const match = /"port":(\d+).*"msg":"listening"/.exec(seen);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on('exit', () => reject(new Error(`server exited before listening: ${seen}`)));
-  });
-}
 
 describe('startup', () => {
   it('stops with one clear line and a non-zero code on a non-numeric PORT', async () => {

@@ -1,0 +1,37 @@
+/** The server as a real process (`src/server.ts` under tsx), for what only a process shows: signals, exit codes, logs. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface Started {
+  child: ChildProcess;
+  exit: Promise<{ code: number | null; stderr: string }>;
+}
+
+/** Starts the server on a free loopback port, logging at info, rate limiting off unless `env` says otherwise. */
+export function start(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT: '0', ...env },
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stderr })),
+  );
+  return { child, exit };
+}
+
+/** Resolves with the port once the server logs that it listens. */
+export function listening({ child }: Started): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stderr!.on('data', (chunk) => {
+      seen += chunk;
+      const match = /"port":(\d+).*"msg":"listening"/.exec(seen);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', () => reject(new Error(`server exited before listening: ${seen}`)));
+  });
+}
