@@ -13,6 +13,7 @@ import { buildDrop } from './data/build.js';
 import { DropError, loadDrop } from './data/drop.js';
 import { UnitsSchema, type Units } from './data/manifest.js';
 import { SAMPLE_EXPENSE_LINES, synthDrop } from './data/synth.js';
+import { publishDrop } from './data/publish.js';
 import { addKey, ApiKeysError } from './http/api-keys.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -141,6 +142,33 @@ and pseudo-random expense and resource lines. The same seed gives the same files
       });
       process.stdout.write(`${writtenSummary('wrote', manifest, outDir!, (performance.now() - started) / 1000)}\n`);
       return 0;
+    },
+  },
+
+  publish: {
+    summary: 'validate a drop and upload it to S3, drop.json last',
+    positionals: ['DIR', 'S3_URL'],
+    options: {},
+    help: `Usage: ${NAME} publish DIR s3://bucket/prefix/
+
+Validates the drop in DIR with the server's own checks, then uploads every file drop.json lists
+to the bucket under the prefix, and drop.json last, so that servers reading DATA_URL never see a
+manifest before its files. Credentials, region and endpoint come from the standard AWS_*
+variables (AWS_ENDPOINT_URL for S3-compatible stores). Exit code 1 when the drop is invalid (with
+its problems) or an upload fails.`,
+    async run([dir, s3Url]) {
+      if (!/^s3:\/\/[^/]+/.test(s3Url!)) throw new UsageError(`publish uploads to an s3://bucket/prefix/ URL, not "${s3Url}"`);
+      const started = performance.now();
+      try {
+        const published = await publishDrop(dir!, s3Url!, (name, bytes) => process.stderr.write(`uploaded ${name} (${bytes} bytes)\n`));
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        process.stdout.write(`published "${published.version}" to ${s3Url}: ${published.files.length} files, ${published.bytes} bytes in ${seconds} s\n`);
+        return 0;
+      } catch (error) {
+        if (!(error instanceof DropError)) throw error;
+        process.stdout.write(`${problemReport(dir!, error.problems)}\nnothing was uploaded\n`);
+        return 1;
+      }
     },
   },
 

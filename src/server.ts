@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import { parseConfig, type Config } from './config.js';
 import { loadDrop } from './data/drop.js';
 import { Reloader } from './data/reloader.js';
+import { RemoteDrops } from './data/remote.js';
 import { Store } from './data/store.js';
 import { createHttpServer } from './http/listener.js';
 import { ApiKeys } from './http/api-keys.js';
@@ -28,8 +29,10 @@ async function main(): Promise<void> {
     maxConcurrent: config.MAX_CONCURRENT_QUERIES,
     timeoutMs: config.QUERY_TIMEOUT_MS,
   });
+  // With DATA_URL the drop is downloaded to a local directory first, then loaded as any other.
+  const remote = config.DATA_URL ? new RemoteDrops({ dataUrl: config.DATA_URL, store }) : undefined;
   try {
-    store.swap(await loadDrop(config.DATA_DIR));
+    store.swap(await loadDrop(remote ? await remote.download() : config.DATA_DIR));
   } catch (error) {
     return fail(error);
   }
@@ -54,17 +57,19 @@ async function main(): Promise<void> {
   server.on('error', fail);
   const inFlight = countInFlight(server);
 
-  const reloader = new Reloader({ dataDir: config.DATA_DIR, store });
-  reloader.watch();
+  const reloader = remote ? undefined : new Reloader({ dataDir: config.DATA_DIR, store });
+  reloader?.watch();
+  remote?.poll(config.DATA_POLL_SECONDS);
   process.on('SIGHUP', () => {
-    void reloader.reload('SIGHUP');
+    void (remote ? remote.check('SIGHUP') : reloader!.reload('SIGHUP'));
     void apiKeys?.reload();
   });
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     store.shuttingDown = true;
-    reloader.close();
+    reloader?.close();
+    void remote?.close();
     drainThenStop(server, inFlight, () => {
       store.close();
       void counts?.close();

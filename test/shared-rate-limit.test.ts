@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appServing, type TestApp } from './helpers/app.js';
 import { writeDrop } from './helpers/drop.js';
-import { eventually, freePort, redisMissing, startRedis, type RedisServer } from './helpers/redis.js';
+import { eventually, redisMissing, startRedis, type RedisServer } from './helpers/redis.js';
+import { freePort } from './helpers/server.js';
 
 if (redisMissing) console.warn(`skipping the shared rate limit tests: ${redisMissing}`);
 

@@ -3,7 +3,7 @@
  * the test; nothing is written to disk.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './server.js';
 
 const BINARY = 'redis-server';
 
@@ -15,15 +15,6 @@ export interface RedisServer {
   url: string;
   port: number;
   stop(): Promise<void>;
-}
-
-/** A free loopback port, for a Redis that is not started yet. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts redis-server on `port` (a free one by default); resolves once it accepts connections. */

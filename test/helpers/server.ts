@@ -1,5 +1,6 @@
 /** The server as a real process (`src/server.ts` under tsx), for what only a process shows: signals, exit codes, logs. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -34,4 +35,13 @@ export function listening({ child }: Started): Promise<number> {
     });
     child.on('exit', () => reject(new Error(`server exited before listening: ${seen}`)));
   });
+}
+
+/** A free loopback port, for a Redis that is not started yet. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

@@ -1,0 +1,81 @@
+/**
+ * Places a drop can be published, on loopback, started by the test: a real S3 protocol server
+ * (s3rver) and a plain static HTTP server that can be told to fail the ways networks fail.
+ */
+import { createReadStream, mkdtempSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import S3rver from 's3rver';
+
+export interface S3Server {
+  endpoint: string;
+  port: number;
+  /** Object keys in the order they were written. */
+  written: string[];
+  stop(): Promise<void>;
+}
+
+/** s3rver on 127.0.0.1 with the bucket `bucket`, keeping its objects in `directory` (so a restart keeps them). */
+export async function startS3(bucket: string, directory = mkdtempSync(path.join(tmpdir(), 's3rver-')), port = 0): Promise<S3Server & { directory: string }> {
+  const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const written: string[] = [];
+  server.on('event', (event: { Records: { s3: { object: { key: string } } }[] }) => written.push(event.Records[0]!.s3.object.key));
+  const address = (await server.run()) as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${address.port}`,
+    port: address.port,
+    directory,
+    written,
+    stop: async () => {
+      (server as unknown as { httpServer: Server }).httpServer.closeAllConnections();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * How the static server answers a .parquet file: whole; `cut` sends the headers with the full
+ * Content-Length, half the bytes, then drops the connection (a server that disappears
+ * mid-download); `short` sends half the bytes with no Content-Length and ends normally.
+ */
+export type Serving = 'whole' | 'cut' | 'short';
+
+export interface StaticServer {
+  base: string;
+  serving: Serving;
+  stop(): Promise<void>;
+}
+
+/** A plain HTTP server for the files in `dir`. */
+export async function startStatic(dir: string): Promise<StaticServer> {
+  const state: StaticServer = { base: '', serving: 'whole', stop: async () => {} };
+  const server = createServer((req, res) => {
+    const file = path.join(dir, path.basename(decodeURIComponent(new URL(req.url!, 'http://x').pathname)));
+    let size: number;
+    try {
+      size = statSync(file).size;
+    } catch {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    const mode = file.endsWith('.parquet') ? state.serving : 'whole';
+    if (mode === 'whole') {
+      res.writeHead(200, { 'Content-Length': size });
+      createReadStream(file).pipe(res);
+      return;
+    }
+    const half = createReadStream(file, { end: Math.floor(size / 2) - 1 });
+    res.writeHead(200, mode === 'cut' ? { 'Content-Length': size } : {});
+    half.on('data', (chunk) => res.write(chunk));
+    half.on('end', () => (mode === 'cut' ? res.socket?.destroy() : res.end()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/drops/current/`;
+  state.stop = () => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(() => resolve()));
+  };
+  return state;
+}

@@ -1,0 +1,255 @@
+/**
+ * DATA_URL: a drop published in object storage (s3://) or under an http(s):// base URL is
+ * downloaded, checked and swapped in like a local reload; a failed, cut, or wrong download never
+ * replaces the drop being served and is reported by /budget/api/meta/ as a rejected reload.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { Express } from 'express';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { loadDrop } from '../src/data/drop.js';
+import { publishDrop } from '../src/data/publish.js';
+import { RemoteDrops, s3Client } from '../src/data/remote.js';
+import { Store } from '../src/data/store.js';
+import { small } from './fixtures/small.js';
+import { writeDrop, type DropOptions } from './helpers/drop.js';
+import { startS3, startStatic, type S3Server, type StaticServer } from './helpers/remote.js';
+import { freePort, listening, start } from './helpers/server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const root = mkdtempSync(path.join(tmpdir(), 'budget-remote-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The small drop labelled `version`; `lines` keeps that many of its 6 expense lines. */
+const drop = (version: string, lines = 6, options: DropOptions = {}) =>
+  writeDrop({ ...small, expenses: (small.expenses as object[]).slice(0, lines) as never }, { ...options, version });
+
+/** What /meta/ says about the drop served and the last reload. */
+async function served(app: Express) {
+  const { body } = await request(app).get('/budget/api/meta/');
+  return { version: body.version, expenses: body.files['expenses.parquet'].rows, reload: body.last_reload.status, reason: body.last_reload.reason };
+}
+
+/** A server's drop, store and app, as server.ts sets them up for DATA_URL. */
+async function serveRemote(dataUrl: string) {
+  const store = new Store();
+  const remote = new RemoteDrops({ dataUrl, store });
+  store.swap(await loadDrop(await remote.download()));
+  const app = createApp({ config: parseConfig({ RATE_LIMIT: '0', DATA_URL: dataUrl }), store });
+  return { store, remote, app, close: async () => (await remote.close(), store.close()) };
+}
+
+function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('DATA_URL=s3://drops/budget/ on a real S3 protocol server', () => {
+  let s3: S3Server & { directory: string };
+  let env: Record<string, string>;
+  let server: Awaited<ReturnType<typeof serveRemote>>;
+
+  /** Uploads every file of `dir` as it is, unchecked, drop.json last. */
+  async function upload(dir: string, skip: string[] = []) {
+    const client = s3Client();
+    for (const name of [...readdirSync(dir).filter((f) => f !== 'drop.json' && !skip.includes(f)), 'drop.json']) {
+      await client.send(new PutObjectCommand({ Bucket: 'drops', Key: `budget/${name}`, Body: readFileSync(path.join(dir, name)) }));
+    }
+    client.destroy();
+  }
+
+  beforeAll(async () => {
+    s3 = await startS3('drops');
+    env = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL: s3.endpoint };
+    Object.assign(process.env, env);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await s3?.stop();
+    for (const name of Object.keys(env ?? {})) delete process.env[name];
+  });
+
+  it('budget-data publish refuses an invalid drop and uploads nothing', async () => {
+    const broken = await writeDrop({ ...small, deficit: [{ year: 1999, value: 5 }] }, { version: 'broken' });
+    const published = await cli(env, 'publish', broken, 's3://drops/budget/');
+    expect(published.code).toBe(1);
+    expect(published.stdout).toContain('nothing was uploaded');
+    expect(s3.written).toEqual([]);
+  });
+
+  it('budget-data publish uploads a valid drop with drop.json last', async () => {
+    const dir = await drop('v1');
+    const published = await cli(env, 'publish', dir, 's3://drops/budget/');
+    expect(published.code).toBe(0);
+    const files = Object.keys(JSON.parse(readFileSync(path.join(dir, 'drop.json'), 'utf8')).files).map((f) => `budget/${f}`);
+    expect(published.stdout).toMatch(new RegExp(`^published "v1" to s3://drops/budget/: ${files.length + 1} files, \\d+ bytes in [\\d.]+ s\\n$`));
+    expect(s3.written).toEqual([...files, 'budget/drop.json']);
+  });
+
+  it('serves the published drop', async () => {
+    server = await serveRemote('s3://drops/budget/');
+    expect(await served(server.app)).toMatchObject({ version: 'v1', expenses: 6 });
+    expect((await request(server.app).get('/budget/api/totals/?year=2023')).body).toEqual([
+      { year: 2023, total_expenses: 350.35, total_resources: 1600.499, balance: 1250.149 },
+    ]);
+  });
+
+  it('swaps in a newly published drop when it looks', async () => {
+    await publishDrop(await drop('v2', 5), 's3://drops/budget/');
+    await server.remote.check('SIGHUP');
+    expect(await served(server.app)).toEqual({ version: 'v2', expenses: 5, reload: 'ok', reason: null });
+  });
+
+  it('does nothing when drop.json has not changed', async () => {
+    const before = (await request(server.app).get('/budget/api/meta/')).body.last_reload;
+    await server.remote.check('poll');
+    expect((await request(server.app).get('/budget/api/meta/')).body.last_reload).toEqual(before);
+  });
+
+  it('keeps serving, and reports it, when a file does not match its sha256', async () => {
+    const bad = await drop('v3', 4, { manifest: (m) => void (m.files['deficit.parquet']!.sha256 = '0'.repeat(64)) });
+    await upload(bad);
+    await server.remote.check('SIGHUP');
+    const now = await served(server.app);
+    expect(now).toMatchObject({ version: 'v2', expenses: 5, reload: 'rejected' });
+    expect(now.reason).toMatch(/^s3:\/\/drops\/budget\/deficit\.parquet: sha256 must match drop\.json \(manifest 0{64}, downloaded [0-9a-f]{64}\)$/);
+  });
+
+  it('keeps serving, and reports it, when a listed file is missing', async () => {
+    await upload(await drop('v4', 4));
+    await s3Client().send(new DeleteObjectCommand({ Bucket: 'drops', Key: 'budget/gdp.parquet' }));
+    await server.remote.check('SIGHUP');
+    expect(await served(server.app)).toEqual({
+      version: 'v2',
+      expenses: 5,
+      reload: 'rejected',
+      reason: 'could not download s3://drops/budget/gdp.parquet: NoSuchKey: The specified key does not exist.',
+    });
+  });
+
+  it('keeps serving, and reports it, when the downloaded drop breaks a rule', async () => {
+    const invalid = await writeDrop({ ...small, deficit: [{ year: 1999, value: 5 }] }, { version: 'v5-invalid' });
+    await upload(invalid);
+    await server.remote.check('SIGHUP');
+    expect(await served(server.app)).toMatchObject({
+      version: 'v2',
+      reload: 'rejected',
+      reason: 'deficit.parquet: every year must have a row in gdp.parquet; offending row: {"year":1999}',
+    });
+  });
+
+  it('keeps serving, and reports it, while the store is down; then takes the drop once it is back', async () => {
+    await s3.stop();
+    await server.remote.check('poll');
+    const down = await served(server.app);
+    expect(down).toMatchObject({ version: 'v2', reload: 'rejected' });
+    expect(down.reason).toMatch(/^could not download s3:\/\/drops\/budget\/drop\.json: .*ECONNREFUSED/);
+    expect((await request(server.app).get('/budget/api/deficit/')).status).toBe(200);
+
+    s3 = await startS3('drops', s3.directory, s3.port);
+    await upload(await drop('v6', 3));
+    await server.remote.check('poll');
+    expect(await served(server.app)).toEqual({ version: 'v6', expenses: 3, reload: 'ok', reason: null });
+  });
+});
+
+describe('DATA_URL=http://… on a plain static server', () => {
+  let published: string;
+  let web: StaticServer;
+  let server: Awaited<ReturnType<typeof serveRemote>>;
+
+  /** Publishes the drop in `dir` into the served directory, drop.json last. */
+  function publish(dir: string) {
+    for (const name of readdirSync(dir).filter((f) => f !== 'drop.json')) copyFileSync(path.join(dir, name), path.join(published, name));
+    copyFileSync(path.join(dir, 'drop.json'), path.join(published, 'drop.json'));
+  }
+
+  beforeAll(async () => {
+    published = mkdtempSync(path.join(root, 'web-'));
+    cpSync(await drop('h1'), published, { recursive: true });
+    web = await startStatic(published);
+    server = await serveRemote(web.base);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await web?.stop();
+  });
+
+  it('serves the published drop', async () => {
+    expect(await served(server.app)).toMatchObject({ version: 'h1', expenses: 6 });
+  });
+
+  it('keeps serving, and reports it, when the server drops the connection mid-download', async () => {
+    publish(await drop('h2', 5));
+    web.serving = 'cut';
+    await server.remote.check('SIGHUP');
+    const now = await served(server.app);
+    expect(now).toMatchObject({ version: 'h1', expenses: 6, reload: 'rejected' });
+    expect(now.reason).toMatch(new RegExp(`^could not download ${web.base}[a-z_]+\\.parquet: `));
+  });
+
+  it('keeps serving, and reports it, when a download ends early without a length', async () => {
+    web.serving = 'short';
+    await server.remote.check('SIGHUP');
+    const now = await served(server.app);
+    expect(now).toMatchObject({ version: 'h1', expenses: 6, reload: 'rejected' });
+    expect(now.reason).toMatch(new RegExp(`^${web.base}[a-z_]+\\.parquet: sha256 must match drop\\.json \\(manifest [0-9a-f]{64}, downloaded [0-9a-f]{64}\\)$`));
+  });
+
+  it('keeps serving, and reports it, when a listed file answers 404', async () => {
+    web.serving = 'whole';
+    rmSync(path.join(published, 'debt.parquet'));
+    await server.remote.check('SIGHUP');
+    expect(await served(server.app)).toMatchObject({ version: 'h1', reload: 'rejected', reason: `could not download ${web.base}debt.parquet: HTTP 404` });
+  });
+
+  it('takes the drop once it downloads whole', async () => {
+    publish(await drop('h3', 4));
+    await server.remote.check('SIGHUP');
+    expect(await served(server.app)).toEqual({ version: 'h3', expenses: 4, reload: 'ok', reason: null });
+  });
+});
+
+describe('the server with DATA_URL', () => {
+  it('stops with one line and exit code 1 when the drop cannot be downloaded at startup', async () => {
+    const port = await freePort();
+    const { code, stderr } = await start({ DATA_URL: `http://127.0.0.1:${port}/drops/` }).exit;
+    expect(code).toBe(1);
+    expect(stderr).toBe(`budget-api: could not download http://127.0.0.1:${port}/drops/drop.json: fetch failed (ECONNREFUSED)\n`);
+  });
+
+  it('polls every DATA_POLL_SECONDS and swaps in a new drop.json without a signal', async () => {
+    const published = mkdtempSync(path.join(root, 'poll-'));
+    cpSync(await drop('p1'), published, { recursive: true });
+    const web = await startStatic(published);
+    const next = await drop('p2', 2);
+    const server = start({ DATA_URL: web.base, DATA_POLL_SECONDS: '1' });
+    try {
+      const base = `http://127.0.0.1:${await listening(server)}`;
+      const version = async () => ((await (await fetch(`${base}/budget/api/meta/`)).json()) as { version: string }).version;
+      expect(await version()).toBe('p1');
+      for (const name of readdirSync(next).filter((f) => f !== 'drop.json')) copyFileSync(path.join(next, name), path.join(published, name));
+      copyFileSync(path.join(next, 'drop.json'), path.join(published, 'drop.json'));
+      let seen = 'p1';
+      for (let i = 0; i < 200 && seen === 'p1'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = await version();
+      }
+      expect(seen).toBe('p2');
+    } finally {
+      server.child.kill('SIGTERM');
+      await web.stop();
+    }
+    expect((await server.exit).code).toBe(0);
+  });
+});
