@@ -1,27 +1,50 @@
-# Build: docker build -t budget-api .
-# Run:   docker run -p 3000:3000 budget-api            (serves the sample drop in data/)
-#        docker run -p 3000:3000 -v /srv/drops/current:/drop -e DATA_DIR=/drop budget-api
-# DuckDB's prebuilt binding needs glibc: use a Debian-based image, not Alpine.
+# The API as one container: Node.js 22 LTS on Debian bookworm (DuckDB's prebuilt binding needs
+# glibc: use a Debian-based image, not Alpine).
+#
+# Build: docker build -t budget-api .        (or: podman build --format docker -t budget-api .)
+# Run, serving the sample drop shipped in the image:
+#   docker run --rm -p 127.0.0.1:3000:3000 budget-api
+# Run, serving drops published under /srv/drops, where `current` is a relative symlink
+# (ln -sfn 2026-03 /srv/drops/current). Mount the parent directory, not the link: a bind mount of
+# the link itself would pin its target of the moment, and the next flip would never be seen.
+#   docker run --rm -p 127.0.0.1:3000:3000 -v /srv/drops:/drops:ro -e DATA_DIR=/drops/current budget-api
+# Run, serving the drop published in object storage (see docs/deploying.md):
+#   docker run --rm -p 127.0.0.1:3000:3000 -e DATA_URL=s3://bucket/budget/ -e AWS_REGION=eu-west-3 \
+#     -e AWS_ACCESS_KEY_ID -e AWS_SECRET_ACCESS_KEY budget-api
+# The analysts' tool is on the PATH:
+#   docker run --rm -v /srv/drops:/drops:ro budget-api budget-data validate /drops/current
 
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts
-RUN npm run build && npm prune --omit=dev
+COPY web ./web
+# The service, its CLI and the explorer page; then no bench or build scripts, no source maps or
+# type declarations, here or in the dependencies.
+RUN npx tsc -p tsconfig.json --sourceMap false \
+    && node dist/scripts/build-explorer.js \
+    && rm -rf dist/scripts \
+    && chmod +x dist/src/cli.js \
+    && npm prune --omit=dev --no-audit --no-fund \
+    && find node_modules \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -type f -delete
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/explorer ./dist/explorer
 COPY package.json ./
 COPY sql ./sql
-COPY data ./data
+# The sample drop, without the source CSVs it was built from.
+COPY data/*.parquet data/drop.json data/SOURCES.md ./data/
+RUN ln -s /app/dist/src/cli.js /usr/local/bin/budget-data
 USER node
 EXPOSE 3000
 STOPSIGNAL SIGTERM
-HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Probes /readyz on the configured PORT (and HOST, when it is not a wildcard address).
+HEALTHCHECK --start-period=30s --interval=30s --timeout=3s --retries=3 CMD ["node", "dist/src/healthcheck.js"]
 CMD ["node", "dist/src/server.js"]

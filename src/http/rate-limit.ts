@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, MemoryStore, rateLimit, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
-import { createClient } from 'redis';
+import { createClient } from '@redis/client';
 import { logger } from '../log.js';
 import type { ApiKey } from './api-keys.js';
 import { HttpError } from './errors.js';
