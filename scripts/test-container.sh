@@ -23,19 +23,8 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "container test FAILED: $*" >&2; podman logs --tail 20 "$name" >&2 2>/dev/null || true; exit 1; }
 ms() { date +%s%3N; }
-# Without systemd, podman 4 logs an error for each health-check timer it cannot make or remove;
-# they are harmless (the check is run by hand below), so they are kept out of the output.
-podman() { command podman "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
-
-# Podman's defaults that some hosts refuse: crun on hybrid cgroups, and raising the open-files
-# limit past the host's own hard limit. runc and the host's limits work everywhere.
-if [ -z "${CONTAINERS_CONF:-}" ]; then
-  export CONTAINERS_CONF="$work/containers.conf"
-  nofile=$(ulimit -Hn)
-  runtime=""
-  command -v runc >/dev/null && runtime='runtime = "runc"'
-  printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=4096:4096"]\n[engine]\n%s\n' "$nofile" "$nofile" "$runtime" >"$CONTAINERS_CONF"
-fi
+# shellcheck source=container/podman-env.sh
+source scripts/container/podman-env.sh
 podman info >/dev/null 2>&1 || skip "podman cannot run here: $(podman info 2>&1 | tail -n 1)"
 
 # The base image: the registry's, else a local stand-in.
