@@ -157,6 +157,6 @@ describe('budget-data usage', () => {
   it('exits 2 with a clear line on a bad command line', async () => {
     expect(await cli('synth', dir('x'))).toMatchObject({ code: 2, stderr: expect.stringContaining('synth takes one of --scale N or --lines L') });
     expect(await cli('validate')).toMatchObject({ code: 2, stderr: expect.stringContaining('validate takes DIR, got nothing') });
-    expect(await cli('publish')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "publish"') });
+    expect(await cli('upload')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "upload"; the commands are build, validate, synth, publish, keys') });
   });
 });
