@@ -10,5 +10,6 @@ if [ -z "${CONTAINERS_CONF:-}" ]; then
   printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=4096:4096"]\n[engine]\n%s\n' "$nofile" "$nofile" "$runtime" >"$CONTAINERS_CONF"
 fi
 # Without systemd, podman 4 logs an error for each health-check timer it cannot make or remove;
-# they are harmless (checks are run by hand), so they are kept out of the output.
-podman() { command podman "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
+# they are harmless (checks are run by hand), so they are kept out of the output, as is its
+# complaint that a machine without syslog has none.
+podman() { command podman "$@" 2> >(grep -v -e 'unable to get systemd connection' -e 'failed to connect to syslog' >&2); }
