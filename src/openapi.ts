@@ -100,7 +100,9 @@ export function openApiDocument(): Json {
       { name: 'service', description: 'Index, description of the data drop, this document, health checks' },
     ],
     paths,
-    components: { schemas, responses: PROBLEM_RESPONSES, headers: HEADERS },
+    // An API key is optional: it only buys a client its own rate limit.
+    security: [{}, { apiKey: [] }],
+    components: { schemas, responses: PROBLEM_RESPONSES, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
   };
 }
 
@@ -132,6 +134,7 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
       },
       304: { description: 'Not Modified: the If-None-Match tag is current', headers: { ETag: { $ref: '#/components/headers/ETag' } } },
       400: { $ref: '#/components/responses/BadRequest' },
+      401: { $ref: '#/components/responses/Unauthorized' },
       429: { $ref: '#/components/responses/TooManyRequests' },
       500: { $ref: '#/components/responses/InternalError' },
       503: { $ref: '#/components/responses/DataUnavailable' },
@@ -154,7 +157,9 @@ function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
       200: { description: 'OK', content },
       304: { description: 'Not Modified: the If-None-Match tag is current' },
       400: { $ref: '#/components/responses/BadRequest' },
-      ...(route.rateLimited ? { 429: { $ref: '#/components/responses/TooManyRequests' } } : {}),
+      ...(route.rateLimited
+        ? { 401: { $ref: '#/components/responses/Unauthorized' }, 429: { $ref: '#/components/responses/TooManyRequests' } }
+        : {}),
       500: { $ref: '#/components/responses/InternalError' },
       ...(route.needsData ? { 503: { $ref: '#/components/responses/DataUnavailable' } } : {}),
     },
@@ -201,9 +206,21 @@ const problem = (description: string, headers: Json = {}): Json => ({
 
 const PROBLEM_RESPONSES: Json = {
   BadRequest: problem('A query parameter is unknown (code unknown_parameter), repeated, empty or invalid (invalid_parameter); `errors` names each'),
+  Unauthorized: problem('An X-API-Key that is not a known key, or is malformed (code unauthorized)', {
+    'WWW-Authenticate': { description: 'ApiKey header="X-API-Key"', schema: { type: 'string' } },
+  }),
   TooManyRequests: problem('Over the rate limit (code rate_limited)', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
   InternalError: problem('The server failed (code internal_error); it shows no internals'),
   DataUnavailable: problem('No data drop is loaded yet (code data_unavailable); try again shortly'),
+};
+
+const SECURITY_SCHEMES: Json = {
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'Optional. A key issued by the operator gives its own, higher per-minute limit, named in RateLimit-Policy.',
+  },
 };
 
 const HEADERS: Json = {

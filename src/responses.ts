@@ -324,6 +324,13 @@ export const Meta = z
       .looseObject({ status: z.enum(['ok', 'rejected']), reason: z.string().nullable(), at: z.string() })
       .nullable()
       .meta({ description: 'Outcome of the last reload, null if none happened' }),
+    rate_limit: z
+      .looseObject({
+        limit: z.int().min(0).meta({ description: 'Requests per minute per client without an API key; 0: off' }),
+        store: z.enum(['redis', 'memory']).meta({ description: 'Where the counts are kept right now' }),
+        redis: z.enum(['connected', 'unavailable']).nullable().meta({ description: 'null when no Redis is configured' }),
+      })
+      .optional(),
   })
   .meta({ title: 'Meta', description: 'The data drop being served' });
 
