@@ -46,7 +46,7 @@ describe('the response cache', () => {
       expect(res.status).toBe(200);
       expect(res.body).toHaveLength(2);
       // The next request renders on the new drop.
-      expect((await request(t.app).get('/budget/api/deficit/')).body).toEqual([{ year: 2024, value: 2, percent: 25, gdp: 8 }]);
+      expect((await request(t.app).get('/budget/api/deficit/')).body).toEqual([{ year: 2024, value: 2, percent: 25, gdp: 8, stage: null, source_id: null, derived: false }]);
     } finally {
       t.close();
     }
