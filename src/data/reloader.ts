@@ -10,9 +10,10 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { logger } from '../log.js';
+import { changeBetween } from './diff.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
 import { MANIFEST_FILE } from './manifest.js';
-import type { ReloadOutcome, Store } from './store.js';
+import type { Lease, ReloadOutcome, Store } from './store.js';
 
 export interface ReloaderOptions {
   dataDir: string;
@@ -37,6 +38,8 @@ export class Reloader {
   private timer: NodeJS.Timeout | undefined;
   private relink = false;
   private closed = false;
+  /** The comparison of the last swap, while it runs (tests and shutdown wait for it). */
+  pendingChange: Promise<void> = Promise.resolve();
 
   constructor({ dataDir, store, debounceMs = 200 }: ReloaderOptions) {
     this.dataDir = path.resolve(dataDir);
@@ -90,8 +93,13 @@ export class Reloader {
         this.store.recordReload('ok');
         logger.info({ ...log, version: drop.manifest.version }, 'data drop unchanged');
       } else {
+        const previous = this.store.lease();
         this.store.swap(drop);
         logger.info({ ...log, version: drop.manifest.version, ms: Math.round(performance.now() - started) }, 'data drop reloaded');
+        if (previous) {
+          const next = this.store.lease()!;
+          this.pendingChange = this.pendingChange.then(() => this.recordChange(previous, next));
+        }
       }
     } catch (error) {
       const reason = error instanceof DropError ? error.message : `could not load the drop: ${(error as Error).message}`;
@@ -99,6 +107,25 @@ export class Reloader {
       logger.error({ ...log, reason, serving: this.store.served?.manifest.version }, 'data drop rejected; still serving the previous drop');
     }
     return this.store.lastReload!;
+  }
+
+  /**
+   * Works out what changed from the previous drop to the one just swapped in, for /meta/. It runs
+   * after the swap, so that comparing two drops never delays serving the new one; the leases keep
+   * both databases open until it is done. Comparisons run one at a time, and one whose drop has
+   * been replaced again meanwhile is skipped, so rapid swaps do not pile them up. A comparison that
+   * fails only leaves the change out.
+   */
+  private async recordChange(previous: Lease, next: Lease): Promise<void> {
+    try {
+      if (this.closed || this.store.served !== next.drop.data) return;
+      this.store.recordChange(next.drop.data, await changeBetween(previous.drop.data, next.drop.data));
+    } catch (error) {
+      logger.warn({ err: error, version: next.drop.data.manifest.version }, 'could not compare the new drop with the previous one');
+    } finally {
+      previous.release();
+      next.release();
+    }
   }
 
   /** Re-arms the watch of DATA_DIR's contents: after a symlink flip it must follow the new target. */
