@@ -127,6 +127,47 @@ describe('budget-data diff', () => {
     expect(stdout.split('\n')[2]).toBe('the drops hold the same rows');
   });
 
+  describe('with stages', () => {
+    it('counts no change when lines only gain the stage their complementary flag implies', async () => {
+      const staged = await writeDrop({
+        ...small,
+        expenses: (small.expenses as { complementary: boolean }[]).map((e) => ({ ...e, stage: e.complementary ? 'amendment' : 'initial' })) as DropData['expenses'],
+      });
+      const { code, stdout } = await cli('diff', before, staged, '--json');
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).tables.find((t: { table: string }) => t.table === 'expenses')).toMatchObject({ key: ['id'], changed: 0 });
+      rmSync(staged, { recursive: true, force: true });
+    });
+
+    it('matches series by year and stage, so a row given a stage is another row, and counts only initial and amendment lines in the totals', async () => {
+      const staged = await writeDrop({
+        ...small,
+        deficit: [
+          { year: 2022, value: -43.45, stage: 'initial' },
+          { year: 2024, value: 1, stage: 'initial' },
+        ],
+        // An outturn line of 2024 (1000) changes no total: totals are the law's.
+        expenses: [
+          ...(small.expenses as { complementary: boolean }[]).map((e) => ({ ...e, stage: e.complementary ? 'amendment' : 'initial' })),
+          { id: 8, year: 2024, amount: 1000, category_id: 20, organization_id: 2, complementary: false, stage: 'outturn' },
+        ] as DropData['expenses'],
+      });
+      const { code, stdout } = await cli('diff', before, staged, '--json');
+      expect(code).toBe(1);
+      const diff = JSON.parse(stdout);
+      expect(diff.tables.find((t: { table: string }) => t.table === 'deficit')).toMatchObject({
+        key: ['year', 'stage'],
+        added: 2,
+        removed: 2,
+        changed: 0,
+        examples: { added: [{ year: 2022, stage: 'initial' }, { year: 2024, stage: 'initial' }], removed: [{ year: 2022, stage: null }, { year: 2024, stage: null }] },
+      });
+      expect(diff.tables.find((t: { table: string }) => t.table === 'expenses')).toMatchObject({ added: 1, removed: 0, changed: 0 });
+      expect(diff.totals.map((t: { moved: boolean }) => t.moved)).toEqual([false, false]);
+      rmSync(staged, { recursive: true, force: true });
+    });
+  });
+
   it('reads drops published at http URLs', async () => {
     const { code, stdout } = await cli('diff', `${base}/before/`, `${base}/after`, '--json');
     expect(code).toBe(1);

@@ -91,18 +91,11 @@ const KEYS: Record<string, string[]> = {
 };
 const TABLE_ORDER = Object.keys(KEYS);
 
-/** Optional columns that are not in every drop, with their type and their meaning when absent. */
-const OPTIONAL: Record<string, { type: string; absent: (table: string) => string }> = {
-  // Without a stage column, `complementary` decides for lines; a series row has no stage.
-  stage: { type: 'VARCHAR', absent: (t) => (t === 'expenses' || t === 'resources' ? "CASE WHEN complementary THEN 'amendment' ELSE 'initial' END" : 'NULL') },
-  source_id: { type: 'BIGINT', absent: () => 'NULL' },
-  derived: { type: 'BOOLEAN', absent: () => 'false' },
-};
-
-/** The type a column is compared in: what the service stores it as, so 20600 and 20600.000 are equal. */
-function columnType(table: string, column: string): string {
+/** A column as the service stores it: its type, and its value when a drop leaves it out (schema.ts). */
+function columnSpec(table: string, column: string): { type: string; absent: string } {
   const spec = TABLES.find((t) => t.name === table)?.columns.find((c) => c.name === column);
-  return spec?.sqlType ?? OPTIONAL[column]?.type ?? 'VARCHAR';
+  // A column the format does not know is compared as text.
+  return { type: spec?.sqlType ?? 'VARCHAR', absent: spec?.absent ?? 'NULL' };
 }
 
 /** Where one side's table is read from: a SQL relation (a table name, or read_parquet of a file) and its columns. */
@@ -188,8 +181,11 @@ function comparedSql(table: string, a: Relation | undefined, b: Relation | undef
   const values = all.filter((c) => !key.includes(c));
   const q = quotedIdentifier;
   const side = (r: Relation | undefined) => {
-    if (!r) return `SELECT ${all.map((c) => `CAST(NULL AS ${columnType(table, c)}) AS ${q(c)}`).join(', ')}, true AS __present WHERE false`;
-    const select = all.map((c) => `CAST(${r.columns.includes(c) ? q(c) : (OPTIONAL[c]?.absent(table) ?? 'NULL')} AS ${columnType(table, c)}) AS ${q(c)}`);
+    if (!r) return `SELECT ${all.map((c) => `CAST(NULL AS ${columnSpec(table, c).type}) AS ${q(c)}`).join(', ')}, true AS __present WHERE false`;
+    const select = all.map((c) => {
+      const { type, absent } = columnSpec(table, c);
+      return `CAST(${r.columns.includes(c) ? q(c) : absent} AS ${type}) AS ${q(c)}`;
+    });
     return `SELECT ${select.join(', ')}, true AS __present FROM ${r.from}`;
   };
   const on = key.map((c) => `a.${q(c)} IS NOT DISTINCT FROM b.${q(c)}`).join(' AND ') || 'false';
