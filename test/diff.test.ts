@@ -76,10 +76,10 @@ describe('budget-data diff', () => {
       expect({ code, stderr }).toEqual({ code: 1, stderr: '' });
       const lines = stdout.split('\n');
       expect(lines.slice(0, 3)).toEqual(['before: "v1" (2026-01-01T00:00:00Z)', 'after:  "v2" (2026-01-01T00:00:00Z)', 'the drops differ']);
-      expect(lines).toContain('organizations             3        3        0        0        1  id');
-      expect(lines).toContain('expenses                  6        6        1        1        1  id');
-      expect(lines).toContain('resources                 4        4        0        0        0  id');
-      expect(lines).toContain('deficit                   2        2        0        0        1  year');
+      expect(lines).toContain('organizations               3          3          0          0          1  id');
+      expect(lines).toContain('expenses                    6          6          1          1          1  id');
+      expect(lines).toContain('resources                   4          4          0          0          0  id');
+      expect(lines).toContain('deficit                     2          2          0          0          1  year');
       expect(lines).toContain('  changed: id 3: name "Agence sans crédits" → "Agence renommée"');
       expect(lines).toContain('  added:   id 7');
       expect(lines).toContain('  removed: id 6');

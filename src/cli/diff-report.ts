@@ -19,11 +19,11 @@ export function diffReport(diff: DropDiff): string {
     `after:  "${diff.after.version}" (${diff.after.created_at})`,
     diff.equal ? 'the drops hold the same rows' : 'the drops differ',
     '',
-    `${'table'.padEnd(18)} ${'before'.padStart(8)} ${'after'.padStart(8)} ${'added'.padStart(8)} ${'removed'.padStart(8)} ${'changed'.padStart(8)}  key`,
+    `${'table'.padEnd(18)} ${'before'.padStart(10)} ${'after'.padStart(10)} ${'added'.padStart(10)} ${'removed'.padStart(10)} ${'changed'.padStart(10)}  key`,
   ];
   for (const t of diff.tables) {
     lines.push(
-      `${t.table.padEnd(18)} ${count(t.rows_before).padStart(8)} ${count(t.rows_after).padStart(8)} ${count(t.added).padStart(8)} ${count(t.removed).padStart(8)} ${count(t.changed).padStart(8)}  ${t.key.join(', ')}`,
+      `${t.table.padEnd(18)} ${count(t.rows_before).padStart(10)} ${count(t.rows_after).padStart(10)} ${count(t.added).padStart(10)} ${count(t.removed).padStart(10)} ${count(t.changed).padStart(10)}  ${t.key.join(', ')}`,
     );
   }
   for (const t of diff.tables) lines.push(...examples(t));
