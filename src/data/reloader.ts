@@ -112,12 +112,16 @@ export class Reloader {
   /**
    * Works out what changed from the previous drop to the one just swapped in, for /meta/. It runs
    * after the swap, so that comparing two drops never delays serving the new one; the leases keep
-   * both databases open until it is done. Comparisons run one at a time, and one whose drop has
-   * been replaced again meanwhile is skipped, so rapid swaps do not pile them up. A comparison that
-   * fails only leaves the change out.
+   * both databases open until it is done. It waits until no reload is running or queued, and is
+   * skipped when its drop has been replaced meanwhile, so rapid swaps neither pile comparisons up
+   * nor share the CPU with them. A comparison that fails only leaves the change out.
    */
   private async recordChange(previous: Lease, next: Lease): Promise<void> {
     try {
+      for (let last = this.tail; ; last = this.tail) {
+        await last.catch(() => undefined);
+        if (last === this.tail) break;
+      }
       if (this.closed || this.store.served !== next.drop.data) return;
       this.store.recordChange(next.drop.data, await changeBetween(previous.drop.data, next.drop.data));
     } catch (error) {
