@@ -156,7 +156,7 @@ export const Organization = z
   .meta({
     title: 'Organization',
     description: 'An organization with its budget per year',
-    example: { id: 1, name: 'État — budget général (toutes missions)', code: 'ETAT', budget: [{ year: 2023, expenses: 69914, resources: 69912 }] },
+    example: { id: 9, name: "Ministère de l'Éducation", code: 'ME', budget: [{ year: 2016, expenses: 4525.231, resources: 0 }] },
   });
 
 export const OrganizationStats = z
@@ -168,7 +168,7 @@ export const OrganizationStats = z
   .meta({
     title: 'OrganizationStats',
     description: "An organization's totals",
-    example: { organization_id: 1, total_expenses: 69914, total_resources: 69912 },
+    example: { organization_id: 9, total_expenses: 4525.231, total_resources: 0 },
   });
 
 export const Debt = z
