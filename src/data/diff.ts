@@ -115,7 +115,7 @@ export async function diffDrops(before: DropSide, after: DropSide): Promise<Drop
     const relations = async (side: DropSide) => {
       const out = new Map<string, Relation>();
       for (const [table, file] of side.files) {
-        if (!KEYS[table]) continue;
+        if (!Object.hasOwn(KEYS, table)) continue;
         const from = `read_parquet(${quotedString(file)})`;
         let described;
         try {
@@ -298,8 +298,10 @@ function sideFromManifest(text: string, where: string, locate: (file: string) =>
   const parsed = ManifestSchema.safeParse(json);
   if (!parsed.success) throw new Error(`${where}: ${MANIFEST_FILE} is not a drop manifest (${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message})`);
   const files = new Map<string, string>();
+  // Only the tables the diff knows: a manifest's other names are neither read nor downloaded.
   for (const file of Object.keys(parsed.data.files)) {
-    if (file.endsWith('.parquet') && !file.includes('/') && !file.includes('\\')) files.set(file.slice(0, -'.parquet'.length), locate(file));
+    const table = file.replace(/\.parquet$/, '');
+    if (Object.hasOwn(KEYS, table) && file === `${table}.parquet`) files.set(table, locate(file));
   }
   return { version: parsed.data.version, created_at: parsed.data.created_at, files };
 }
@@ -337,7 +339,7 @@ async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise
   const out = new Map<string, string[]>();
   for (const row of rows) {
     const table = String(row.table_name);
-    if (KEYS[table] && listed.has(table)) out.set(table, (row.columns as { items: unknown[] }).items.map(String));
+    if (Object.hasOwn(KEYS, table) && listed.has(table)) out.set(table, (row.columns as { items: unknown[] }).items.map(String));
   }
   return out;
 }
