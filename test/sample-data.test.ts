@@ -57,8 +57,20 @@ describe('the sample drop', () => {
     [2016, { total_expenses: 29150, total_resources: 29250, balance: 100 }],
     [2017, { total_expenses: 32705, total_resources: 32705, balance: 0 }],
     [2018, { total_expenses: 35851, total_resources: 35915, balance: 64 }],
+    // LF 2019 40 861 on both sides; its outturn lines are another stage and do not add to it.
+    [2019, { total_expenses: 40861, total_resources: 40861, balance: 0 }],
   ])('totals %i as the finance law gives them', async (year, expected) => {
     expect(await get(`/budget/api/totals/?year=${year}`)).toEqual([{ year, ...expected }]);
+  });
+
+  it('serves the 2019 outturn on the Article-1 basis: own resources 32 400 − expenses excluding principal 35 900', async () => {
+    expect(await get('/budget/api/totals/?year=2019&stage=outturn')).toEqual([{ year: 2019, total_expenses: 35900, total_resources: 32400, balance: -3500 }]);
+  });
+
+  it("gives the 2021 debt ratio on INS GDP (107 800 / 131 544,6 = 81,95 %), not the ministry's 85,5 %", async () => {
+    expect(await get('/budget/api/outstanding-debt/?year=2021')).toEqual([
+      { year: 2021, outstanding_debt: 107800, gdp: 131544.6, value: 81.95, stage: 'outturn', source_id: 38, derived: false },
+    ]);
   });
 
   it('splits the 2016 tax revenue of the finance law into its six items, which sum to 20 600', async () => {
