@@ -324,6 +324,20 @@ export const Meta = z
       .looseObject({ status: z.enum(['ok', 'rejected']), reason: z.string().nullable(), at: z.string() })
       .nullable()
       .meta({ description: 'Outcome of the last reload, null if none happened' }),
+    previous_version: z.string().nullable().meta({ description: 'The version served before the last swap; null after the first load' }),
+    changes: z
+      .object({
+        tables: z.record(z.string(), z.object({ added: z.int().min(0), removed: z.int().min(0), changed: z.int().min(0) })),
+        years_with_moved_totals: z.array(z.int()),
+      })
+      .nullable()
+      .meta({
+        description:
+          'What the last swap changed: rows added, removed and changed per table (matched by id, or by year, origin and ' +
+          'stage for series), and the years whose expense or resource total (law as amended) moved. Null after the first ' +
+          'load, and for a moment after a swap while it is worked out',
+        example: { tables: { expenses: { added: 73, removed: 6, changed: 60 } }, years_with_moved_totals: [2016, 2019] },
+      }),
   })
   .meta({ title: 'Meta', description: 'The data drop being served' });
 
