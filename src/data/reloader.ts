@@ -38,8 +38,10 @@ export class Reloader {
   private timer: NodeJS.Timeout | undefined;
   private relink = false;
   private closed = false;
-  /** The comparison of the last swap, while it runs (tests and shutdown wait for it). */
+  /** The comparison for the last swap, until it has run (tests wait for it). */
   pendingChange: Promise<void> = Promise.resolve();
+  /** A comparison queued and not started yet, holding leases on both drops. */
+  private waitingChange: { previous: Lease; next: Lease } | null = null;
 
   constructor({ dataDir, store, debounceMs = 200 }: ReloaderOptions) {
     this.dataDir = path.resolve(dataDir);
@@ -75,6 +77,7 @@ export class Reloader {
 
   close(): void {
     this.closed = true;
+    this.dropWaitingChange();
     clearTimeout(this.timer);
     this.dropWatcher?.close();
     this.linkWatcher?.close();
@@ -96,10 +99,7 @@ export class Reloader {
         const previous = this.store.lease();
         this.store.swap(drop);
         logger.info({ ...log, version: drop.manifest.version, ms: Math.round(performance.now() - started) }, 'data drop reloaded');
-        if (previous) {
-          const next = this.store.lease()!;
-          this.pendingChange = this.pendingChange.then(() => this.recordChange(previous, next));
-        }
+        if (previous) this.queueChange({ previous, next: this.store.lease()! });
       }
     } catch (error) {
       const reason = error instanceof DropError ? error.message : `could not load the drop: ${(error as Error).message}`;
@@ -111,19 +111,34 @@ export class Reloader {
 
   /**
    * Works out what changed from the previous drop to the one just swapped in, for /meta/. It runs
-   * after the swap, so that comparing two drops never delays serving the new one; the leases keep
-   * both databases open until it is done. It waits until no reload is running or queued, and is
-   * skipped when its drop has been replaced meanwhile, so rapid swaps neither pile comparisons up
-   * nor share the CPU with them. A comparison that fails only leaves the change out.
+   * after the swap, so that comparing two drops never delays serving the new one, and only once no
+   * reload is running or queued, so that back-to-back swaps do not share the CPU with it. The
+   * leases keep both databases open until then; a comparison still waiting when another swap comes
+   * is dropped at once, letting its databases close. A comparison that fails only leaves the change out.
    */
-  private async recordChange(previous: Lease, next: Lease): Promise<void> {
+  private queueChange(job: { previous: Lease; next: Lease }): void {
+    this.dropWaitingChange();
+    this.waitingChange = job;
+    this.pendingChange = this.pendingChange.then(() => this.runChange());
+  }
+
+  private dropWaitingChange(): void {
+    this.waitingChange?.previous.release();
+    this.waitingChange?.next.release();
+    this.waitingChange = null;
+  }
+
+  private async runChange(): Promise<void> {
+    for (let last = this.tail; ; last = this.tail) {
+      await last.catch(() => undefined);
+      if (last === this.tail) break;
+    }
+    const job = this.waitingChange;
+    this.waitingChange = null;
+    if (!job) return;
+    const { previous, next } = job;
     try {
-      for (let last = this.tail; ; last = this.tail) {
-        await last.catch(() => undefined);
-        if (last === this.tail) break;
-      }
-      if (this.closed || this.store.served !== next.drop.data) return;
-      this.store.recordChange(next.drop.data, await changeBetween(previous.drop.data, next.drop.data));
+      if (!this.closed) this.store.recordChange(next.drop.data, await changeBetween(previous.drop.data, next.drop.data));
     } catch (error) {
       logger.warn({ err: error, version: next.drop.data.manifest.version }, 'could not compare the new drop with the previous one');
     } finally {
