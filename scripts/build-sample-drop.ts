@@ -12,27 +12,33 @@ import { projectRoot } from '../src/data/sql.js';
 const root = projectRoot();
 
 const manifest = await buildDrop(path.join(root, 'data', 'sources'), path.join(root, 'data'), {
-  version: 'tunisia-sample-2026.11',
-  createdAt: '2026-11-01T00:00:00Z',
+  version: 'tunisia-sample-2026.12',
+  createdAt: '2026-11-22T00:00:00Z',
   description: [
-    "Tunisia, budget de l'État 2016–2025 (2019 omitted), public debt and GDP.",
-    'All amounts in MDT (millions of Tunisian dinars).',
-    'Expenses and resources are the finance laws: lines with complementary=false are the initial law',
-    '(LF; the draft PLF figure where the adopted one was not published) and lines with complementary=true',
-    "are the changes made by the complementary law (LFC/LFR 2020, 2021, 2022: the law's figure minus the",
-    "initial one). Deficit is the Article-1 'résultat du budget de l'État' after grants, law as last amended",
-    '(2020–2025). Debt stocks use the latest stage (outturn first). GDP is the INS base-2015 series',
-    '(2010–2020, 2025); GDP 2021–2024 is derived as published debt stock ÷ published debt-to-GDP ratio.',
-    'Illustrative, not official: all expense lines are attributed to one organization',
-    "(État — budget général); ministries are listed without lines because the sources give no",
-    'ministry × nature split; lines marked derived in data/SOURCES.md (residuals, shares, differences)',
-    'are computed from published figures, not published themselves.',
+    "Tunisia, budget de l'État 2016–2025, public debt, GDP, population and consumer prices.",
+    'Amounts in MDT (millions of Tunisian dinars). Every line and series row says its stage and source.',
+    'Expenses and resources: initial = the finance law as adopted (LF; the draft PLF figure where the adopted',
+    "one was not published); amendment = the change made by a complementary law (2020, 2021, 2022); outturn =",
+    "the MoF's execution figures 2019–2024 on the Article-1 basis (expenses excluding debt principal, own",
+    'resources), not comparable with the law totals, which include principal and borrowing.',
+    '2016 is the finance law by mission: 29 missions (total − Titre II as management, Titre II as development)',
+    'and the debt service (principal 3 280, interest 1 850) as their own organizations, 29 150 in all;',
+    '2017–2025 are split by nature only, under one organization for the whole budget (not a ministry).',
+    'Deficit: the law’s Article-1 result after grants (2020–2025), the LF 2016 deficit (excluding grants),',
+    'and outturns 2016–2024. Debt stocks: the law’s forecasts and the outturns.',
+    'GDP is INS, base 2015: 2010–2020 from the workbook of August 2021, 2021–2025 from the national accounts',
+    'edition 2021–2025; so debt and deficit ratios for 2021–2024 differ from the ratios the Ministry of Finance',
+    'published on older GDP estimates (2021: 81.95 % of GDP against 85.5 %).',
+    'Population: INS, 1 July, 2018–2024 only. CPI: INS, base 2015, 2015–2025.',
+    'Rows marked derived are computed from published figures (residuals, shares, differences); data/SOURCES.md',
+    'gives every row its arithmetic and sources.',
   ].join(' '),
   source:
-    'Figures quoted from Tunisian press reports of Ministry of Finance/TAP documents and INS national accounts, ' +
-    'compiled with source URL and quote per figure in the project reference data (reference-data/tunisia); ' +
-    'per-line provenance in data/SOURCES.md',
-  license: 'Figures quoted from public sources; see data/SOURCES.md',
+    'Tunisian press reports of Ministry of Finance/TAP documents and finance-law articles, Al Bawsala (Marsad Budget) ' +
+    'for the finance law 2016 by mission, INS for GDP, population and prices; one verbatim quote per document in ' +
+    'sources.parquet, per-row provenance in data/SOURCES.md, the reference figures in data/sources/reference/',
+  license: 'CC-BY-4.0 (this compilation; the figures are facts published by the sources listed in sources.parquet)',
+  units: { name: 'MDT', currency: 'TND', scale: 1000000 },
 });
 
 for (const [file, { rows, sha256 }] of Object.entries(manifest.files)) {

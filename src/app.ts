@@ -191,5 +191,7 @@ function meta(store: Store) {
     gaps: drop.gaps,
     units: manifest.units ?? null,
     last_reload: store.lastReload,
+    previous_version: store.replacedVersion,
+    changes: store.lastChange && { tables: store.lastChange.tables, years_with_moved_totals: store.lastChange.years_with_moved_totals },
   };
 }

@@ -2,19 +2,25 @@
 /**
  * budget-data: the analysts' tool for data drops (docs/data-drops.md#the-budget-data-cli). `build`
  * turns CSV files into a drop, `validate` runs the very checks the server runs before it serves or
- * swaps a drop, `synth` writes a synthetic drop of any size.
+ * swaps a drop, `synth` writes a synthetic drop of any size, `diff` says what changed between two drops.
  *
- * Exit codes: 0 done (or valid), 1 failed (or invalid), 2 bad command line.
+ * Exit codes: 0 done (or valid, or equal), 1 failed (or invalid, or different), 2 bad command line
+ * (and, for diff, any error: 1 is its answer "different").
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { diffReport } from './cli/diff-report.js';
 import { progressPrinter, problemReport, validSummary, writtenSummary } from './cli/report.js';
 import { buildDrop } from './data/build.js';
+import { diffDrops, downloadDrop, dropSideOf, type DropSide } from './data/diff.js';
 import { DropError, loadDrop } from './data/drop.js';
 import { UnitsSchema, type Units } from './data/manifest.js';
 import { SAMPLE_EXPENSE_LINES, synthDrop } from './data/synth.js';
 import { publishDrop } from './data/publish.js';
 import { addKey, ApiKeysError } from './http/api-keys.js';
+import { jsonText } from './json.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
@@ -197,6 +203,39 @@ created when missing; default: the API_KEYS_FILE variable. The server re-reads F
       return 0;
     },
   },
+  diff: {
+    summary: 'say what changed between two drops (directories or http(s) URLs)',
+    positionals: ['OLD', 'NEW'],
+    options: { json: { type: 'boolean' } },
+    help: `Usage: ${NAME} diff OLD NEW [--json]
+
+Compares two drops, each a directory (a drop.json and the Parquet files it lists) or the http(s)
+URL of one (URL/drop.json and the files it lists are downloaded first). For every table: the rows
+before and after, and how many were added, removed and changed, matched by key (id for
+organizations, categories, expense and resource lines, debt origins and sources; year, debt
+origin and stage for the series), with a few examples; then the totals per year (expense and
+resource lines of the law as amended, outturn lines left out) before and after.
+
+  --json   the same as one JSON document, for a machine
+
+Exit codes: 0 the drops hold the same rows, 1 they differ, 2 an error (a drop that cannot be read,
+a bad command line).`,
+    async run([oldDrop, newDrop], values) {
+      const scratch = await mkdtemp(path.join(tmpdir(), 'budget-data-diff-'));
+      try {
+        const side = (where: string, name: string): Promise<DropSide> =>
+          /^https?:\/\//i.test(where) ? downloadDrop(where, path.join(scratch, name)) : dropSideOf(where);
+        const diff = await diffDrops(await side(oldDrop!, 'old'), await side(newDrop!, 'new'));
+        process.stdout.write(`${values.json ? jsonText(diff) : diffReport(diff)}\n`);
+        return diff.equal ? 0 : 1;
+      } catch (error) {
+        process.stderr.write(`${NAME}: diff failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        return 2;
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    },
+  },
 };
 
 const MAIN_HELP = `Usage: ${NAME} <command> [arguments]
@@ -207,7 +246,8 @@ ${Object.entries(COMMANDS)
   .join('\n')}
 
 Run ${NAME} <command> --help for a command's arguments.
-Exit codes: 0 done or valid, 1 failed or invalid, 2 bad command line.`;
+Exit codes: 0 done, valid or equal; 1 failed, invalid or different; 2 bad command line
+(diff: any error).`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

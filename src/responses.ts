@@ -156,7 +156,7 @@ export const Organization = z
   .meta({
     title: 'Organization',
     description: 'An organization with its budget per year',
-    example: { id: 1, name: 'État — budget général (toutes missions)', code: 'ETAT', budget: [{ year: 2023, expenses: 69914, resources: 69912 }] },
+    example: { id: 9, name: "Ministère de l'Éducation", code: 'ME', budget: [{ year: 2016, expenses: 4525.231, resources: 0 }] },
   });
 
 export const OrganizationStats = z
@@ -168,7 +168,7 @@ export const OrganizationStats = z
   .meta({
     title: 'OrganizationStats',
     description: "An organization's totals",
-    example: { organization_id: 1, total_expenses: 69914, total_resources: 69912 },
+    example: { organization_id: 9, total_expenses: 4525.231, total_resources: 0 },
   });
 
 export const Debt = z
@@ -331,6 +331,20 @@ export const Meta = z
         redis: z.enum(['connected', 'unavailable']).nullable().meta({ description: 'null when no Redis is configured' }),
       })
       .optional(),
+    previous_version: z.string().nullable().meta({ description: 'The version served before the last swap; null after the first load' }),
+    changes: z
+      .object({
+        tables: z.record(z.string(), z.object({ added: z.int().min(0), removed: z.int().min(0), changed: z.int().min(0) })),
+        years_with_moved_totals: z.array(z.int()),
+      })
+      .nullable()
+      .meta({
+        description:
+          'What the last swap changed: rows added, removed and changed per table (matched by id, or by year, origin and ' +
+          'stage for series), and the years whose expense or resource total (law as amended) moved. Null after the first ' +
+          'load, and for a moment after a swap while it is worked out',
+        example: { tables: { expenses: { added: 73, removed: 6, changed: 60 } }, years_with_moved_totals: [2016, 2019] },
+      }),
   })
   .meta({ title: 'Meta', description: 'The data drop being served' });
 

@@ -211,6 +211,61 @@ describe('reload', () => {
     const s = await serve(dropA);
     const meta = await s.json('/budget/api/meta/');
     expect(meta.last_reload).toEqual({ status: 'ok', reason: null, at: meta.loaded_at, version: 'A' });
+    expect(meta).toMatchObject({ previous_version: null, changes: null });
+  });
+
+  describe('after a swap, meta names the previous version and what changed', () => {
+    it('names the previous version at once, and the change once worked out', async () => {
+      const link = linkTo(dropA);
+      const s = await serve(link);
+      flip(link, dropB);
+      await s.reloader.reload();
+      const meta = await s.json('/budget/api/meta/');
+      expect(meta).toMatchObject({ version: 'B', previous_version: 'A' });
+      expect(meta.changes === null || meta.changes.tables.expenses.changed === 6).toBe(true);
+      await s.reloader.pendingChange;
+      expect((await s.json('/budget/api/meta/')).changes.tables.expenses.changed).toBe(6);
+    });
+
+    // B doubles every expense amount plus 1 (lines 1-6: 2023 and 2024) and adds resource line 5 (2024).
+    const expectChangeFromAToB = (meta: any) => {
+      expect(meta).toMatchObject({ version: 'B', previous_version: 'A' });
+      expect(meta.changes.tables.expenses).toEqual({ added: 0, removed: 0, changed: 6 });
+      expect(meta.changes.tables.resources).toEqual({ added: 1, removed: 0, changed: 0 });
+      const others = Object.entries(meta.changes.tables).filter(([table]) => table !== 'expenses' && table !== 'resources');
+      expect(others.length).toBeGreaterThanOrEqual(7);
+      for (const [, counts] of others) expect(counts).toEqual({ added: 0, removed: 0, changed: 0 });
+      expect(meta.changes.years_with_moved_totals).toEqual([2023, 2024]);
+    };
+
+    it('when DATA_DIR is re-pointed to another drop', async () => {
+      const link = linkTo(dropA);
+      const s = await serve(link);
+      flip(link, dropB);
+      expect(await s.reloader.reload()).toMatchObject({ status: 'ok', version: 'B' });
+      await s.reloader.pendingChange;
+      expectChangeFromAToB(await s.json('/budget/api/meta/'));
+    });
+
+    it('when the drop is rewritten in place, its old files gone (the old side is read from the served database)', async () => {
+      const dir = await writeDrop(small, { version: 'A' });
+      const s = await serve(dir);
+      await writeDrop(other, { dir, version: 'B' });
+      expect(await s.reloader.reload()).toMatchObject({ status: 'ok', version: 'B' });
+      await s.reloader.pendingChange;
+      expectChangeFromAToB(await s.json('/budget/api/meta/'));
+    });
+
+    it('and keeps the change of the last swap when a later drop is rejected', async () => {
+      const link = linkTo(dropA);
+      const s = await serve(link);
+      flip(link, dropB);
+      await s.reloader.reload();
+      await s.reloader.pendingChange;
+      flip(link, await writeDrop({ ...other, deficit: [{ year: 1999, value: 5 }] }, { version: 'bad' }));
+      expect(await s.reloader.reload()).toMatchObject({ status: 'rejected', version: 'B' });
+      expectChangeFromAToB(await s.json('/budget/api/meta/'));
+    });
   });
 
   it('keeps the served database when the drop is unchanged, still recording ok', async () => {

@@ -10,9 +10,10 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { logger } from '../log.js';
+import { changeBetween } from './diff.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
 import { MANIFEST_FILE } from './manifest.js';
-import type { ReloadOutcome, Store } from './store.js';
+import type { Lease, ReloadOutcome, Store } from './store.js';
 
 export interface ReloaderOptions {
   dataDir: string;
@@ -37,6 +38,10 @@ export class Reloader {
   private timer: NodeJS.Timeout | undefined;
   private relink = false;
   private closed = false;
+  /** The comparison for the last swap, until it has run (tests wait for it). */
+  pendingChange: Promise<void> = Promise.resolve();
+  /** A comparison queued and not started yet, holding leases on both drops. */
+  private waitingChange: { previous: Lease; next: Lease } | null = null;
 
   constructor({ dataDir, store, debounceMs = 200 }: ReloaderOptions) {
     this.dataDir = path.resolve(dataDir);
@@ -72,6 +77,7 @@ export class Reloader {
 
   close(): void {
     this.closed = true;
+    this.dropWaitingChange();
     clearTimeout(this.timer);
     this.dropWatcher?.close();
     this.linkWatcher?.close();
@@ -90,8 +96,10 @@ export class Reloader {
         this.store.recordReload('ok');
         logger.info({ ...log, version: drop.manifest.version }, 'data drop unchanged');
       } else {
+        const previous = this.store.lease();
         this.store.swap(drop);
         logger.info({ ...log, version: drop.manifest.version, ms: Math.round(performance.now() - started) }, 'data drop reloaded');
+        if (previous) this.queueChange({ previous, next: this.store.lease()! });
       }
     } catch (error) {
       const reason = error instanceof DropError ? error.message : `could not load the drop: ${(error as Error).message}`;
@@ -99,6 +107,44 @@ export class Reloader {
       logger.error({ ...log, reason, serving: this.store.served?.manifest.version }, 'data drop rejected; still serving the previous drop');
     }
     return this.store.lastReload!;
+  }
+
+  /**
+   * Works out what changed from the previous drop to the one just swapped in, for /meta/. It runs
+   * after the swap, so that comparing two drops never delays serving the new one, and only once no
+   * reload is running or queued, so that back-to-back swaps do not share the CPU with it. The
+   * leases keep both databases open until then; a comparison still waiting when another swap comes
+   * is dropped at once, letting its databases close. A comparison that fails only leaves the change out.
+   */
+  private queueChange(job: { previous: Lease; next: Lease }): void {
+    this.dropWaitingChange();
+    this.waitingChange = job;
+    this.pendingChange = this.pendingChange.then(() => this.runChange());
+  }
+
+  private dropWaitingChange(): void {
+    this.waitingChange?.previous.release();
+    this.waitingChange?.next.release();
+    this.waitingChange = null;
+  }
+
+  private async runChange(): Promise<void> {
+    for (let last = this.tail; ; last = this.tail) {
+      await last.catch(() => undefined);
+      if (last === this.tail) break;
+    }
+    const job = this.waitingChange;
+    this.waitingChange = null;
+    if (!job) return;
+    const { previous, next } = job;
+    try {
+      if (!this.closed) this.store.recordChange(next.drop.data, await changeBetween(previous.drop.data, next.drop.data));
+    } catch (error) {
+      logger.warn({ err: error, version: next.drop.data.manifest.version }, 'could not compare the new drop with the previous one');
+    } finally {
+      previous.release();
+      next.release();
+    }
   }
 
   /** Re-arms the watch of DATA_DIR's contents: after a symlink flip it must follow the new target. */

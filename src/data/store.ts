@@ -7,6 +7,7 @@
  */
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { HttpError } from '../http/errors.js';
+import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
@@ -233,6 +234,8 @@ export class Store {
   readonly limits: QueryLimits;
   /** Shared by the served drop and replaced ones still finishing: the cap is the process's. */
   private readonly admission: Admission;
+  private previousVersion: string | null = null;
+  private change: ChangeSummary | null = null;
 
   /** `limits` is read at every query: a change applies to the next one. Defaults: twice the pool, 5 s. */
   constructor(
@@ -274,10 +277,27 @@ export class Store {
     return this.outcome;
   }
 
+  /** The version served before the last swap (null after the first load), as /meta/ shows it. */
+  get replacedVersion(): string | null {
+    return this.previousVersion;
+  }
+
+  /** What changed from the previous drop to the served one; null until the reloader has worked it out. */
+  get lastChange(): ChangeSummary | null {
+    return this.change;
+  }
+
+  /** Records what changed with the swap that brought in `data`, unless another drop has been swapped in since. */
+  recordChange(data: LoadedDrop, change: ChangeSummary): void {
+    if (this.current?.data === data) this.change = change;
+  }
+
   /** Serves `data` from now on (a successful load); the previous drop closes when its in-flight requests finish. */
   swap(data: LoadedDrop): void {
     const previous = this.current;
     this.current = new ServedDrop(data, this.poolSize, this.admission, this.limits);
+    this.previousVersion = previous?.data.manifest.version ?? null;
+    this.change = null;
     previous?.retire();
     this.record('ok', null, data.loadedAt);
     for (const listener of this.swapListeners) listener();

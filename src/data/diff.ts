@@ -1,0 +1,371 @@
+/**
+ * What changed between two data drops (see docs/data-drops.md): per table, the rows added, removed
+ * and changed, matched by key (an id for lines, organizations, trees and sources; the year, the
+ * debt origin and the stage for series), and the totals per year before and after.
+ *
+ * The comparison runs in DuckDB, so no row passes through JavaScript. `budget-data diff` reads
+ * two directories (or drops at http(s) URLs, downloaded first) in a scratch database. After a
+ * reload, the reloader compares the previous drop with the new one from their databases
+ * (changeBetween): the previous drop's files on disk may already have been replaced.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
+import { roundHalfAway } from '../numbers.js';
+import type { LoadedDrop } from './drop.js';
+import { MANIFEST_FILE, ManifestSchema } from './manifest.js';
+import { TABLES } from './schema.js';
+import { plainValue } from './values.js';
+
+/** One drop as the diff reads it: its manifest's labels and one Parquet file per table. */
+export interface DropSide {
+  version: string;
+  created_at: string;
+  /** Table name (the file name without `.parquet`) to the file's path. */
+  files: ReadonlyMap<string, string>;
+}
+
+export type Key = Record<string, unknown>;
+
+export interface TableDiff {
+  table: string;
+  /** The columns rows are matched by. */
+  key: string[];
+  rows_before: number;
+  rows_after: number;
+  added: number;
+  removed: number;
+  changed: number;
+  /** Up to EXAMPLES keys of each kind, in key order; a changed row names its changed columns with their values before and after. */
+  examples: {
+    added: Key[];
+    removed: Key[];
+    changed: { key: Key; columns: Record<string, { before: unknown; after: unknown }> }[];
+  };
+}
+
+export interface YearTotals {
+  year: number;
+  /** Sums of the year's expense and resource lines of the law as amended (initial + amendment; outturn lines left out); null when the drop has no line that year. */
+  expenses_before: number | null;
+  expenses_after: number | null;
+  resources_before: number | null;
+  resources_after: number | null;
+  moved: boolean;
+}
+
+export interface DropDiff {
+  before: { version: string; created_at: string };
+  after: { version: string; created_at: string };
+  /** True when no table has a row added, removed or changed (the manifests' labels may differ). */
+  equal: boolean;
+  tables: TableDiff[];
+  totals: YearTotals[];
+}
+
+/** What /budget/api/meta/ shows of the last swap: counts only. */
+export interface ChangeSummary {
+  previous_version: string;
+  tables: Record<string, { added: number; removed: number; changed: number }>;
+  /** Years whose expense or resource total (law as amended) moved, or that appeared or disappeared. */
+  years_with_moved_totals: number[];
+}
+
+const EXAMPLES = 5;
+
+/** Match keys per table; `stage` joins a series' key when either drop has that column. */
+const KEYS: Record<string, string[]> = {
+  organizations: ['id'],
+  categories: ['id'],
+  expenses: ['id'],
+  resources: ['id'],
+  debt_origins: ['id'],
+  sources: ['id'],
+  debt: ['year', 'debt_origin_id', 'stage'],
+  gdp: ['year'],
+  outstanding_debt: ['year', 'stage'],
+  deficit: ['year', 'stage'],
+  population: ['year'],
+  cpi: ['year'],
+};
+const TABLE_ORDER = Object.keys(KEYS);
+
+/** A column as the service stores it: its type, and its value when a drop leaves it out (schema.ts). */
+function columnSpec(table: string, column: string): { type: string; absent: string } {
+  const spec = TABLES.find((t) => t.name === table)?.columns.find((c) => c.name === column);
+  // A column the format does not know is compared as text.
+  return { type: spec?.sqlType ?? 'VARCHAR', absent: spec?.absent ?? 'NULL' };
+}
+
+/** Where one side's table is read from: a SQL relation (a table name, or read_parquet of a file) and its columns. */
+interface Relation {
+  from: string;
+  columns: string[];
+}
+
+/**
+ * Compares two drops read from Parquet files, in a scratch database. With `examples`, each table
+ * also lists a few keys of each kind (the CLI); without, only the counts (the reloader's summary).
+ */
+export async function diffDrops(before: DropSide, after: DropSide): Promise<DropDiff> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const relations = async (side: DropSide) => {
+      const out = new Map<string, Relation>();
+      for (const [table, file] of side.files) {
+        if (!Object.hasOwn(KEYS, table)) continue;
+        const from = `read_parquet(${quotedString(file)})`;
+        let described;
+        try {
+          described = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRowObjects();
+        } catch (error) {
+          throw new Error(`${table}.parquet: not a readable Parquet file (${file})`, { cause: error });
+        }
+        out.set(table, { from, columns: described.map((r) => String(r.column_name)) });
+      }
+      return out;
+    };
+    return await compare(connection, before, await relations(before), after, await relations(after), true);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function compare(
+  connection: DuckDBConnection,
+  before: { version: string; created_at: string },
+  a: ReadonlyMap<string, Relation>,
+  after: { version: string; created_at: string },
+  b: ReadonlyMap<string, Relation>,
+  withExamples: boolean,
+): Promise<DropDiff> {
+  const names = TABLE_ORDER.filter((t) => a.has(t) || b.has(t));
+  const compared = names.map((t) => ({ table: t, ...comparedSql(t, a.get(t), b.get(t)) }));
+  // One statement counts every table: each statement has a fixed cost that dominates on small drops.
+  const counted = (
+    await connection.runAndReadAll(
+      compared
+        .map(
+          ({ table, sql }) => `SELECT * FROM (${sql}
+             SELECT ${quotedString(table)} AS "table", count(*) FILTER (WHERE __kind = 'added') AS added,
+                    count(*) FILTER (WHERE __kind = 'removed') AS removed, count(*) FILTER (WHERE __kind = 'changed') AS changed,
+                    (SELECT count(*) FROM a) AS before, (SELECT count(*) FROM b) AS after
+             FROM compared)`,
+        )
+        .join(' UNION ALL '),
+    )
+  ).getRowObjects();
+  const counts = new Map(counted.map((row) => [String(row.table), row]));
+  const tables: TableDiff[] = [];
+  for (const c of compared) tables.push(await diffTable(connection, c, counts.get(c.table)!, withExamples));
+  return {
+    before: { version: before.version, created_at: before.created_at },
+    after: { version: after.version, created_at: after.created_at },
+    equal: tables.every((t) => t.added + t.removed + t.changed === 0),
+    tables,
+    totals: await yearTotals(connection, a, b),
+  };
+}
+
+/**
+ * The SQL of one table compared: both sides with the union of their columns in comparable types
+ * (a column a side lacks takes the value the format gives it when absent), fully joined on the
+ * key, each row with its kind (added, removed, changed, or null when equal).
+ */
+function comparedSql(table: string, a: Relation | undefined, b: Relation | undefined) {
+  const all = [...new Set([...(a?.columns ?? []), ...(b?.columns ?? [])])];
+  const key = KEYS[table]!.filter((c) => all.includes(c));
+  const values = all.filter((c) => !key.includes(c));
+  const q = quotedIdentifier;
+  const side = (r: Relation | undefined) => {
+    if (!r) return `SELECT ${all.map((c) => `CAST(NULL AS ${columnSpec(table, c).type}) AS ${q(c)}`).join(', ')}, true AS __present WHERE false`;
+    const select = all.map((c) => {
+      const { type, absent } = columnSpec(table, c);
+      return `CAST(${r.columns.includes(c) ? q(c) : absent} AS ${type}) AS ${q(c)}`;
+    });
+    return `SELECT ${select.join(', ')}, true AS __present FROM ${r.from}`;
+  };
+  const on = key.map((c) => `a.${q(c)} IS NOT DISTINCT FROM b.${q(c)}`).join(' AND ') || 'false';
+  const differs = values.map((c) => `a.${q(c)} IS DISTINCT FROM b.${q(c)}`).join(' OR ') || 'false';
+  const kind = `CASE WHEN b.__present IS NULL THEN 'removed' WHEN a.__present IS NULL THEN 'added' WHEN ${differs} THEN 'changed' END`;
+  const columns = [
+    `${kind} AS __kind`,
+    ...key.map((c) => `coalesce(a.${q(c)}, b.${q(c)}) AS ${q(c)}`),
+    ...values.flatMap((c) => [
+      `a.${q(c)} AS ${q(`before:${c}`)}`,
+      `b.${q(c)} AS ${q(`after:${c}`)}`,
+      `(a.${q(c)} IS DISTINCT FROM b.${q(c)}) AS ${q(`differs:${c}`)}`,
+    ]),
+  ];
+  const sql = `WITH a AS (${side(a)}), b AS (${side(b)}),
+    compared AS (SELECT ${columns.join(', ')} FROM a FULL OUTER JOIN b ON ${on})`;
+  return { sql, key, values };
+}
+
+async function diffTable(
+  connection: DuckDBConnection,
+  { table, sql, key, values }: { table: string } & ReturnType<typeof comparedSql>,
+  counts: Record<string, unknown>,
+  withExamples: boolean,
+): Promise<TableDiff> {
+  const order = key.map((c) => quotedIdentifier(c)).join(', ') || '1';
+  const examplesOf = async (which: string) =>
+    withExamples && Number(counts[which])
+      ? (await connection.runAndReadAll(`${sql} SELECT * FROM compared WHERE __kind = '${which}' ORDER BY ${order} LIMIT ${EXAMPLES}`)).getRowObjects()
+      : [];
+  const keyOf = (row: Record<string, unknown>): Key => Object.fromEntries(key.map((c) => [c, plainValue(row[c])]));
+
+  return {
+    table,
+    key,
+    rows_before: Number(counts.before),
+    rows_after: Number(counts.after),
+    added: Number(counts.added),
+    removed: Number(counts.removed),
+    changed: Number(counts.changed),
+    examples: {
+      added: (await examplesOf('added')).map(keyOf),
+      removed: (await examplesOf('removed')).map(keyOf),
+      changed: (await examplesOf('changed')).map((row) => ({
+        key: keyOf(row),
+        columns: Object.fromEntries(
+          values.filter((c) => row[`differs:${c}`] === true).map((c) => [c, { before: plainValue(row[`before:${c}`]), after: plainValue(row[`after:${c}`]) }]),
+        ),
+      })),
+    },
+  };
+}
+
+/** Per year, the sums /totals/ gives by default (initial + amendment lines), on each side. */
+async function yearTotals(connection: DuckDBConnection, a: ReadonlyMap<string, Relation>, b: ReadonlyMap<string, Relation>): Promise<YearTotals[]> {
+  const sums = (r: Relation | undefined) => {
+    if (!r || !r.columns.includes('year') || !r.columns.includes('amount')) return 'SELECT NULL::INTEGER AS year, NULL::DECIMAL(38,6) AS total WHERE false';
+    const lawOnly = r.columns.includes('stage') ? `WHERE stage IS DISTINCT FROM 'outturn'` : '';
+    return `SELECT year::INTEGER AS year, sum(amount::DECIMAL(38,6)) AS total FROM ${r.from} ${lawOnly} GROUP BY ALL`;
+  };
+  const rows = (
+    await connection.runAndReadAll(
+      `WITH eb AS (${sums(a.get('expenses'))}), ea AS (${sums(b.get('expenses'))}),
+            rb AS (${sums(a.get('resources'))}), ra AS (${sums(b.get('resources'))}),
+            years AS (SELECT year FROM eb UNION SELECT year FROM ea UNION SELECT year FROM rb UNION SELECT year FROM ra)
+       SELECT years.year, round(eb.total, 3)::DOUBLE AS eb, round(ea.total, 3)::DOUBLE AS ea,
+              round(rb.total, 3)::DOUBLE AS rb, round(ra.total, 3)::DOUBLE AS ra,
+              (eb.total IS DISTINCT FROM ea.total OR rb.total IS DISTINCT FROM ra.total) AS moved
+       FROM years LEFT JOIN eb USING (year) LEFT JOIN ea USING (year) LEFT JOIN rb USING (year) LEFT JOIN ra USING (year)
+       ORDER BY years.year`,
+    )
+  ).getRowObjects();
+  const money = (v: unknown) => (v === null ? null : roundHalfAway(Number(v), 3));
+  return rows.map((r) => ({
+    year: Number(r.year),
+    expenses_before: money(r.eb),
+    expenses_after: money(r.ea),
+    resources_before: money(r.rb),
+    resources_after: money(r.ra),
+    moved: r.moved === true,
+  }));
+}
+
+export function summarize(diff: DropDiff): ChangeSummary {
+  return {
+    previous_version: diff.before.version,
+    tables: Object.fromEntries(diff.tables.map((t) => [t.table, { added: t.added, removed: t.removed, changed: t.changed }])),
+    years_with_moved_totals: diff.totals.filter((t) => t.moved).map((t) => t.year),
+  };
+}
+
+/** A drop directory as the diff reads it: drop.json's labels and the files it lists. */
+export async function dropSideOf(dir: string): Promise<DropSide> {
+  let text: string;
+  try {
+    text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8');
+  } catch {
+    throw new Error(`${dir}: no ${MANIFEST_FILE} (a drop is a directory of Parquet files and its ${MANIFEST_FILE})`);
+  }
+  return sideFromManifest(text, dir, (file) => path.join(dir, file));
+}
+
+function sideFromManifest(text: string, where: string, locate: (file: string) => string): DropSide {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`${where}: ${MANIFEST_FILE} is not valid JSON`);
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`${where}: ${MANIFEST_FILE} is not a drop manifest (${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message})`);
+  const files = new Map<string, string>();
+  // Only the tables the diff knows: a manifest's other names are neither read nor downloaded.
+  for (const file of Object.keys(parsed.data.files)) {
+    const table = file.replace(/\.parquet$/, '');
+    if (Object.hasOwn(KEYS, table) && file === `${table}.parquet`) files.set(table, locate(file));
+  }
+  return { version: parsed.data.version, created_at: parsed.data.created_at, files };
+}
+
+/**
+ * Downloads the drop published at `url` (a directory URL: `<url>/drop.json` and the files it
+ * lists) into `into`. The files are fetched as listed; they are not validated, only compared.
+ */
+export async function downloadDrop(url: string, into: string): Promise<DropSide> {
+  const base = url.endsWith('/') ? url : `${url}/`;
+  const get = async (file: string) => {
+    const target = new URL(file, base);
+    let res: Response;
+    try {
+      res = await fetch(target);
+    } catch (error) {
+      throw new Error(`${target}: ${(error as Error).message}`, { cause: error });
+    }
+    if (!res.ok) throw new Error(`${target}: HTTP ${res.status}`);
+    return Buffer.from(await res.arrayBuffer());
+  };
+  const manifest = (await get(MANIFEST_FILE)).toString('utf8');
+  await mkdir(into, { recursive: true });
+  const side = sideFromManifest(manifest, url, (file) => path.join(into, file));
+  for (const [table, file] of side.files) await writeFile(file, await get(`${table}.parquet`));
+  return side;
+}
+
+/** The drop's tables as its database holds them (the tables the diff knows, listed in its manifest), with their columns. */
+async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise<Map<string, string[]>> {
+  const rows = (
+    await connection.runAndReadAll(`SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns() WHERE NOT internal GROUP BY ALL`)
+  ).getRowObjects();
+  const listed = new Set(Object.keys(drop.manifest.files).map((f) => f.replace(/\.parquet$/, '')));
+  const out = new Map<string, string[]>();
+  for (const row of rows) {
+    const table = String(row.table_name);
+    if (Object.hasOwn(KEYS, table) && listed.has(table)) out.set(table, (row.columns as { items: unknown[] }).items.map(String));
+  }
+  return out;
+}
+
+/**
+ * The change summary from the served drop to the next one, for /meta/ after a swap. The previous
+ * drop's tables are written to Parquet and compared inside the next drop's database (not yet
+ * serving), so only one side is copied and no third database is opened. Read-only on both.
+ */
+export async function changeBetween(previous: LoadedDrop, next: LoadedDrop): Promise<ChangeSummary> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'budget-diff-'));
+  const old = await previous.instance.connect();
+  const current = await next.instance.connect();
+  try {
+    const a = new Map<string, Relation>();
+    for (const [table, columns] of await tablesOf(old, previous)) {
+      const file = path.join(scratch, `${table}.parquet`);
+      await old.run(`COPY ${quotedIdentifier(table)} TO $file (FORMAT parquet)`, { file });
+      a.set(table, { from: `read_parquet(${quotedString(file)})`, columns });
+    }
+    const b = new Map<string, Relation>();
+    for (const [table, columns] of await tablesOf(current, next)) b.set(table, { from: quotedIdentifier(table), columns });
+    return summarize(await compare(current, previous.manifest, a, next.manifest, b, false));
+  } finally {
+    old.closeSync();
+    current.closeSync();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
