@@ -26,7 +26,6 @@ export async function measurerFor(params: MeasureRequest, lease: Lease, years: r
   return measurer(params, lease, shares);
 }
 
-
 /** change on rows that sum a filter's years compares one year with the one before: it needs that year alone. */
 export function singleYear(params: { year?: number[]; change?: string }): number | undefined {
   if (params.change === undefined) return undefined;
@@ -45,7 +44,8 @@ export function ordered<R extends Record<string, unknown>>(rows: R[], ordering: 
   const field = descending ? ordering.slice(1) : ordering;
   const compare = (a: unknown, b: unknown): number => {
     if (typeof a === 'string' && typeof b === 'string') return COLLATOR.compare(a, b);
-    return Number(a) - Number(b);
+    // < and > compare numbers and bigints (ids past 2^53) exactly, which a subtraction would not.
+    return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
   };
   return [...rows].sort((x, y) => {
     const a = x[field];
