@@ -1,7 +1,7 @@
 -- The category tree of one type per year: every category with lines under it, amounts rolled up.
--- $type VARCHAR           'expense' or 'resource'
--- $year INTEGER or NULL   only this year
--- $stage VARCHAR          initial, amended or outturn: which lines count (docs/api.md, "Stages")
+-- $type  VARCHAR             'expense' or 'resource'
+-- $year  INTEGER[] or NULL   only these years
+-- $stage VARCHAR             initial, amended or outturn: which lines count (docs/api.md, "Stages")
 -- Names are not read here: the drop keeps them by id (derive/category_names.sql).
 SELECT r.year,
        c.id,
@@ -10,5 +10,5 @@ SELECT r.year,
 FROM category_rollup AS r JOIN categories AS c ON c.id = r.id
 WHERE r.stage = $stage::VARCHAR
   AND c.type = $type::VARCHAR
-  AND ($year::INTEGER IS NULL OR r.year = $year::INTEGER)
+  AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], r.year))
 ORDER BY r.year, c.id;

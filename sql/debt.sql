@@ -1,5 +1,5 @@
 -- Debt per year and origin, each origin's value rolled up over its subtree, at one stage per year.
--- $year       INTEGER or NULL   only this year
+-- $year       INTEGER[] or NULL only these years
 -- $top_level  BOOLEAN           only origins without a parent (parent=null)
 -- $parent     BIGINT or NULL    only the children of this origin
 -- $stage      VARCHAR or NULL   initial, amended or outturn; null: each year's most final stage
@@ -17,7 +17,7 @@ WITH rolled AS (
          bool_or(debt.derived) AS derived
   FROM debt
   JOIN debt_origin_closure AS closure ON closure.descendant_id = debt.debt_origin_id
-  WHERE ($year::INTEGER IS NULL OR debt.year = $year::INTEGER)
+  WHERE ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], debt.year))
     AND (CASE WHEN $stage::VARCHAR IS NULL THEN debt.most_final ELSE debt.stage = $stage::VARCHAR END)
   GROUP BY debt.year, debt.stage, closure.ancestor_id
 )

@@ -1,4 +1,5 @@
 -- The budget deficit per year, with GDP and the deficit as a percentage of GDP, at one stage per year.
+-- $year      INTEGER[] or NULL only these years
 -- $stage     VARCHAR or NULL   initial, amended or outturn; null: each year's most final stage
 --                              (outturn, then amended, then initial; derive/deficit_stages.sql)
 -- A series without a stage column has one row per year, of no stated stage (null): it is the
@@ -14,4 +15,5 @@ SELECT d.year,
        d.derived
 FROM deficit AS d JOIN gdp ON gdp.year = d.year
 WHERE (CASE WHEN $stage::VARCHAR IS NULL THEN d.most_final ELSE d.stage = $stage::VARCHAR END)
+  AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], d.year))
 ORDER BY d.year;

@@ -1,36 +1,55 @@
 -- One page of expense lines, and how many lines match.
--- $year   INTEGER or NULL   only this year
--- $stage  VARCHAR           initial, amended or outturn: which lines count (docs/api.md, "Stages")
--- $limit  INTEGER           page size
--- $offset INTEGER           lines to skip
--- A page is a range of positions among the stage's lines (derive/expense_positions.sql), as cheap
--- a million lines deep as on the first page. Of the branches, the one whose filter matches the
--- parameters returns the page, the others nothing. The count row is joined to the page so that an
--- empty page still reports it. Categories and organizations are named from the drop's names by id
--- (derive/category_names.sql, organization_names.sql). One organization's lines:
--- expenses_of_organization.sql.
+-- $year     INTEGER[] or NULL   only these years
+-- $category BIGINT or NULL      only lines of this category and its subtree
+-- $stage    VARCHAR             initial, amended or outturn: which lines count (docs/api.md, "Stages")
+-- $limit    INTEGER             page size
+-- $offset   INTEGER             lines to skip
+-- Without a filter, or with one year, a page is a range of positions among the stage's lines
+-- (derive/expense_positions.sql), as cheap a million lines deep as on the first page. Several
+-- years or a category sort the ids of the matching lines. Of the branches, the one whose filter
+-- matches the parameters returns the page, the others nothing. The count row is joined to the
+-- page so that an empty page still reports it. Categories and organizations are named from the
+-- drop's names by id (derive/category_names.sql, organization_names.sql). One organization's
+-- lines: expenses_of_organization.sql.
 WITH total AS (
-  SELECT coalesce(sum(lines), 0) AS count FROM line_counts
-  WHERE kind = 'expense' AND stage = $stage::VARCHAR AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
+  SELECT CASE WHEN $category::BIGINT IS NULL
+           THEN (SELECT coalesce(sum(lines), 0) FROM line_counts
+                 WHERE kind = 'expense' AND stage = $stage::VARCHAR AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)))
+           ELSE (SELECT count(*) FROM expenses
+                 WHERE category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END))
+         END AS count
 ),
 page AS (
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'initial' AND $year::INTEGER IS NULL AND initial_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'initial' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL
+    AND initial_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'initial' AND year = $year::INTEGER AND initial_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'initial' AND len($year::INTEGER[]) = 1 AND $category::BIGINT IS NULL AND year = ($year::INTEGER[])[1]
+    AND initial_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'amended' AND $year::INTEGER IS NULL AND amended_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'amended' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL
+    AND amended_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'amended' AND year = $year::INTEGER AND amended_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'amended' AND len($year::INTEGER[]) = 1 AND $category::BIGINT IS NULL AND year = ($year::INTEGER[])[1]
+    AND amended_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'outturn' AND $year::INTEGER IS NULL AND outturn_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'outturn' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL
+    AND outturn_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'outturn' AND year = $year::INTEGER AND outturn_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'outturn' AND len($year::INTEGER[]) = 1 AND $category::BIGINT IS NULL AND year = ($year::INTEGER[])[1]
+    AND outturn_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  UNION ALL
+  (SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
+   WHERE (len($year::INTEGER[]) > 1 OR $category::BIGINT IS NOT NULL)
+     AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
+     AND ($category::BIGINT IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT))
+     AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END)
+   ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
 )
 SELECT total.count,
        page.id,

@@ -1,28 +1,38 @@
 -- One page of one organization's expense lines, and how many lines match; as expenses.sql.
--- $organization BIGINT            the organization
--- $year         INTEGER or NULL   only this year
--- $stage        VARCHAR           initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
--- $limit        INTEGER           page size
--- $offset       INTEGER           lines to skip
--- All its lines of a stage: a range of positions (derive/expense_positions.sql). Its lines of one
--- year are few enough to sort.
+-- $organization BIGINT              the organization
+-- $year         INTEGER[] or NULL   only these years
+-- $category     BIGINT or NULL      only lines of this category and its subtree
+-- $stage        VARCHAR             initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
+-- $limit        INTEGER             page size
+-- $offset       INTEGER             lines to skip
+-- All its lines of a stage: a range of positions (derive/expense_positions.sql). Its lines of
+-- some years or of a category are few enough to sort.
 WITH total AS (
-  SELECT coalesce(sum(lines), 0) AS count FROM line_counts
-  WHERE kind = 'expense' AND stage = $stage::VARCHAR AND organization_id = $organization::BIGINT
-    AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
+  SELECT CASE WHEN $category::BIGINT IS NULL
+           THEN (SELECT coalesce(sum(lines), 0) FROM line_counts
+                 WHERE kind = 'expense' AND stage = $stage::VARCHAR AND organization_id = $organization::BIGINT AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)))
+           ELSE (SELECT count(*) FROM expenses
+                 WHERE organization_id = $organization::BIGINT AND category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END))
+         END AS count
 ),
 page AS (
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'initial' AND $year::INTEGER IS NULL AND organization_id = $organization::BIGINT AND initial_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'initial' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL AND organization_id = $organization::BIGINT
+    AND initial_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'amended' AND $year::INTEGER IS NULL AND organization_id = $organization::BIGINT AND amended_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'amended' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL AND organization_id = $organization::BIGINT
+    AND amended_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'outturn' AND $year::INTEGER IS NULL AND organization_id = $organization::BIGINT AND outturn_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'outturn' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL AND organization_id = $organization::BIGINT
+    AND outturn_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   (SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-   WHERE organization_id = $organization::BIGINT AND year = $year::INTEGER
+   WHERE ($year::INTEGER[] IS NOT NULL OR $category::BIGINT IS NOT NULL)
+     AND organization_id = $organization::BIGINT
+     AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
+     AND ($category::BIGINT IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT))
      AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END)
    ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
 )

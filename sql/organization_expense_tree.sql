@@ -1,9 +1,9 @@
 -- The expense category tree per year over one organization's lines: every category with lines
 -- of the organization under it, amounts rolled up. (Without an organization, category_tree.sql
 -- reads the roll-up computed at load.)
--- $organization BIGINT            the organization
--- $year         INTEGER or NULL   only this year
--- $stage        VARCHAR           initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
+-- $organization BIGINT              the organization
+-- $year         INTEGER[] or NULL   only these years
+-- $stage        VARCHAR             initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
 -- Names are not read here: the drop keeps them by id (derive/category_names.sql).
 SELECT e.year,
        c.id,
@@ -13,7 +13,7 @@ FROM expenses AS e
 JOIN category_closure AS closure ON closure.descendant_id = e.category_id
 JOIN categories AS c ON c.id = closure.ancestor_id
 WHERE e.organization_id = $organization::BIGINT
-  AND ($year::INTEGER IS NULL OR e.year = $year::INTEGER)
+  AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], e.year))
   AND (CASE $stage::VARCHAR WHEN 'amended' THEN e.stage IN ('initial', 'amendment') ELSE e.stage = $stage::VARCHAR END)
 GROUP BY e.year, c.id, c.parent_id
 ORDER BY e.year, c.id;

@@ -1,25 +1,33 @@
 -- One page of organizations with their budget, and how many organizations match.
--- $year   INTEGER or NULL   only organizations with lines this year, and only this year's budget
--- $limit  INTEGER           page size (organizations)
--- $offset INTEGER           organizations to skip
--- $stage  VARCHAR           initial, amended or outturn: which lines count (docs/api.md, "Stages")
--- budget is a JSON array (see derive/organization_budgets.sql); with a year it holds that year's
--- entry alone. Of the two branches, the one whose filter matches the parameters returns rows.
+-- $year   INTEGER[] or NULL   only organizations with lines these years, and only these years' budget
+-- $search VARCHAR or NULL     only organizations whose name or code contains this, ignoring case and accents
+-- $limit  INTEGER             page size (organizations)
+-- $offset INTEGER             organizations to skip
+-- $stage  VARCHAR             initial, amended or outturn: which lines count (docs/api.md, "Stages")
+-- budget is a JSON array (see derive/organization_budgets.sql); with years it holds those years'
+-- entries alone. Of the two branches, the one whose filter matches the parameters returns rows.
 -- NOT MATERIALIZED: filtering organizations twice (count, page) is cheaper than materializing them.
 WITH matching AS NOT MATERIALIZED (
   SELECT id, name, code, budget FROM organization_budgets
-  WHERE stage = $stage::VARCHAR AND $year::INTEGER IS NULL
+  WHERE stage = $stage::VARCHAR AND $year::INTEGER[] IS NULL
   UNION ALL
   SELECT o.id,
          o.name,
          o.code,
-         to_json([{'year': s.year, 'expenses': s.rounded_expenses, 'resources': s.rounded_resources}])::VARCHAR
+         to_json(list({'year': s.year, 'expenses': s.rounded_expenses, 'resources': s.rounded_resources} ORDER BY s.year))::VARCHAR
   FROM organization_year_sums AS s
   JOIN organizations AS o ON o.id = s.organization_id
-  WHERE s.stage = $stage::VARCHAR AND s.year = $year::INTEGER
+  WHERE s.stage = $stage::VARCHAR AND list_contains($year::INTEGER[], s.year)
+  GROUP BY o.id, o.name, o.code
 ),
-total AS (SELECT count(*) AS count FROM matching),
-page AS (SELECT * FROM matching ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+searched AS NOT MATERIALIZED (
+  SELECT * FROM matching
+  WHERE $search::VARCHAR IS NULL
+     OR contains(lower(strip_accents(name)), lower(strip_accents($search::VARCHAR)))
+     OR contains(lower(strip_accents(code)), lower(strip_accents($search::VARCHAR)))
+),
+total AS (SELECT count(*) AS count FROM searched),
+page AS (SELECT * FROM searched ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
 SELECT total.count, page.id, page.name, page.code, page.budget
 FROM total
 LEFT JOIN page ON true

@@ -1,5 +1,5 @@
 -- Outstanding public debt per year, with GDP and the debt as a percentage of GDP, at one stage per year.
--- $year      INTEGER or NULL   only this year
+-- $year      INTEGER[] or NULL only these years
 -- $last      BOOLEAN           only the most recent year (year=last) with a row at the stage
 -- $stage     VARCHAR or NULL   initial, amended or outturn; null: each year's most final stage
 --                              (outturn, then amended, then initial; derive/outstanding_debt_stages.sql)
@@ -16,6 +16,6 @@ SELECT od.year,
        od.derived
 FROM outstanding_debt AS od JOIN gdp ON gdp.year = od.year
 WHERE (CASE WHEN $stage::VARCHAR IS NULL THEN od.most_final ELSE od.stage = $stage::VARCHAR END)
-  AND ($year::INTEGER IS NULL OR od.year = $year::INTEGER)
+  AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], od.year))
   AND (NOT $last::BOOLEAN OR od.year = (SELECT max(year) FROM outstanding_debt AS latest WHERE (CASE WHEN $stage::VARCHAR IS NULL THEN latest.most_final ELSE latest.stage = $stage::VARCHAR END)))
 ORDER BY od.year;

@@ -1,34 +1,51 @@
 -- One page of resource lines, and how many lines match.
--- $year   INTEGER or NULL   only this year
--- $stage  VARCHAR           initial, amended or outturn: which lines count (docs/api.md, "Stages")
--- $limit  INTEGER           page size
--- $offset INTEGER           lines to skip
--- A page is a range of positions among the stage's lines, as in expenses.sql
--- (derive/resource_positions.sql). The count row is joined to the page so that an empty page still
--- reports the count. The source (the category's name) comes from the drop's names by id
--- (derive/category_names.sql).
+-- $year     INTEGER[] or NULL   only these years
+-- $category BIGINT or NULL      only lines of this category and its subtree
+-- $stage    VARCHAR             initial, amended or outturn: which lines count (docs/api.md, "Stages")
+-- $limit    INTEGER             page size
+-- $offset   INTEGER             lines to skip
+-- Pages are found as in expenses.sql (derive/resource_positions.sql). The count row is joined to
+-- the page so that an empty page still reports the count. The source (the category's name) comes
+-- from the drop's names by id (derive/category_names.sql).
 WITH total AS (
-  SELECT coalesce(sum(lines), 0) AS count FROM line_counts
-  WHERE kind = 'resource' AND stage = $stage::VARCHAR AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
+  SELECT CASE WHEN $category::BIGINT IS NULL
+           THEN (SELECT coalesce(sum(lines), 0) FROM line_counts
+                 WHERE kind = 'resource' AND stage = $stage::VARCHAR AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)))
+           ELSE (SELECT count(*) FROM resources
+                 WHERE category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END))
+         END AS count
 ),
 page AS (
   SELECT id, year, amount, category_id, stage, source_id, derived FROM resources
-  WHERE $stage::VARCHAR = 'initial' AND $year::INTEGER IS NULL AND initial_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'initial' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL
+    AND initial_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, stage, source_id, derived FROM resources
-  WHERE $stage::VARCHAR = 'initial' AND year = $year::INTEGER AND initial_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'initial' AND len($year::INTEGER[]) = 1 AND $category::BIGINT IS NULL AND year = ($year::INTEGER[])[1]
+    AND initial_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, stage, source_id, derived FROM resources
-  WHERE $stage::VARCHAR = 'amended' AND $year::INTEGER IS NULL AND amended_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'amended' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL
+    AND amended_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, stage, source_id, derived FROM resources
-  WHERE $stage::VARCHAR = 'amended' AND year = $year::INTEGER AND amended_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'amended' AND len($year::INTEGER[]) = 1 AND $category::BIGINT IS NULL AND year = ($year::INTEGER[])[1]
+    AND amended_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, stage, source_id, derived FROM resources
-  WHERE $stage::VARCHAR = 'outturn' AND $year::INTEGER IS NULL AND outturn_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'outturn' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL
+    AND outturn_position BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
   UNION ALL
   SELECT id, year, amount, category_id, stage, source_id, derived FROM resources
-  WHERE $stage::VARCHAR = 'outturn' AND year = $year::INTEGER AND outturn_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  WHERE $stage::VARCHAR = 'outturn' AND len($year::INTEGER[]) = 1 AND $category::BIGINT IS NULL AND year = ($year::INTEGER[])[1]
+    AND outturn_position_in_year BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
+  UNION ALL
+  (SELECT id, year, amount, category_id, stage, source_id, derived FROM resources
+   WHERE (len($year::INTEGER[]) > 1 OR $category::BIGINT IS NOT NULL)
+     AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
+     AND ($category::BIGINT IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT))
+     AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END)
+   ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
 )
 SELECT total.count,
        page.id,

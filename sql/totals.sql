@@ -1,11 +1,11 @@
 -- Total expenses and resources per year, and their balance.
--- $year  INTEGER or NULL   only this year
--- $stage VARCHAR           initial, amended or outturn: which lines count (docs/api.md, "Stages")
+-- $year  INTEGER[] or NULL   only these years
+-- $stage VARCHAR             initial, amended or outturn: which lines count (docs/api.md, "Stages")
 SELECT year,
        ROUND(expenses, 3)::DOUBLE AS total_expenses,
        ROUND(resources, 3)::DOUBLE AS total_resources,
        ROUND(resources - expenses, 3)::DOUBLE AS balance
 FROM year_totals
 WHERE stage = $stage::VARCHAR
-  AND ($year::INTEGER IS NULL OR year = $year::INTEGER)
+  AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
 ORDER BY year;

@@ -166,14 +166,18 @@ function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
   };
 }
 
-/** A query parameter, from the zod schema that validates it; its .meta() gives description and example. */
+/**
+ * A query parameter, from the zod schema that validates it; its .meta() gives description and
+ * example, and `openapi` the type it stands for when the string it arrives as is a number, a
+ * boolean or a list (see src/params.ts).
+ */
 function parameter(key: string, schema: z.ZodType): Json {
-  const { description, example, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Json;
-  delete rest.$schema;
+  const { description, example, openapi, ...derived } = z.toJSONSchema(schema, { io: 'input' }) as Json;
+  delete derived.$schema;
   if (typeof description !== 'string' || example === undefined) {
     throw new Error(`query parameter ${key} needs .meta({ description, example }) (see src/params.ts)`);
   }
-  return { name: key, in: 'query', required: false, description, example, schema: rest };
+  return { name: key, in: 'query', required: false, description, example, schema: openapi ?? derived };
 }
 
 function downloadDescription(endpoint: Endpoint): string {

@@ -17,13 +17,17 @@ export const pagingParams = {
     .regex(/^\d{1,10}$/, { error: LIMIT_MESSAGE })
     .transform(Number)
     .pipe(z.number().min(1, { error: LIMIT_MESSAGE }).max(MAX_LIMIT, { error: LIMIT_MESSAGE }))
-    .meta({ description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`, example: String(DEFAULT_LIMIT) })
+    .meta({
+      description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`,
+      example: DEFAULT_LIMIT,
+      openapi: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+    })
     .optional(),
   offset: z
     .string()
     .regex(/^\d{1,15}$/, { error: 'must be an integer >= 0' })
     .transform(Number)
-    .meta({ description: 'Items to skip (default 0)', example: '0' })
+    .meta({ description: 'Items to skip (default 0)', example: 0, openapi: { type: 'integer', minimum: 0, default: 0 } })
     .optional(),
 };
 
@@ -46,7 +50,7 @@ export interface Page {
   items: unknown[];
 }
 
-interface Envelope {
+export interface Envelope {
   count: number;
   next: string | null;
   previous: string | null;
@@ -78,4 +82,10 @@ export function pageOf(item: z.ZodType) {
     previous: link('Relative URL of the previous page; null on the first page'),
     results: z.array(item).meta({ description: 'The items of this page' }),
   });
+}
+
+/** RFC 8288 Link header of a page: its next and previous pages, as the envelope gives them. */
+export function linkHeader({ next, previous }: Envelope): string | undefined {
+  const links = [...(next ? [`<${next}>; rel="next"`] : []), ...(previous ? [`<${previous}>; rel="prev"`] : [])];
+  return links.length ? links.join(', ') : undefined;
 }

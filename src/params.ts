@@ -36,30 +36,129 @@ const yearNumber = z
   .transform(Number)
   .pipe(z.number().min(1900, { error: YEAR_MESSAGE }).max(2100, { error: YEAR_MESSAGE }));
 
+export const MAX_YEARS = 50;
+
+/**
+ * Every parameter arrives as a string, but the OpenAPI document types it as what it means
+ * (`openapi` in a schema's meta; see openapi.ts), so that a generated client takes integers
+ * and booleans. Examples are of that type too.
+ */
+const YEAR_TYPE = { type: 'integer', minimum: 1900, maximum: 2100 } as const;
+const YEARS_TYPE = {
+  oneOf: [
+    YEAR_TYPE,
+    {
+      type: 'string',
+      pattern: '^-?\\d+(,-?\\d+)+$|^-?\\d+\\.\\.-?\\d+$',
+      description: `a list (2016,2018) or a range (2016..2020) of at most ${MAX_YEARS} years`,
+    },
+  ],
+};
+const ID_TYPE = { type: 'integer', format: 'int64', minimum: 1 } as const;
+const STAGE_TYPE = { type: 'string', enum: ['initial', 'amended', 'outturn'], description: 'case-insensitive' } as const;
+
+/**
+ * `2016`, `2016,2018` or `2016..2020` (docs/api.md): the years asked for, ascending and distinct.
+ * A list or range is capped at MAX_YEARS so that a filter stays a short list bound into the query.
+ */
+const yearSet = z.string().transform((text, ctx): number[] => parseYears(text, ctx));
+
+function parseYears(text: string, ctx: z.RefinementCtx): number[] {
+  const fail = (message: string) => {
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+  const range = /^(-?\d{1,9})\.\.(-?\d{1,9})$/.exec(text);
+  const parts = range ? [range[1]!, range[2]!] : text.split(',');
+  if (!parts.every((part) => /^-?\d{1,9}$/.test(part))) {
+    return fail(parts.length > 1 || range ? YEARS_MESSAGE : YEAR_MESSAGE);
+  }
+  const numbers = parts.map(Number);
+  if (numbers.some((n) => n < 1900 || n > 2100)) return fail(parts.length > 1 ? YEARS_MESSAGE : YEAR_MESSAGE);
+  let years = numbers;
+  if (range) {
+    const [first, last] = numbers as [number, number];
+    if (first > last) return fail(`range ${text} runs backwards: write the earlier year first`);
+    if (last - first + 1 > MAX_YEARS) return fail(`must hold at most ${MAX_YEARS} years`);
+    years = Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  }
+  const distinct = [...new Set(years)].sort((a, b) => a - b);
+  if (distinct.length > MAX_YEARS) return fail(`must hold at most ${MAX_YEARS} years`);
+  return distinct;
+}
+
+const YEARS_MESSAGE = 'must be a year, a list of years (2016,2018) or a range (2016..2020), each between 1900 and 2100';
+
+export const MEASURES = ['nominal', 'pct_gdp', 'per_capita', 'real', 'share'] as const;
+export type Measure = (typeof MEASURES)[number];
+
+const measureOf = (measures: readonly Measure[]) =>
+  z.enum(measures as [Measure, ...Measure[]], { error: `must be one of ${measures.join(', ')}` }).meta({
+    description:
+      'nominal (default): amounts as recorded; pct_gdp: percent of the year\'s GDP; per_capita: currency units per ' +
+      'inhabitant; real: at the prices of base_year (CPI)' +
+      (measures.includes('share') ? '; share: percent of the year\'s total of the same kind' : ''),
+    example: 'nominal',
+  });
+
 const stage = z
   .string()
   .transform((v) => v.toLowerCase())
   .pipe(z.enum(['initial', 'amended', 'outturn'], { error: 'must be one of initial, amended, outturn' }));
 
 export const param = {
-  year: yearNumber.meta({ description: 'Budget year, 1900 to 2100', example: '2023' }),
-  /** `year=last` means the most recent year with data; represented as null after parsing. */
+  year: yearSet.meta({
+    description: `Budget year (1900 to 2100), a list (2016,2018) or a range (2016..2020) of at most ${MAX_YEARS} years`,
+    example: 2023,
+    openapi: YEARS_TYPE,
+  }),
+  /** `year=last` means the most recent year with data. */
   yearOrLast: z
-    .union([z.literal('last').transform(() => 'last' as const), yearNumber], {
-      error: `must be an integer between 1900 and 2100, or last`,
-    })
-    .meta({ description: 'Year, or `last` for the most recent one', example: 'last' }),
-  id: positiveId.meta({ description: 'A positive integer id', example: '1' }),
+    .string()
+    .transform((text, ctx): number[] | 'last' => (text === 'last' ? 'last' : parseYears(text, ctx)))
+    .meta({
+      description: 'Year, list or range of years, or `last` for the most recent one',
+      example: 'last',
+      openapi: { oneOf: [...YEARS_TYPE.oneOf, { type: 'string', const: 'last' }] },
+    }),
+  baseYear: yearNumber.meta({
+    description: 'With measure=real: the year whose prices amounts are shown in (default: the latest year with a CPI)',
+    example: 2024,
+    openapi: YEAR_TYPE,
+  }),
+  /** Every measure; endpoints whose rows do not split a whole take measureWithoutShare. */
+  measure: measureOf(MEASURES),
+  measureWithoutShare: measureOf(MEASURES.filter((m) => m !== 'share')),
+  change: z
+    .enum(['previous_year'], { error: 'must be previous_year' })
+    .meta({ description: 'previous_year: add change and change_pct against the calendar year before', example: 'previous_year' }),
+  search: z
+    .string()
+    .max(200, { error: 'must be at most 200 characters' })
+    .meta({ description: 'Part of the name or code, case- and accent-insensitive', example: 'education' }),
+  /** A field of the row, `-` first for descending; ties are broken by id. */
+  ordering: (fields: readonly [string, ...string[]]) => {
+    const accepted = fields.flatMap((f) => [f, `-${f}`]) as [string, ...string[]];
+    return z
+      .enum(accepted, { error: `must be one of ${fields.join(', ')}, each optionally preceded by - for descending order` })
+      .meta({ description: `A field to order by (${fields.join(', ')}), - first for descending; ties by id`, example: `-${fields.at(-1)}` });
+  },
+  id: positiveId.meta({ description: 'A positive integer id', example: 1, openapi: ID_TYPE }),
+  category: positiveId.meta({ description: 'A category id: only lines of that category and of its subtree', example: 1, openapi: ID_TYPE }),
   parent: z
     .union([z.literal('null').transform(() => null), positiveId], {
       error: 'must be a positive integer or null',
     })
-    .meta({ description: 'Parent origin id, or `null` for top-level origins', example: 'null' }),
+    .meta({
+      description: 'Parent origin id, or `null` for top-level origins',
+      example: 'null',
+      openapi: { oneOf: [ID_TYPE, { type: 'string', const: 'null' }] },
+    }),
   boolean: z
     .string()
     .regex(/^(true|false|1|0)$/i, { error: BOOLEAN_MESSAGE })
     .transform((v) => v === '1' || v.toLowerCase() === 'true')
-    .meta({ description: 'true, false, 1 or 0 (case-insensitive)', example: 'true' }),
+    .meta({ description: 'true, false, 1 or 0 (case-insensitive)', example: true, openapi: { type: 'boolean' } }),
   categoryType: z
     .string()
     .transform((v) => v.toLowerCase())
@@ -69,18 +168,24 @@ export const param = {
       }),
     )
     .transform((v): 'expense' | 'resource' => (v === 'expense' || v.startsWith('d') ? 'expense' : 'resource'))
-    .meta({ description: 'expense (dépense, depense) or resource (ressource), case-insensitive', example: 'expense' }),
+    .meta({
+      description: 'expense (dépense, depense) or resource (ressource), case-insensitive',
+      example: 'expense',
+      openapi: { type: 'string', enum: ['expense', 'resource', 'dépense', 'depense', 'ressource'] },
+    }),
   stage: stage.meta({
     description:
       'Which lines count: initial (the finance law as adopted), amended (the default: initial lines and the ' +
       'amendments of complementary laws) or outturn (executed); case-insensitive',
     example: 'amended',
+    openapi: STAGE_TYPE,
   }),
   seriesStage: stage.meta({
     description:
       "Which figures: initial (the finance law's), amended (as amended) or outturn (executed); by default each " +
       "year's most final one (outturn, then amended, then initial); case-insensitive",
     example: 'outturn',
+    openapi: STAGE_TYPE,
   }),
   format: z
     .enum(FORMAT_NAMES, { error: `must be one of ${FORMAT_NAMES.join(', ')}` })

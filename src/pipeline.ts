@@ -17,8 +17,9 @@ import { isFresh, render, sendRendered, tagOf } from './http/caching.js';
 import { HttpError } from './http/errors.js';
 import { DEFAULT_CSP } from './http/headers.js';
 import type { ResponseCache } from './http/response-cache.js';
+import { downloadTable } from './formats/measured.js';
 import { jsonText } from './json.js';
-import { envelope, isWholeExport, type Page } from './paging.js';
+import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { spellings } from './routes.js';
 
 export function dataUnavailable(): HttpError {
@@ -65,7 +66,8 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       const query = canonicalQuery(req.originalUrl, order);
       const key = answerKey(lease.drop.data.fingerprint, endpoint.path, query, formatName);
       const etag = tagOf(key);
-      res.set({ ETag: etag, 'Cache-Control': cacheControl });
+      const headers = await bound.headers(lease);
+      res.set({ ETag: etag, 'Cache-Control': cacheControl, ...headers });
       if (isFresh(req.headers['if-none-match'], etag)) {
         res.status(304).end();
         return;
@@ -75,17 +77,20 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
         notes(res).cache = 'hit';
         const rendered = await cache.getOrRender(key, async () => {
           notes(res).cache = 'miss';
-          return render(Buffer.from(jsonText(await jsonBody(endpoint, bound, query, lease))), {
+          const body = await jsonBody(endpoint, bound, query, lease);
+          const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
+          return render(Buffer.from(jsonText(body)), {
             contentType: format.contentType,
             cacheControl,
             etag,
             vary: 'Accept',
             csp: DEFAULT_CSP,
+            headers: { ...headers, ...(link ? { Link: link } : {}) },
           });
         });
         return sendRendered(req, res, rendered);
       }
-      const { table } = bound.variant;
+      const { table } = bound;
       await sendDownload(req, res, {
         format,
         columns: table.columns,

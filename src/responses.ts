@@ -15,6 +15,37 @@ const name = (description: string) => z.string().meta({ description });
 const year = z.int32().meta({ description: 'Budget year' });
 const money = (description: string) => z.number().meta({ description: `${description}, ${UNIT}` });
 const percent = (description: string) => z.number().meta({ description: `${description}, in percent, rounded to 2 decimals` });
+/**
+ * A figure that `measure` applies to (docs/api.md, "Measures and changes"): money by default, or
+ * the measured figure, null for a year that lacks the value the measure divides by.
+ */
+const measured = (description: string) =>
+  z
+    .number()
+    .nullable()
+    .meta({
+      description:
+        `${description}, ${UNIT}; with measure: % of GDP, currency units per inhabitant or % of the total (2 decimals), ` +
+        'or amount at base_year prices (3 decimals), null for a year without GDP, population or CPI',
+    });
+const changeNumber = z.number().nullable();
+/** change=previous_year: the change of the one figure of a row, and in percent. */
+const change = {
+  change: changeNumber.optional().meta({
+    description: 'With change=previous_year: this figure minus the same figure of the calendar year before; null when that year has none or 0',
+  }),
+  change_pct: changeNumber.optional().meta({ description: 'With change=previous_year: change in percent of the year before, 2 decimals' }),
+};
+/** change=previous_year on rows of several figures: objects keyed by figure. */
+const changes = (figures: readonly string[]) => {
+  const keyed = z.object(Object.fromEntries(figures.map((f) => [f, changeNumber])));
+  return {
+    change: keyed.optional().meta({
+      description: 'With change=previous_year: each figure minus the same figure of the calendar year before; null when that year has none or 0',
+    }),
+    change_pct: keyed.optional().meta({ description: 'With change=previous_year: each change in percent of the year before, 2 decimals' }),
+  };
+};
 
 const sourceId = z.int().nullable().meta({ description: 'The id of the source this figure comes from (see /budget/api/sources/), or null' });
 const derived = z.boolean().meta({ description: 'True when the figure was computed from published figures rather than published itself' });
@@ -38,12 +69,21 @@ const seriesProvenance = {
   derived,
 };
 
+/**
+ * An item's download row: its fields without the change objects, which downloads write as
+ * columns only when change is asked for (formats/measured.ts).
+ */
+export function rowOf<Shape extends z.core.$ZodLooseShape>(item: z.ZodObject<Shape>) {
+  return item.omit({ change: true, change_pct: true } as never);
+}
+
 export const Total = z
   .object({
     year,
-    total_expenses: money('Sum of the expense lines of the year'),
-    total_resources: money('Sum of the resource lines of the year'),
-    balance: money('total_resources - total_expenses'),
+    total_expenses: measured('Sum of the expense lines of the year'),
+    total_resources: measured('Sum of the resource lines of the year'),
+    balance: measured('total_resources - total_expenses'),
+    ...changes(['total_expenses', 'total_resources', 'balance']),
   })
   .meta({
     title: 'Total',
@@ -57,8 +97,9 @@ export const BudgetCategory = z
     category: name('Category name'),
     type: z.enum(['expense', 'resource']).meta({ description: 'Whether the category holds expenses or resources' }),
     parent_id: id('Parent category id').nullable(),
-    expenses: money('Expenses rolled up over the category and its descendants (0 for a resource category)'),
-    resources: money('Resources rolled up over the category and its descendants (0 for an expense category)'),
+    expenses: measured('Expenses rolled up over the category and its descendants (0 for a resource category)'),
+    resources: measured('Resources rolled up over the category and its descendants (0 for an expense category)'),
+    ...changes(['expenses', 'resources']),
   })
   .meta({
     title: 'BudgetCategory',
@@ -112,7 +153,7 @@ export interface CategoryNode {
   id: number;
   name: string;
   year: number;
-  amount: number;
+  amount: number | null;
   children: CategoryNode[];
 }
 
@@ -121,7 +162,7 @@ export const CategoryNode: z.ZodType<CategoryNode> = z
     id: id('Category id'),
     name: name('Category name'),
     year,
-    amount: money('Sum of the lines under this category (itself and its descendants) that year'),
+    amount: measured('Sum of the lines under this category (itself and its descendants) that year'),
     get children() {
       return z.array(CategoryNode).meta({ description: 'Sub-categories with lines under them, ordered by id' });
     },
@@ -162,8 +203,9 @@ export const Organization = z
 export const OrganizationStats = z
   .object({
     organization_id: id('Organization id'),
-    total_expenses: money('Expenses charged to the organization over the filter'),
-    total_resources: money('Resources attributed to the organization over the filter'),
+    total_expenses: measured('Expenses charged to the organization over the filter'),
+    total_resources: measured('Resources attributed to the organization over the filter'),
+    ...changes(['total_expenses', 'total_resources']),
   })
   .meta({
     title: 'OrganizationStats',
@@ -177,7 +219,8 @@ export const Debt = z
     debt_origin: z
       .object({ id: id('Debt origin id'), parent: id('Parent origin id').nullable(), name: name('Debt origin name') })
       .meta({ description: 'Where the debt comes from' }),
-    value: money('Debt of this origin and its descendants that year'),
+    value: measured('Debt of this origin and its descendants that year'),
+    ...change,
     ...seriesProvenance,
   })
   .meta({
@@ -199,6 +242,7 @@ export const OutstandingDebt = z
     outstanding_debt: money('Outstanding public debt at the end of the year'),
     gdp: money('Gross domestic product of the year'),
     value: percent('outstanding_debt / gdp * 100'),
+    ...change,
     ...seriesProvenance,
   })
   .meta({
@@ -210,9 +254,10 @@ export const OutstandingDebt = z
 export const Deficit = z
   .object({
     year,
-    value: money('Budget deficit of the year'),
+    value: measured('Budget deficit of the year'),
     percent: percent('value / gdp * 100'),
     gdp: money('Gross domestic product of the year'),
+    ...change,
     ...seriesProvenance,
   })
   .meta({

@@ -11,7 +11,8 @@ export interface TreeNode {
   id: TreeRow['id'];
   name: string;
   year: number;
-  amount: number;
+  /** Null once measured, for a year without the value the measure divides by. */
+  amount: number | null;
   children: TreeNode[];
 }
 
@@ -40,7 +41,7 @@ type TreeNodeRow = {
   parent_id: TreeRow['parent_id'];
   name: string;
   year: number;
-  amount: number;
+  amount: number | null;
   depth: number;
 };
 

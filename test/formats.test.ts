@@ -350,6 +350,9 @@ describe('download headers', () => {
     ['/budget/api/outstanding-debt/?year=last&format=csv', 'outstanding-debt-year-last.csv'],
     ['/budget/api/resources/?hierarchy=TRUE&limit=5&offset=0&format=csv', 'resources-hierarchy-true-limit-5-offset-0.csv'],
     ['/budget/api/deficit/?format=csv', 'deficit.csv'],
+    ['/budget/api/totals/?year=2016..2020&measure=pct_gdp&format=csv', 'totals-year-2016..2020-measure-pct_gdp.csv'],
+    ['/budget/api/totals/?year=2024,2016&format=csv', 'totals-year-2016_2024.csv'],
+    ['/budget/api/budget-categories/?ordering=-expenses&format=csv', 'budget-categories-ordering--expenses.csv'],
   ])('%s is an attachment named %s', async (url, name) => {
     const res = await request(t.app).get(url).buffer(true).parse(bytes);
     expect(res.status).toBe(200);

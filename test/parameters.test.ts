@@ -29,8 +29,8 @@ describe('query parameters', () => {
     it('wins over an invalid value in the same request', async () => {
       await problem('/budget/api/totals/?year=abc&foo=1', 'unknown_parameter', 'foo');
     });
-    it('is refused on the deficit, which takes no parameters', async () => {
-      await problem('/budget/api/deficit/?year=2020', 'unknown_parameter', 'year');
+    it('is refused on the deficit, which takes year but not years', async () => {
+      await problem('/budget/api/deficit/?years=2020', 'unknown_parameter', 'years');
     });
     it('echoes at most 64 characters of a huge name', async () => {
       const name = 'a'.repeat(5000);

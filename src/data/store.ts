@@ -5,7 +5,7 @@
  * A request takes a lease on the current drop and runs all its queries on it, so that a reload
  * (swap) never mixes two drops in one answer; a replaced drop is closed once its last lease ends.
  */
-import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import { INTEGER, LIST, listValue, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { HttpError } from '../http/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
@@ -13,7 +13,21 @@ import { readSql } from './sql.js';
 import { plainValue } from './values.js';
 
 export type Row = Record<string, unknown>;
-export type Params = Record<string, string | number | bigint | boolean | null>;
+/** A number array is a list of years, bound as INTEGER[] (a `year` list or range, docs/api.md). */
+export type Params = Record<string, string | number | bigint | boolean | null | readonly number[]>;
+
+/** DuckDB cannot infer a list's item type from JS values: lists are given theirs. */
+function bound(params: Params): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
+  const values: Record<string, DuckDBValue> = {};
+  const types: Record<string, DuckDBType> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (Array.isArray(value)) {
+      values[name] = listValue(value as number[]);
+      types[name] = LIST(INTEGER);
+    } else values[name] = value as DuckDBValue;
+  }
+  return { values, types };
+}
 
 function toRow(names: readonly string[], values: readonly unknown[]): Row {
   const row: Row = {};
@@ -92,7 +106,8 @@ export class ServedDrop {
       const connection = await this.acquire();
       try {
         const statement = await this.statement(connection, name);
-        statement.bind(params);
+        const { values, types } = bound(params);
+        statement.bind(values, types);
         const reader = await this.timed(connection, () => statement.runAndReadAll());
         const names = reader.columnNames();
         return reader.getRows().map((values) => toRow(names, values));
@@ -118,7 +133,8 @@ export class ServedDrop {
       const connection = await this.acquire();
       try {
         const { result, first } = await this.timed(connection, async () => {
-          const result = await connection.stream(sql, params);
+          const { values, types } = bound(params);
+          const result = await connection.stream(sql, values, types);
           return { result, first: await result.fetchChunk() };
         });
         const names = result.columnNames();

@@ -2,23 +2,51 @@ import { flatTable } from '../formats/table.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
+import type { Row } from '../data/store.js';
+import type { ShareKind } from '../measures.js';
 import { DEFAULT_STAGE, define, named, ORDER } from './endpoint.js';
+import { changing, measuredSums, measureHeader, measuring, ordered, singleYear } from './measured.js';
 
 export const budgetCategories = define({
   path: `${API_PREFIX}/budget-categories/`,
   summary: 'Categories with their expenses or resources rolled up over their subtree',
   description: `One row per category whose subtree has lines for the filter, with the sums of those lines. ${ORDER('id')}`,
   paged: false,
-  query: { year: param.year.optional(), type: param.categoryType.optional(), stage: param.stage.optional() },
+  query: {
+    year: param.year.optional(),
+    type: param.categoryType.optional(),
+    stage: param.stage.optional(),
+    ...measuring,
+    ...changing,
+    ordering: param.ordering(['id', 'category', 'type', 'parent_id', 'expenses', 'resources']).optional(),
+  },
+  figures: ['expenses', 'resources'],
+  headers: async (params, lease) => {
+    singleYear(params);
+    return measureHeader(params, lease);
+  },
   variants: [
     {
       name: 'list',
       item: item.BudgetCategory,
-      table: flatTable(item.BudgetCategory),
-      answer: async ({ year, type, stage }, lease) => {
-        const rows = await lease.query('budget_categories', { year: year ?? null, type: type ?? null, stage: stage ?? DEFAULT_STAGE });
+      table: flatTable(item.rowOf(item.BudgetCategory)),
+      answer: async (params, lease) => {
+        const stage = params.stage ?? DEFAULT_STAGE;
         const { categoryNames } = lease.drop.data;
-        return rows.map(({ id, ...rest }) => ({ id, category: named(categoryNames, id), ...rest }));
+        const kind = (r: Row) => r.type as ShareKind;
+        const rows = await measuredSums(
+          params,
+          lease,
+          (year, by_year) => lease.query('budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
+          [
+            { name: 'expenses', kind },
+            { name: 'resources', kind },
+          ],
+          'id',
+          (r) => ({ id: r.id, category: named(categoryNames, r.id), type: r.type, parent_id: r.parent_id, expenses: r.expenses, resources: r.resources }),
+          { lines: stage },
+        );
+        return ordered(rows, params.ordering, 'id');
       },
     },
   ],

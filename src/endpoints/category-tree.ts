@@ -4,7 +4,9 @@ import { float64, int32, int64, table, utf8 } from '../formats/table.js';
 import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';
 import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../tree.js';
+import { invalid, type MeasureRequest, type Measurer, type ShareKind } from '../measures.js';
 import { named, type Stage, type Variant } from './endpoint.js';
+import { measureHeader, measurerFor } from './measured.js';
 
 /** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). */
 export const TREE_TABLE = table<TreeNode>(
@@ -41,19 +43,50 @@ export function treeVariant<P extends TreeParams>(trees: (params: P, lease: Leas
 
 /**
  * The roll-up computed at load answers the whole tree; one organization's expense tree reads its
- * lines. Nodes are named from the drop's category names (sql/derive/category_names.sql).
+ * lines. Nodes are named from the drop's category names (sql/derive/category_names.sql). With a
+ * category, each year's tree is that category's subtree; with a measure, every node is measured.
  */
 export async function categoryTree(
   lease: Lease,
   type: 'expense' | 'resource',
   stage: Stage,
-  year?: number,
-  organization?: number | bigint,
+  params: MeasureRequest & { year?: number[]; organization?: number | bigint; category?: number | bigint },
 ): Promise<TreeNode[]> {
+  const { year, organization, category } = params;
   const rows =
     organization === undefined
       ? await lease.query('category_tree', { type, year: year ?? null, stage })
       : await lease.query('organization_expense_tree', { organization, year: year ?? null, stage });
   const { categoryNames } = lease.drop.data;
-  return buildForest(rows as unknown as TreeRow[], (id) => named(categoryNames, id));
+  const forest = buildForest(rows as unknown as TreeRow[], (id) => named(categoryNames, id));
+  const roots = category === undefined ? forest : forest.flatMap((root) => subtree(root, category));
+  if ((params.measure ?? 'nominal') !== 'nominal') {
+    const m = await measurerFor(params, lease, year, { lines: stage });
+    for (const root of roots) measureTree(root, m, type);
+  }
+  return roots;
+}
+
+/** The node of `id` in a tree, as a list of none or one. Ids are compared as the drop gives them (numbers, or bigints past 2^53). */
+function subtree(node: TreeNode, id: number | bigint): TreeNode[] {
+  if (node.id == id) return [node];
+  for (const child of node.children) {
+    const found = subtree(child, id);
+    if (found.length) return found;
+  }
+  return [];
+}
+
+/** Budget-Measure on a tree; lines are not measured, so measure (other than nominal) is refused on them. */
+export async function treeHeaders(params: MeasureRequest & { hierarchy?: boolean }, lease: Lease): Promise<Record<string, string>> {
+  if (!params.hierarchy && (params.measure ?? 'nominal') !== 'nominal') {
+    throw invalid('measure', 'applies only to the category tree (hierarchy=true)');
+  }
+  return params.hierarchy ? measureHeader(params, lease) : {};
+}
+
+/** Measures every node of a tree in place: the node's year, the tree's kind. */
+function measureTree(node: TreeNode, m: Measurer, kind: ShareKind): void {
+  node.amount = m.round(m.apply(node.amount, node.year, kind));
+  for (const child of node.children) measureTree(child, m, kind);
 }

@@ -2,6 +2,7 @@
  * Debt by origin, outstanding debt and the deficit: the per-year macro series, at one stage per
  * year (the one asked for, or each year's most final one; docs/api.md, "Stages").
  */
+import type { z } from 'zod';
 import type { Row } from '../data/store.js';
 import { flatTable } from '../formats/table.js';
 import { roundHalfAway } from '../numbers.js';
@@ -9,6 +10,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { define, ORDER } from './endpoint.js';
+import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured.js';
 
 /** A series row's stage and where it comes from: null and false when the drop does not say. */
 const provenance = (r: Row) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
@@ -23,15 +25,27 @@ export const debt = define({
     'One row per (year, origin) whose subtree has a value that year, the value rolled up. parent=null keeps ' +
     `top-level origins; parent=<id> keeps the children of that origin. ${ORDER('year, then origin id')}`,
   paged: false,
-  query: { year: param.year.optional(), parent: param.parent.optional(), stage: param.seriesStage.optional() },
+  query: { year: param.year.optional(), parent: param.parent.optional(), stage: param.seriesStage.optional(), ...measuring, ...changing },
+  figures: ['value'],
+  headers: measureHeader,
   variants: [
     {
       name: 'list',
       item: item.Debt,
-      table: flatTable(item.Debt),
-      answer: async ({ year, parent, stage }, lease) => {
-        const rows = await lease.query('debt', { year: year ?? null, top_level: parent === null, parent: parent ?? null, stage: stageOf(stage) });
-        return rows.map((r) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }));
+      table: flatTable(item.rowOf(item.Debt)),
+      answer: (params, lease) => {
+        const stage = stageOf(params.stage);
+        return measuredSeries(
+          params,
+          lease,
+          (year) => lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
+          ['value'],
+          (r: Row) =>
+            ({ year: Number(r.year), debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }) as z.infer<
+              typeof item.Debt
+            >,
+          { key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } },
+        );
       },
     },
   ],
@@ -42,19 +56,27 @@ export const outstandingDebt = define({
   summary: 'Outstanding public debt per year, with GDP and the debt as a percentage of GDP',
   description: `value = outstanding_debt / gdp * 100. year=last: the most recent year (with a row at the stage) only. ${ORDER('year')}`,
   paged: false,
-  query: { year: param.yearOrLast.optional(), stage: param.seriesStage.optional() },
+  query: { year: param.yearOrLast.optional(), stage: param.seriesStage.optional(), ...changing },
+  figures: ['outstanding_debt'],
   variants: [
     {
       name: 'list',
       item: item.OutstandingDebt,
-      table: flatTable(item.OutstandingDebt),
-      answer: async ({ year, stage }, lease) => {
-        const rows = await lease.query('outstanding_debt', {
-          year: typeof year === 'number' ? year : null,
-          last: year === 'last',
-          stage: stageOf(stage),
-        });
-        return rows.map((r) => ({ ...r, value: roundHalfAway(r.value as number, 2) }));
+      table: flatTable(item.rowOf(item.OutstandingDebt)),
+      answer: async ({ year, stage, change }, lease) => {
+        const last = year === 'last';
+        const years = Array.isArray(year) ? year : undefined;
+        const shape = (r: Row) => ({ ...r, year: Number(r.year), value: roundHalfAway(r.value as number, 2) }) as z.infer<typeof item.OutstandingDebt>;
+        if (!change) return (await lease.query('outstanding_debt', { year: years ?? null, last, stage: stageOf(stage) })).map(shape);
+        // The year before each year asked for (the last one's too) is read for its change.
+        const rows = await measuredSeries(
+          { year: years, change },
+          lease,
+          (withPrevious) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage: stageOf(stage) }),
+          ['outstanding_debt'],
+          shape,
+        );
+        return last ? rows.slice(-1) : rows;
       },
     },
   ],
@@ -65,16 +87,22 @@ export const deficit = define({
   summary: 'Budget deficit per year, with GDP and the deficit as a percentage of GDP',
   description: `percent = value / gdp * 100. ${ORDER('year')}`,
   paged: false,
-  query: { stage: param.seriesStage.optional() },
+  query: { year: param.year.optional(), stage: param.seriesStage.optional(), ...measuringWithoutShare, ...changing },
+  figures: ['value'],
+  headers: measureHeader,
   variants: [
     {
       name: 'list',
       item: item.Deficit,
-      table: flatTable(item.Deficit),
-      answer: async ({ stage }, lease) => {
-        const rows = await lease.query('deficit', { stage: stageOf(stage) });
-        return rows.map((r) => ({ ...r, percent: roundHalfAway(r.percent as number, 2) }));
-      },
+      table: flatTable(item.rowOf(item.Deficit)),
+      answer: (params, lease) =>
+        measuredSeries(
+          params,
+          lease,
+          (year) => lease.query('deficit', { year: year ?? null, stage: stageOf(params.stage) }),
+          ['value'],
+          (r: Row) => ({ ...r, year: Number(r.year), percent: roundHalfAway(r.percent as number, 2) }) as z.infer<typeof item.Deficit>,
+        ),
     },
   ],
 });

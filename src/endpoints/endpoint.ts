@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Lease, Row } from '../data/store.js';
 import { isFormatName, type FormatName } from '../formats/registry.js';
+import { downloadTable } from '../formats/measured.js';
 import type { FlatRow, Table } from '../formats/table.js';
 import type { Page } from '../paging.js';
 import { param, parseQuery } from '../params.js';
@@ -48,6 +49,13 @@ interface EndpointSpec<S extends Shape> {
   paged: boolean;
   /** The default variant first. */
   variants: readonly [Variant<Params<S>>, ...Variant<Params<S>>[]];
+  /** Figures a measure or a change applies to; the download's columns of them may hold nulls. */
+  figures?: readonly string[];
+  /**
+   * Checks what the request needs of the drop, before any tag or query (a 400 otherwise), and
+   * gives the headers of its answer: Budget-Measure on endpoints that take a measure.
+   */
+  headers?(params: Params<S>, lease: Lease): Promise<Record<string, string>>;
 }
 
 /** An endpoint with its parameter types sealed in: what the pipeline, the index and the docs see. */
@@ -69,6 +77,10 @@ export interface Bound {
   params: Record<string, unknown>;
   format: FormatName | undefined;
   variant: Variant;
+  /** The variant's download table, with nullable measured figures and change columns when asked for. */
+  table: Table;
+  /** Checks what the request needs of the drop (a 400 otherwise) and gives its answer's headers. */
+  headers(lease: Lease): Promise<Record<string, string>>;
   answer(lease: Lease): Promise<unknown[] | Page>;
   /** Every matching row, on paged endpoints. */
   exportAll?(lease: Lease): AsyncIterable<FlatRow[]>;
@@ -92,6 +104,8 @@ export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
         params: given,
         format: isFormatName(given.format) ? given.format : undefined,
         variant,
+        table: downloadTable(variant.table, spec.figures, given),
+        headers: async (lease) => (await spec.headers?.(params, lease)) ?? {},
         answer: (lease) => variant.answer(params, lease),
         exportAll: exportAll && ((lease) => exportAll(params, lease)),
       };

@@ -6,8 +6,9 @@ import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { categoryTree, treeVariant } from './category-tree.js';
+import { categoryTree, treeHeaders, treeVariant } from './category-tree.js';
 import { DEFAULT_STAGE, define, named, ORDER, page } from './endpoint.js';
+import { measuring } from './measured.js';
 
 /** An expense line as served, from a row of ids (sql/expenses.sql, all_expenses.sql). */
 const expenseItem =
@@ -49,27 +50,32 @@ export const expenses = define({
     year: param.year.optional(),
     hierarchy: param.boolean.optional(),
     organization: param.id.optional(),
+    category: param.category.optional(),
     stage: param.stage.optional(),
+    ...measuring,
     ...pagingParams,
   },
+  figures: ['amount'],
+  headers: treeHeaders,
   variants: [
     {
       name: 'list',
       item: item.Expense,
       table: EXPENSE_TABLE,
-      answer: async ({ year, organization, stage = DEFAULT_STAGE, ...paged }, lease) => {
+      answer: async ({ year, organization, category, stage = DEFAULT_STAGE, limit, offset }, lease) => {
+        const filter = { year: year ?? null, category: category ?? null, stage, ...pageBounds({ limit, offset }) };
         const rows =
           organization === undefined
-            ? await lease.query('expenses', { year: year ?? null, stage, ...pageBounds(paged) })
-            : await lease.query('expenses_of_organization', { organization, year: year ?? null, stage, ...pageBounds(paged) });
+            ? await lease.query('expenses', filter)
+            : await lease.query('expenses_of_organization', { organization, ...filter });
         return page(rows, expenseItem(lease.drop.data));
       },
-      exportAll: ({ year, organization, stage = DEFAULT_STAGE }, lease) => {
-        const lines = lease.stream('all_expenses', { year: year ?? null, organization: organization ?? null, stage });
+      exportAll: ({ year, organization, category, stage = DEFAULT_STAGE }, lease) => {
+        const lines = lease.stream('all_expenses', { year: year ?? null, organization: organization ?? null, category: category ?? null, stage });
         return downloadChunks(lines, expenseItem(lease.drop.data), EXPENSE_TABLE);
       },
     },
-    treeVariant(({ year, organization, stage = DEFAULT_STAGE }, lease) => categoryTree(lease, 'expense', stage, year, organization)),
+    treeVariant((params, lease) => categoryTree(lease, 'expense', params.stage ?? DEFAULT_STAGE, params)),
   ],
 });
 
@@ -80,19 +86,32 @@ export const resources = define({
     `Flat: one item per resource line, ${ORDER('id').toLowerCase()} With hierarchy=true: the resource category ` +
     'tree of each year, as for expenses.',
   paged: true,
-  query: { year: param.year.optional(), hierarchy: param.boolean.optional(), stage: param.stage.optional(), ...pagingParams },
+  query: {
+    year: param.year.optional(),
+    hierarchy: param.boolean.optional(),
+    category: param.category.optional(),
+    stage: param.stage.optional(),
+    ...measuring,
+    ...pagingParams,
+  },
+  figures: ['amount'],
+  headers: treeHeaders,
   variants: [
     {
       name: 'list',
       item: item.Resource,
       table: RESOURCE_TABLE,
-      answer: async ({ year, stage = DEFAULT_STAGE, ...paged }, lease) => {
-        const rows = await lease.query('resources', { year: year ?? null, stage, ...pageBounds(paged) });
+      answer: async ({ year, category, stage = DEFAULT_STAGE, limit, offset }, lease) => {
+        const rows = await lease.query('resources', { year: year ?? null, category: category ?? null, stage, ...pageBounds({ limit, offset }) });
         return page(rows, resourceItem(lease.drop.data));
       },
-      exportAll: ({ year, stage = DEFAULT_STAGE }, lease) =>
-        downloadChunks(lease.stream('all_resources', { year: year ?? null, stage }), resourceItem(lease.drop.data), RESOURCE_TABLE),
+      exportAll: ({ year, category, stage = DEFAULT_STAGE }, lease) =>
+        downloadChunks(
+          lease.stream('all_resources', { year: year ?? null, category: category ?? null, stage }),
+          resourceItem(lease.drop.data),
+          RESOURCE_TABLE,
+        ),
     },
-    treeVariant(({ year, stage = DEFAULT_STAGE }, lease) => categoryTree(lease, 'resource', stage, year)),
+    treeVariant((params, lease) => categoryTree(lease, 'resource', params.stage ?? DEFAULT_STAGE, params)),
   ],
 });

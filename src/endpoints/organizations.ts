@@ -5,6 +5,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { DEFAULT_STAGE, define, ORDER, page } from './endpoint.js';
+import { changing, measuredSums, measureHeader, measuring, ordered, singleYear } from './measured.js';
 
 export const organizations = define({
   path: `${API_PREFIX}/organization/`,
@@ -14,7 +15,7 @@ export const organizations = define({
     `year, and budget holds that year alone. ${ORDER('id')} In downloads: one row per organization and ` +
     'year; an organization without lines is one row with empty year, expenses and resources.',
   paged: true,
-  query: { year: param.year.optional(), stage: param.stage.optional(), ...pagingParams },
+  query: { year: param.year.optional(), search: param.search.optional(), stage: param.stage.optional(), ...pagingParams },
   variants: [
     {
       name: 'list',
@@ -34,11 +35,12 @@ export const organizations = define({
             ? budget.map((year) => ({ ...organization, ...year }))
             : [{ ...organization, year: null, expenses: null, resources: null }],
       ),
-      answer: async ({ year, stage = DEFAULT_STAGE, ...paged }, lease) => {
-        const rows = await lease.query('organizations', { year: year ?? null, stage, ...pageBounds(paged) });
+      answer: async ({ year, search, stage = DEFAULT_STAGE, ...paged }, lease) => {
+        const rows = await lease.query('organizations', { year: year ?? null, search: search ?? null, stage, ...pageBounds(paged) });
         return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
       },
-      exportAll: ({ year, stage = DEFAULT_STAGE }, lease) => lease.stream('all_organization_years', { year: year ?? null, stage }),
+      exportAll: ({ year, search, stage = DEFAULT_STAGE }, lease) =>
+        lease.stream('all_organization_years', { year: year ?? null, search: search ?? null, stage }),
     },
   ],
 });
@@ -48,14 +50,41 @@ export const organizationStats = define({
   summary: 'Total expenses and resources per organization',
   description: `Without year: every organization; with year: those with lines that year. ${ORDER('organization_id')}`,
   paged: false,
-  query: { year: param.year.optional(), organization_id: param.id.optional(), stage: param.stage.optional() },
+  query: {
+    year: param.year.optional(),
+    organization_id: param.id.optional(),
+    stage: param.stage.optional(),
+    ...measuring,
+    ...changing,
+    ordering: param.ordering(['organization_id', 'total_expenses', 'total_resources']).optional(),
+  },
+  figures: ['total_expenses', 'total_resources'],
+  headers: async (params, lease) => {
+    singleYear(params);
+    return measureHeader(params, lease);
+  },
   variants: [
     {
       name: 'list',
       item: item.OrganizationStats,
-      table: flatTable(item.OrganizationStats),
-      answer: ({ year, organization_id, stage = DEFAULT_STAGE }, lease) =>
-        lease.query('organization_stats', { year: year ?? null, organization_id: organization_id ?? null, stage }),
+      table: flatTable(item.rowOf(item.OrganizationStats)),
+      answer: async (params, lease) => {
+        const stage = params.stage ?? DEFAULT_STAGE;
+        const rows = await measuredSums(
+          params,
+          lease,
+          (year, by_year) =>
+            lease.query('organization_stats', { year: year ?? null, organization_id: params.organization_id ?? null, stage, by_year }),
+          [
+            { name: 'total_expenses', kind: () => 'expense' },
+            { name: 'total_resources', kind: () => 'resource' },
+          ],
+          'organization_id',
+          (r) => ({ organization_id: r.organization_id, total_expenses: r.total_expenses, total_resources: r.total_resources }),
+          { lines: stage },
+        );
+        return ordered(rows, params.ordering, 'organization_id');
+      },
     },
   ],
 });

@@ -3,7 +3,10 @@ import { HttpError } from '../http/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
+import type { z } from 'zod';
+import type { Row } from '../data/store.js';
 import { define, ORDER, type Stage } from './endpoint.js';
+import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured.js';
 
 export const totals = define({
   path: `${API_PREFIX}/totals/`,
@@ -12,14 +15,33 @@ export const totals = define({
     'One row per year with expense or resource lines of the stage; balance = total_resources - total_expenses. ' +
     `include_complementary=false is stage=initial, true is stage=amended. ${ORDER('year')}`,
   paged: false,
-  query: { year: param.year.optional(), include_complementary: param.boolean.optional(), stage: param.stage.optional() },
+  query: {
+    year: param.year.optional(),
+    include_complementary: param.boolean.optional(),
+    stage: param.stage.optional(),
+    ...measuringWithoutShare,
+    ...changing,
+  },
+  figures: ['total_expenses', 'total_resources', 'balance'],
+  headers: measureHeader,
   variants: [
     {
       name: 'list',
       item: item.Total,
-      table: flatTable(item.Total),
-      answer: ({ year, include_complementary, stage }, lease) =>
-        lease.query('totals', { year: year ?? null, stage: totalsStage(include_complementary, stage) }),
+      table: flatTable(item.rowOf(item.Total)),
+      answer: (params, lease) => {
+        const stage = totalsStage(params.include_complementary, params.stage);
+        return measuredSeries(
+          params,
+          lease,
+          (year) => lease.query('totals', { year: year ?? null, stage }),
+          ['total_expenses', 'total_resources', 'balance'],
+          (r: Row) =>
+            ({ year: Number(r.year), total_expenses: r.total_expenses, total_resources: r.total_resources, balance: r.balance }) as z.infer<
+              typeof item.Total
+            >,
+        );
+      },
     },
   ],
 });

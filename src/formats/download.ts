@@ -50,8 +50,14 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
 export function fileName(path: string, params: Record<string, unknown>, format: DownloadFormat): string {
   const endpoint = path.slice(`${API_PREFIX}/`.length).replace(/\/$/, '').replaceAll('/', '-');
   const given = Object.entries(params).filter(([name, value]) => name !== 'format' && value !== undefined);
-  const stem = [endpoint, ...given.flatMap(([name, value]) => [name, String(value)])].join('-');
+  const stem = [endpoint, ...given.flatMap(([name, value]) => [name, Array.isArray(value) ? yearsText(value) : String(value)])].join('-');
   return `${stem.replace(/[^A-Za-z0-9._-]+/g, '_')}.${format.extension}`;
+}
+
+/** A list of years as the client could have written it: a range when the years follow each other. */
+function yearsText(years: readonly number[]): string {
+  const consecutive = years.every((year, i) => i === 0 || year === years[i - 1]! + 1);
+  return consecutive && years.length > 1 ? `${years[0]}..${years.at(-1)}` : years.join(',');
 }
 
 /** The chunks again, first one included; stopping early stops the source too (its finally runs). */

@@ -42,12 +42,18 @@ interface RenderOptions {
    * answers) need it here; others get the default from commonHeaders, or their route's own.
    */
   csp?: string;
+  /** Headers that describe the answer (Budget-Measure, Link), on its 200 and its 304. */
+  headers?: Readonly<Record<string, string>>;
 }
 
-export function render(body: Buffer, { contentType, cacheControl, etag = tagOf(body), vary, csp }: RenderOptions): Rendered {
+export function render(
+  body: Buffer,
+  { contentType, cacheControl, etag = tagOf(body), vary, csp, headers: described = {} }: RenderOptions,
+): Rendered {
   const notModifiedHeaders = [...COMMON_HEADERS, 'ETag', etag, 'Cache-Control', cacheControl];
   if (vary) notModifiedHeaders.push('Vary', vary);
   if (csp) notModifiedHeaders.push('Content-Security-Policy', csp);
+  for (const [name, value] of Object.entries(described)) notModifiedHeaders.push(name, value);
   const headers = [...notModifiedHeaders, 'Content-Type', contentType, 'Content-Length', String(body.length)];
   return { etag, body, headers, notModifiedHeaders };
 }

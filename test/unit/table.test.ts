@@ -31,13 +31,14 @@ describe('flatTable', () => {
     ]);
   });
   it('keeps nullable fields nullable, and enums as strings', () => {
-    expect(flatTable(item.BudgetCategory).columns.map((c) => [c.name, c.type, c.nullable])).toEqual([
+    // Without its change objects (item.rowOf); a measured figure is nullable.
+    expect(flatTable(item.rowOf(item.BudgetCategory)).columns.map((c) => [c.name, c.type, c.nullable])).toEqual([
       ['id', 'int64', false],
       ['category', 'utf8', false],
       ['type', 'utf8', false],
       ['parent_id', 'int64', true],
-      ['expenses', 'float64', false],
-      ['resources', 'float64', false],
+      ['expenses', 'float64', true],
+      ['resources', 'float64', true],
     ]);
     const debt = flatTable(item.Debt);
     const row = { year: 2023, debt_origin: { id: 1, parent: null, name: 'Intérieure' }, value: 110, stage: null, source_id: null, derived: false };

@@ -1,0 +1,139 @@
+/**
+ * What the endpoints that take `measure` and `change` share (docs/api.md, "Measures and
+ * changes"): their parameters, the Budget-Measure header, and the measuring of rows that sum
+ * a filter's years (budget-categories, organization/stats) or form a series by year (totals,
+ * debt, outstanding-debt, deficit). src/measures.ts does the arithmetic.
+ */
+import type { Lease, Row } from '../data/store.js';
+import { invalid, measurer, rounded, shareTotals, sumMeasured, withChanges, withPreviousYears, type MeasureRequest, type Measurer, type ShareKind, type ShareOf } from '../measures.js';
+import { param } from '../params.js';
+
+export const measuring = {
+  measure: param.measure.optional(),
+  base_year: param.baseYear.optional(),
+};
+export const measuringWithoutShare = { ...measuring, measure: param.measureWithoutShare.optional() };
+export const changing = { change: param.change.optional() };
+
+/** The Budget-Measure header of a request; building the measurer checks the drop has its series. */
+export async function measureHeader(params: MeasureRequest, lease: Lease): Promise<Record<string, string>> {
+  return { 'Budget-Measure': (await measurer(params, lease)).header };
+}
+
+/** The measurer of a request, with the totals a share divides by when it is one: those of `of`'s stage. */
+export async function measurerFor(params: MeasureRequest, lease: Lease, years: readonly number[] | undefined, of?: ShareOf): Promise<Measurer> {
+  const shares = params.measure === 'share' && of ? await shareTotals(lease, years, of) : undefined;
+  return measurer(params, lease, shares);
+}
+
+/** change on rows that sum a filter's years compares one year with the one before: it needs that year alone. */
+export function singleYear(params: { year?: number[]; change?: string }): number | undefined {
+  if (params.change === undefined) return undefined;
+  if (params.year?.length !== 1) throw invalid('change', 'needs a single year (year=2024)');
+  return params.year[0];
+}
+
+/** Keeps the rows of the years asked for, once the years before them have served for the changes. */
+const ofYears = <R extends { year: number }>(rows: R[], years: readonly number[] | undefined) =>
+  years ? rows.filter((r) => years.includes(r.year)) : rows;
+
+/** Orders rows by a field, ascending or descending, nulls last; ties by id, ascending. */
+export function ordered<R extends Record<string, unknown>>(rows: R[], ordering: string | undefined, id: string): R[] {
+  if (!ordering) return rows;
+  const descending = ordering.startsWith('-');
+  const field = descending ? ordering.slice(1) : ordering;
+  const compare = (a: unknown, b: unknown): number => {
+    if (typeof a === 'string' && typeof b === 'string') return COLLATOR.compare(a, b);
+    // < and > compare numbers and bigints (ids past 2^53) exactly, which a subtraction would not.
+    return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  };
+  return [...rows].sort((x, y) => {
+    const a = x[field];
+    const b = y[field];
+    if (a !== b) {
+      if (a === null || a === undefined) return 1;
+      if (b === null || b === undefined) return -1;
+      const order = compare(a, b);
+      if (order !== 0) return descending ? -order : order;
+    }
+    return compare(x[id], y[id]);
+  });
+}
+
+const COLLATOR = new Intl.Collator('en', { sensitivity: 'variant', numeric: false });
+
+/**
+ * Rows of budget-categories or organization/stats, measured. Rows that sum several years are
+ * measured year by year and added up (nominal and share need no split: a share is of the
+ * years' totals). A change compares the single year asked for with the year before.
+ */
+export async function measuredSums<R extends Record<string, unknown>>(
+  params: MeasureRequest & { year?: number[]; change?: 'previous_year' },
+  lease: Lease,
+  query: (years: number[] | undefined, byYear: boolean) => Promise<Row[]>,
+  fields: readonly { name: string; kind: (row: Row) => ShareKind }[],
+  id: string,
+  shape: (row: Row) => R,
+  of: ShareOf,
+): Promise<R[]> {
+  const year = singleYear(params);
+  const measure = params.measure ?? 'nominal';
+  const years = year === undefined ? params.year : withPreviousYears([year]);
+  const m = await measurerFor(params, lease, years, of);
+  const names = fields.map((f) => f.name);
+  if (year !== undefined) {
+    const rows = (await query(years, true)).map((r) => {
+      const out = shape(r) as Record<string, unknown>;
+      for (const f of fields) out[f.name] = m.apply(r[f.name] as number, Number(r.year), f.kind(r));
+      return { ...out, year: Number(r.year) } as R & { year: number };
+    });
+    const changed = withChanges(rows, names as (keyof typeof rows[number] & string)[], m, (r) => r[id]);
+    return changed.filter((r) => r.year === year).map(({ year: _year, ...r }) => r as unknown as R);
+  }
+  if (measure === 'nominal' || measure === 'share') {
+    return (await query(params.year, false)).map((r) => {
+      const out = shape(r) as Record<string, unknown>;
+      for (const f of fields) out[f.name] = m.apply(r[f.name] as number, 'all', f.kind(r));
+      return rounded(out as R, names as (keyof R & string)[], m);
+    });
+  }
+  const sums = new Map<unknown, { row: Row; parts: Map<string, (number | null)[]> }>();
+  for (const r of await query(params.year, true)) {
+    let entry = sums.get(r[id]);
+    if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])) }));
+    // An organization without lines has one row without a year: nothing to add.
+    if (r.year === null) continue;
+    for (const f of fields) entry.parts.get(f.name)!.push(m.apply(r[f.name] as number, Number(r.year), f.kind(r)));
+  }
+  return [...sums.values()].map(({ row, parts }) => {
+    const out = shape(row) as Record<string, unknown>;
+    for (const n of names) out[n] = sumMeasured(parts.get(n)!);
+    return rounded(out as R, names as (keyof R & string)[], m);
+  });
+}
+
+/**
+ * Rows of a series (totals, debt, outstanding-debt, deficit) with their figures measured, and
+ * with each figure's change against the calendar year before when asked: the query then also
+ * reads the years before those asked for.
+ */
+export async function measuredSeries<R extends { year: number }>(
+  params: MeasureRequest & { year?: number[]; change?: 'previous_year' },
+  lease: Lease,
+  query: (years: number[] | undefined) => Promise<Row[]>,
+  fields: readonly NoInfer<keyof R & string>[],
+  shape: (row: Row) => R,
+  options: { key?: (row: NoInfer<R>) => unknown; share?: { kind: ShareKind; of: ShareOf } } = {},
+): Promise<unknown[]> {
+  const { key, share } = options;
+  const years = params.change && params.year ? withPreviousYears(params.year) : params.year;
+  const m = await measurerFor(params, lease, years, share?.of);
+  const kind = share?.kind;
+  const rows = (await query(years)).map((r) => {
+    const row = shape(r) as Record<string, unknown>;
+    for (const field of fields) row[field] = m.apply(row[field] as number, Number(r.year), kind);
+    return row as R;
+  });
+  if (!params.change) return rows.map((r) => rounded(r, fields, m));
+  return ofYears(withChanges(rows, fields, m, key), params.year);
+}
