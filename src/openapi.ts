@@ -127,6 +127,7 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
           ETag: { $ref: '#/components/headers/ETag' },
           'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
           Vary: { $ref: '#/components/headers/Vary' },
+          'Content-Encoding': { $ref: '#/components/headers/Content-Encoding' },
           'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' },
           RateLimit: { $ref: '#/components/headers/RateLimit' },
         },
@@ -230,7 +231,11 @@ const SECURITY_SCHEMES: Json = {
 const HEADERS: Json = {
   ETag: { description: "Changes whenever the drop's content or the representation changes", schema: { type: 'string' } },
   'Cache-Control': { description: 'public, max-age=N (N set by the deployment)', schema: { type: 'string' } },
-  Vary: { description: `Accept: the same URL answers ${FORMAT_NAMES.join(', ')}`, schema: { type: 'string' } },
+  Vary: {
+    description: `Accept, Accept-Encoding: the same URL answers ${FORMAT_NAMES.join(', ')}, and JSON and CSV gzip- or brotli-compressed when asked`,
+    schema: { type: 'string' },
+  },
+  'Content-Encoding': { description: 'gzip or br: JSON answers over 1 KB and CSV downloads, when Accept-Encoding asks', schema: { type: 'string' } },
   'Content-Disposition': {
     description: `Downloads only: attachment; filename="<endpoint>-<parameters>.csv" (or .${FORMAT_NAMES.filter((n) => FORMATS[n].download && n !== 'csv').map((n) => FORMATS[n].extension).join(', .')})`,
     schema: { type: 'string' },

@@ -13,7 +13,8 @@ import { FORMATS } from './formats/registry.js';
 import type { FlatRow } from './formats/table.js';
 import { notes } from './http/access-log.js';
 import { answerKey, canonicalQuery, type CanonicalQuery } from './http/canonical-query.js';
-import { isFresh, render, sendRendered, tagOf } from './http/caching.js';
+import { freshTag, isCompressible, render, sendRendered, tagOf } from './http/caching.js';
+import { encodedTag, negotiateEncoding } from './http/encoding.js';
 import { HttpError } from './http/errors.js';
 import { DEFAULT_CSP } from './http/headers.js';
 import type { ResponseCache } from './http/response-cache.js';
@@ -25,6 +26,8 @@ import { spellings } from './routes.js';
 export function dataUnavailable(): HttpError {
   return new HttpError(503, 'data_unavailable', 'no data drop is loaded yet; try again shortly');
 }
+
+const VARY = 'Accept, Accept-Encoding';
 
 /** The order parameters are keyed in: the endpoint's. */
 const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
@@ -56,8 +59,9 @@ export function cachedAnswers(store: Store, cache: ResponseCache): RequestHandle
 export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: string, cache: ResponseCache): RequestHandler {
   const order = orderOf(endpoint);
   return async (req, res) => {
-    // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept: caches must key on it.
-    res.setHeader('Vary', 'Accept');
+    // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
+    // depending on Accept-Encoding: caches must key on both.
+    res.setHeader('Vary', VARY);
     const lease = store.lease();
     try {
       const bound = endpoint.bind(req.originalUrl);
@@ -67,12 +71,13 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       const key = answerKey(lease.drop.data.fingerprint, endpoint.path, query, formatName);
       const etag = tagOf(key);
       const headers = await bound.headers(lease);
-      res.set({ ETag: etag, 'Cache-Control': cacheControl, ...headers });
-      if (isFresh(req.headers['if-none-match'], etag)) {
-        res.status(304).end();
+      const format = FORMATS[formatName];
+      const encoding = isCompressible(format.contentType) ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
+      const fresh = freshTag(req.headers['if-none-match'], etag, encoding);
+      if (fresh) {
+        res.set({ ETag: fresh, 'Cache-Control': cacheControl, ...headers }).status(304).end();
         return;
       }
-      const format = FORMATS[formatName];
       if (!format.download) {
         notes(res).cache = 'hit';
         const rendered = await cache.getOrRender(key, async () => {
@@ -83,16 +88,19 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
             contentType: format.contentType,
             cacheControl,
             etag,
-            vary: 'Accept',
+            vary: VARY,
             csp: DEFAULT_CSP,
             headers: { ...headers, ...(link ? { Link: link } : {}) },
           });
         });
         return sendRendered(req, res, rendered);
       }
+      // A download is streamed: compressed on the fly when asked, whatever its size.
+      res.set({ ETag: encoding ? encodedTag(etag, encoding) : etag, 'Cache-Control': cacheControl, ...headers });
       const { table } = bound;
       await sendDownload(req, res, {
         format,
+        encoding,
         columns: table.columns,
         fileName: fileName(endpoint.path, bound.params, format),
         rows: () => downloadRows(bound, lease, (item) => table.rows(item)),

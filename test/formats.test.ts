@@ -303,11 +303,11 @@ describe('choosing the format', () => {
     ['format=json over Accept: text/csv', '?format=json', { Accept: 'text/csv' }, JSON_TYPE],
     ['format=csv over Accept: arrow', '?format=csv', { Accept: ARROW }, CSV],
     ['format=arrow over Accept: application/json', '?format=arrow', { Accept: 'application/json' }, ARROW],
-  ])('answers %s with the right Content-Type and Vary: Accept', async (_name, query, headers, type) => {
+  ])('answers %s with the right Content-Type and Vary: Accept, Accept-Encoding', async (_name, query, headers, type) => {
     const res = await request(t.app).get(`${url}${query}`).set(headers).buffer(true).parse(bytes);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(type);
-    expect(res.headers.vary).toBe('Accept');
+    expect(res.headers.vary).toBe('Accept, Accept-Encoding');
   });
   it.each(['xml', 'CSV', 'orc'])('refuses format=%s with a 400 problem naming format', async (format) => {
     const res = await request(t.app).get(`/budget/api/expenses/?format=${format}`).set('Accept', 'text/csv');
@@ -379,7 +379,7 @@ describe('download headers', () => {
     expect(res.headers['content-type']).toBe(type);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="expenses.${format}"`);
     expect(res.headers.etag).toMatch(/^"[\w-]+"$/);
-    expect(res.headers.vary).toBe('Accept');
+    expect(res.headers.vary).toBe('Accept, Accept-Encoding');
     expect(res.text ?? '').toBe('');
   });
 });
@@ -405,7 +405,7 @@ describe('ETag per representation', () => {
     const again = await request(t.app).get(url).set({ ...headers, 'If-None-Match': etag });
     expect(again.status).toBe(304);
     expect(again.headers.etag).toBe(etag);
-    expect(again.headers.vary).toBe('Accept');
+    expect(again.headers.vary).toBe('Accept, Accept-Encoding');
     expect(again.text ?? '').toBe('');
   });
   it('answers 304 to format=csv and format=arrow requests with their own tags', async () => {

@@ -107,11 +107,11 @@ describe('the response cache', () => {
         'content-type': 'application/json; charset=utf-8',
         'access-control-allow-origin': '*',
         'x-content-type-options': 'nosniff',
-        vary: 'Accept',
+        vary: 'Accept, Accept-Encoding',
       });
       const notModified = await request(on.app).get('/budget/api/expenses/?hierarchy=true').set('If-None-Match', first.headers.etag!);
       expect(notModified.status).toBe(304);
-      expect(notModified.headers).toMatchObject({ etag: first.headers.etag, vary: 'Accept', 'access-control-allow-origin': '*' });
+      expect(notModified.headers).toMatchObject({ etag: first.headers.etag, vary: 'Accept, Accept-Encoding', 'access-control-allow-origin': '*' });
     } finally {
       on.close();
       off.close();

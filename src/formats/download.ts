@@ -6,12 +6,15 @@
 import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { compressor, type Encoding } from '../http/encoding.js';
 import { API_PREFIX } from '../routes.js';
 import type { DownloadFormat } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
 interface Download {
   format: DownloadFormat;
+  /** Compress the stream with this encoding (only ever asked for text formats). */
+  encoding?: Encoding;
   columns: readonly Column[];
   /** The attachment's file name, extension included; see fileName(). */
   fileName: string;
@@ -23,6 +26,7 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
   const headers = {
     'Content-Type': download.format.contentType,
     'Content-Disposition': `attachment; filename="${download.fileName}"`,
+    ...(download.encoding && { 'Content-Encoding': download.encoding }),
   };
   if (req.method === 'HEAD') {
     res.status(200).set(headers).end();
@@ -34,7 +38,10 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
   const first = await chunks.next();
   res.status(200).set(headers);
   try {
-    await pipeline(Readable.from(resume(first, chunks)), download.format.encoder(download.columns), res);
+    const source = Readable.from(resume(first, chunks));
+    const encoder = download.format.encoder(download.columns);
+    if (download.encoding) await pipeline(source, encoder, compressor(download.encoding), res);
+    else await pipeline(source, encoder, res);
   } catch (error) {
     // The client went away: pipeline has already stopped the query and given its connection back.
     if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { COMMON_HEADERS } from './headers.js';
+import { ENCODINGS, MIN_COMPRESSED_BYTES, compress, encodedTag, negotiateEncoding, type Encoding } from './encoding.js';
 
 /**
  * The one shape of every tag the service sends: a quoted, shortened sha256. A data answer is fully
@@ -20,14 +21,33 @@ export function isFresh(header: string | undefined, etag: string): boolean {
 }
 
 /**
- * A rendered answer: the exact bytes sent, serialized once, with every header of its 200 and of
- * its 304 prepared as flat [name, value, ...] lists.
+ * Which of an answer's tags If-None-Match names, if any: the tag of the encoding chosen for this
+ * request, or the identity tag. A client holding the uncompressed bytes has the same content, so
+ * it gets a 304 too; this is also the only check possible before a query runs, when whether the
+ * answer will be big enough to compress is not known yet (pipeline.ts).
  */
-export interface Rendered {
+export function freshTag(header: string | undefined, etag: string, encoding: Encoding | undefined): string | undefined {
+  if (!header) return undefined;
+  if (encoding && isFresh(header, encodedTag(etag, encoding))) return encodedTag(etag, encoding);
+  return isFresh(header, etag) ? etag : undefined;
+}
+
+/** One representation of an answer: its bytes and every header of its 200 and of its 304, as flat [name, value, ...] lists. */
+export interface Representation {
   etag: string;
   body: Buffer;
   headers: readonly string[];
   notModifiedHeaders: readonly string[];
+}
+
+/**
+ * A rendered answer: the exact bytes sent, serialized once, and, when it is text big enough to be
+ * worth it, compressed once with every encoding (never per request).
+ */
+export interface Rendered extends Representation {
+  encoded: Partial<Record<Encoding, Representation>>;
+  /** Every byte held, for the response cache's accounting. */
+  size: number;
 }
 
 interface RenderOptions {
@@ -46,27 +66,57 @@ interface RenderOptions {
   headers?: Readonly<Record<string, string>>;
 }
 
+/** Content types sent compressed when asked: JSON, CSV, HTML, JavaScript, CSS, SVG. */
+const COMPRESSIBLE = /^(application\/(json|problem\+json|javascript)|text\/|image\/svg\+xml)/;
+
+export function isCompressible(contentType: string): boolean {
+  return COMPRESSIBLE.test(contentType);
+}
+
 export function render(
   body: Buffer,
   { contentType, cacheControl, etag = tagOf(body), vary, csp, headers: described = {} }: RenderOptions,
 ): Rendered {
-  const notModifiedHeaders = [...COMMON_HEADERS, 'ETag', etag, 'Cache-Control', cacheControl];
-  if (vary) notModifiedHeaders.push('Vary', vary);
-  if (csp) notModifiedHeaders.push('Content-Security-Policy', csp);
-  for (const [name, value] of Object.entries(described)) notModifiedHeaders.push(name, value);
-  const headers = [...notModifiedHeaders, 'Content-Type', contentType, 'Content-Length', String(body.length)];
-  return { etag, body, headers, notModifiedHeaders };
+  const compressed = isCompressible(contentType) && body.length >= MIN_COMPRESSED_BYTES;
+  // Data answers always say they vary by Accept-Encoding (their 304 may come before the body is known).
+  const varyBy = compressed && !vary?.includes('Accept-Encoding') ? [vary, 'Accept-Encoding'].filter(Boolean).join(', ') : vary;
+  const representation = (bytes: Buffer, tag: string, encoding?: Encoding): Representation => {
+    const notModifiedHeaders = [...COMMON_HEADERS, 'ETag', tag, 'Cache-Control', cacheControl];
+    if (varyBy) notModifiedHeaders.push('Vary', varyBy);
+    if (csp) notModifiedHeaders.push('Content-Security-Policy', csp);
+    for (const [name, value] of Object.entries(described)) notModifiedHeaders.push(name, value);
+    const headers = [...notModifiedHeaders, 'Content-Type', contentType];
+    if (encoding) headers.push('Content-Encoding', encoding);
+    headers.push('Content-Length', String(bytes.length));
+    return { etag: tag, body: bytes, headers, notModifiedHeaders };
+  };
+  const encoded: Rendered['encoded'] = {};
+  let size = body.length;
+  if (compressed) {
+    for (const encoding of ENCODINGS) {
+      const bytes = compress(body, encoding);
+      size += bytes.length;
+      encoded[encoding] = representation(bytes, encodedTag(etag, encoding), encoding);
+    }
+  }
+  return { ...representation(body, etag), encoded, size };
 }
 
 /**
- * Sends a rendered answer, or a 304 when the client's copy is current. Every header goes in one
- * writeHead call: when nothing set a header before (cached answers without rate limiting, the
- * hot path), node writes the prepared list as it is; otherwise it merges, ours winning.
+ * Sends a rendered answer, or a 304 when the client's copy is current (freshTag). Every header goes
+ * in one writeHead call: when nothing set a header before, node writes the prepared list as it is;
+ * otherwise it merges, ours winning.
  */
-export function sendRendered(req: Request, res: Response, rendered: Rendered): void {
-  if (isFresh(req.headers['if-none-match'], rendered.etag)) {
-    res.writeHead(304, rendered.notModifiedHeaders as string[]).end();
-    return;
+export function sendRendered(req: IncomingMessage, res: ServerResponse, rendered: Rendered): void {
+  const encoding = negotiateEncoding(req.headers['accept-encoding']);
+  const chosen = (encoding && rendered.encoded[encoding]) || rendered;
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch) {
+    const matched = chosen !== rendered && isFresh(ifNoneMatch, chosen.etag) ? chosen : isFresh(ifNoneMatch, rendered.etag) ? rendered : undefined;
+    if (matched) {
+      res.writeHead(304, matched.notModifiedHeaders as string[]).end();
+      return;
+    }
   }
-  res.writeHead(200, rendered.headers as string[]).end(req.method === 'HEAD' ? undefined : rendered.body);
+  res.writeHead(200, chosen.headers as string[]).end(req.method === 'HEAD' ? undefined : chosen.body);
 }

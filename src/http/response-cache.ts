@@ -17,7 +17,7 @@ export class ResponseCache {
             maxSize: maxBytes,
             // Answers larger than a tenth of the cache would evict too much to be worth keeping.
             maxEntrySize: Math.max(1, Math.floor(maxBytes / 10)),
-            sizeCalculation: (answer, key) => answer.body.length + key.length + 200,
+            sizeCalculation: (answer, key) => answer.size + key.length + 200,
             fetchMethod: (_key, _stale, { context }) => context(),
             // clear() on a reload aborts the renders in flight; their requests, which started on
             // the old drop, must still get their answer, not an abort error. (An answer kept
