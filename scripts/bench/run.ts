@@ -2,7 +2,7 @@
  * `npm run bench`: where the service stands against the framework's ceiling, and how its cost
  * grows with data. Figures that count are the ratios measured in this one run, on this machine.
  *
- *   npm run bench -- [--scale 750] [--duration 10] [--rounds 2] [--big] [--skip-growth] [--skip-throughput]
+ *   npm run bench -- [--scale 750] [--duration 3] [--rounds 5] [--big] [--skip-growth] [--skip-throughput]
  *
  * 1. Throughput: the real server (production build, RATE_LIMIT off, then on) on a synthetic drop
  *    of `--scale` times the sample's lines, driven by autocannon at 20 connections with (a) one hot
@@ -14,6 +14,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -28,8 +29,8 @@ const CONNECTIONS = 20;
 const { values: args } = parseArgs({
   options: {
     scale: { type: 'string', default: '750' },
-    duration: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '2' },
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     big: { type: 'boolean', default: false },
     'skip-growth': { type: 'boolean', default: false },
     'skip-throughput': { type: 'boolean', default: false },
@@ -91,11 +92,12 @@ interface Load {
   errors: number;
 }
 
-async function drive(port: number, paths: string[], seconds: number): Promise<Load> {
+async function drive(port: number, paths: readonly string[], seconds: number, headers?: Record<string, string>): Promise<Load> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     duration: seconds,
+    headers,
     requests: paths.map((p) => ({ method: 'GET' as const, path: p })),
   });
   return {
@@ -106,10 +108,11 @@ async function drive(port: number, paths: string[], seconds: number): Promise<Lo
   };
 }
 
-async function record(port: number, paths: string[]): Promise<Record<string, RecordedAnswer>> {
+async function record(port: number, paths: readonly string[]): Promise<Record<string, RecordedAnswer>> {
   const answers: Record<string, RecordedAnswer> = {};
   for (const p of paths) {
-    const res = await fetch(`http://127.0.0.1:${port}${p}`);
+    // The ceilings replay the uncompressed answers (fetch would otherwise ask for gzip and br).
+    const res = await fetch(`http://127.0.0.1:${port}${p}`, { headers: { 'accept-encoding': 'identity' } });
     const headers: Record<string, string> = {};
     res.headers.forEach((value, key) => {
       if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(key)) headers[key] = value;
@@ -161,6 +164,46 @@ function synthetic(scale: number, lines?: number, stages = false): string {
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(9);
 
+/** The encodings the wire-bytes figure compares, as a client asks for them. */
+const ASKED = { identity: 'identity', gzip: 'gzip', br: 'gzip, deflate, br' } as const;
+
+/** Bytes of every answer's body on the wire for each Accept-Encoding (each URL fetched once per encoding, raw). */
+async function wireBytes(port: number, paths: string[]): Promise<Record<keyof typeof ASKED, number>> {
+  const totals = { identity: 0, gzip: 0, br: 0 };
+  for (const [name, accept] of Object.entries(ASKED) as [keyof typeof ASKED, string][]) {
+    for (const p of paths) {
+      totals[name] += await new Promise<number>((resolve, reject) => {
+        http
+          .get(`http://127.0.0.1:${port}${p}`, { headers: { 'accept-encoding': accept } }, (res) => {
+            let n = 0;
+            res.on('data', (c: Buffer) => (n += c.length));
+            res.on('end', () => resolve(n));
+          })
+          .on('error', reject);
+      });
+    }
+  }
+  return totals;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+
+/** One line of the targets table: the figure, the target, and whether it is met. */
+function verdict(name: string, value: number, target: number, higherIsBetter = true, unit = 'x'): string {
+  const met = higherIsBetter ? value >= target : value <= target;
+  const show = (n: number) => (unit === '%' ? `${(n * 100).toFixed(1)}%` : `${n.toFixed(2)}x`);
+  return `${name.padEnd(58)} ${show(value).padStart(8)}   target ${higherIsBetter ? '>=' : '<='} ${show(target).padEnd(7)} ${met ? 'met' : 'NOT MET'}`;
+}
+
+/**
+ * Every target runs at once, idle but for the one being driven; the workloads are driven in short
+ * slices, target after target, round after round, and each ratio is taken within a round, then the
+ * median over rounds. On a machine whose load drifts (shared, busy), slices side by side compare
+ * like with like far better than long runs one after the other.
+ */
 async function throughput(dataDir: string): Promise<void> {
   const seconds = Number(args.duration);
   const rounds = Number(args.rounds);
@@ -171,48 +214,76 @@ async function throughput(dataDir: string): Promise<void> {
   const hot = ['/budget/api/expenses/?year=2010&limit=100'];
   const answersFile = path.join(WORK, 'answers.json');
   writeFileSync(answersFile, JSON.stringify(await record(service.port, [...hot, ...mixed])));
+  await record(service.port, mixed);
+  const bytes = await wireBytes(service.port, mixed);
   await stop(service);
-  console.log(`\n## Throughput: drop ${meta.version} (${meta.files['expenses.parquet'].rows} expense lines), ${CONNECTIONS} connections, ${seconds} s per run, ${rounds} rounds`);
+  const load = (await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(', ');
+  console.log(`\n## Throughput: drop ${meta.version} (${meta.files['expenses.parquet'].rows} expense lines), ${CONNECTIONS} connections, ${seconds} s slices, ${rounds} rounds; load average before: ${load}`);
   console.log(`mixed workload: ${mixed.length} distinct URLs over the nine endpoints`);
 
-  const targets: { name: string; start: () => Promise<Running> }[] = [
+  const BR = { 'accept-encoding': ASKED.br };
+  const targets: { name: string; start: () => Promise<Running>; compressed?: boolean }[] = [
     { name: 'service', start: () => startService(dataDir, '0') },
-    { name: 'service+ratelimit', start: () => startService(dataDir, '1000000000') },
+    { name: 'service+ratelimit', start: () => startService(dataDir, '1000000000'), compressed: true },
     { name: 'express ceiling', start: () => startCeiling('express', answersFile) },
     { name: 'node:http ceiling', start: () => startCeiling('http', answersFile) },
   ];
+  const running = await Promise.all(targets.map((t) => t.start()));
+  const workloads = [
+    ['hot', hot, undefined],
+    ['mixed', mixed, undefined],
+    ['hot, br asked', hot, BR],
+    ['mixed, br asked', mixed, BR],
+  ] as const;
   const results = new Map<string, Load[]>();
-  for (let round = 0; round < rounds; round++) {
-    for (const target of targets) {
-      const running = await target.start();
-      // Warm-up: every URL once (autocannon's connections all start at the head of the list, so a
-      // short run would leave most of the mixed URLs cold), then a second of load for the JIT.
-      await record(running.port, mixed);
-      for (const [workload, paths] of [['hot', hot], ['mixed', mixed]] as const) {
-        await drive(running.port, paths, 1);
-        const load = await drive(running.port, paths, seconds);
-        const key = `${workload}|${target.name}`;
-        results.set(key, [...(results.get(key) ?? []), load]);
-      }
-      await stop(running);
+  try {
+    // Warm-up: every URL once (autocannon's connections all start at the head of the list, so a
+    // short run would leave most of the mixed URLs cold), then a second of load for the JIT.
+    for (const [i, r] of running.entries()) {
+      await record(r.port, mixed);
+      for (const [, paths, headers] of workloads) if (!headers || targets[i]!.compressed) await drive(r.port, paths, 1, headers);
     }
+    for (let round = 0; round < rounds; round++) {
+      for (const [workload, paths, headers] of workloads) {
+        for (const [i, target] of targets.entries()) {
+          if (headers && !target.compressed) continue;
+          const key = `${workload}|${target.name}`;
+          results.set(key, [...(results.get(key) ?? []), await drive(running[i]!.port, paths, seconds, headers)]);
+        }
+      }
+    }
+  } finally {
+    await Promise.all(running.map(stop));
   }
-  const median = (loads: Load[], pick: (l: Load) => number) => {
-    const sorted = loads.map(pick).sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)]!;
+  const rpsOf = (workload: string, name: string) => results.get(`${workload}|${name}`)!.map((l) => l.rps);
+  /** The median over rounds of a ratio taken within each round. */
+  const ratio = (a: [string, string], b: [string, string]) => {
+    const x = rpsOf(...a);
+    const y = rpsOf(...b);
+    return median(x.map((v, i) => v / y[i]!));
   };
-  for (const workload of ['hot', 'mixed']) {
-    console.log(`\n${workload === 'hot' ? '(a) one hot URL' : '(b) mixed distinct URLs'}`);
+  for (const [workload] of workloads) {
+    console.log(`\n${workload}`);
     console.log('target               req/s   p50 ms   p99 ms   errors   x express   x node:http');
-    const ceiling = (name: string) => median(results.get(`${workload}|${name}`)!, (l) => l.rps);
     for (const target of targets) {
-      const loads = results.get(`${workload}|${target.name}`)!;
-      const rps = median(loads, (l) => l.rps);
+      const loads = results.get(`${workload}|${target.name}`);
+      if (!loads) continue;
+      const base = workload.startsWith('hot') ? 'hot' : 'mixed';
       console.log(
-        `${target.name.padEnd(18)} ${fmt(rps)} ${fmt(median(loads, (l) => l.p50), 1)} ${fmt(median(loads, (l) => l.p99), 1)} ${fmt(loads.reduce((s, l) => s + l.errors, 0))} ${fmt(rps / ceiling('express ceiling'), 2)}x ${fmt(rps / ceiling('node:http ceiling'), 2)}x`,
+        `${target.name.padEnd(18)} ${fmt(median(loads.map((l) => l.rps)))} ${fmt(median(loads.map((l) => l.p50)), 1)} ${fmt(median(loads.map((l) => l.p99)), 1)} ${fmt(loads.reduce((s, l) => s + l.errors, 0))} ${fmt(ratio([workload, target.name], [base, 'express ceiling']), 2)}x ${fmt(ratio([workload, target.name], [base, 'node:http ceiling']), 2)}x`,
       );
     }
   }
+  const rl = (w: string) => 1 - ratio([w, 'service+ratelimit'], [w, 'service']);
+  console.log(`\nbytes on the wire for the ${mixed.length} mixed URLs: identity ${(bytes.identity / 2 ** 20).toFixed(2)} MB, gzip ${(bytes.gzip / 2 ** 20).toFixed(2)} MB (${(bytes.identity / bytes.gzip).toFixed(1)}x smaller), br ${(bytes.br / 2 ** 20).toFixed(2)} MB (${(bytes.identity / bytes.br).toFixed(1)}x smaller)`);
+  console.log('\n### Targets (ratios within a round, median over rounds)');
+  console.log(verdict('hot URL, rate limiting on, x express ceiling', ratio(['hot', 'service+ratelimit'], ['hot', 'express ceiling']), 0.9));
+  console.log(verdict('mixed URLs, rate limiting on, x express ceiling', ratio(['mixed', 'service+ratelimit'], ['mixed', 'express ceiling']), 0.85));
+  console.log(verdict('rate limiting cost, hot URL', rl('hot'), 0.1, false, '%'));
+  console.log(verdict('rate limiting cost, mixed URLs', rl('mixed'), 0.1, false, '%'));
+  console.log(verdict('hot URL, rate limiting on, x node:http ceiling', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
+  console.log(`${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
+  console.log(`${'mixed URLs with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['mixed, br asked', 'service+ratelimit'], ['mixed', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
 }
 
 async function growth(): Promise<void> {
