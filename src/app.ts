@@ -13,13 +13,14 @@ import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
 import { accessLog } from './http/access-log.js';
 import { HttpError, errorHandler, wellEncodedUrl } from './http/errors.js';
+import { answerCachedFirst } from './http/fast-path.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
 import { rateLimiter, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import { logger } from './log.js';
 import { openApiDocument } from './openapi.js';
-import { cachedAnswers, dataUnavailable, endpointHandler } from './pipeline.js';
+import { cachedAnswers, cachedLookup, dataUnavailable, endpointHandler } from './pipeline.js';
 import { parseQuery } from './params.js';
 import { SERVICE_ROUTES, spellings } from './routes.js';
 import type { Logger } from 'pino';
@@ -34,6 +35,8 @@ export interface AppOptions {
   apiKeys?: ApiKeys;
   /** Where the request log goes; the process's logger (stderr) by default. */
   log?: Logger;
+  /** Cached answers before the Express router (http/fast-path.ts); off only to compare both paths in tests. */
+  fastPath?: boolean;
 }
 
 const noParameters = z.object({});
@@ -44,26 +47,30 @@ const UNLIMITED_PATHS = Object.values(SERVICE_ROUTES)
   .filter((route) => !route.rateLimited)
   .flatMap((route) => spellings(route.path));
 
-export function createApp({ config, store, counts, apiKeys, log = logger }: AppOptions): Express {
+export function createApp({ config, store, counts, apiKeys, log = logger, fastPath = true }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
 
-  // The access log comes first, so that every request is logged and carries X-Request-Id. Cached
-  // answers come before any other header is set, so that they are sent with one writeHead merge
-  // (see sendRendered); the rate limiter goes before them so that they are limited too, and the
-  // error handler adds the common headers to its 429.
-  app.use(accessLog(log));
-  app.use(wellEncodedUrl);
-  // An API key is checked before the limiter, which counts a keyed request against its key; the
-  // health checks ask for no key, as they are never limited.
+  // `front`: what every request goes through before any answer, cached ones included; the fast
+  // path (http/fast-path.ts) runs the very same list. The access log comes first, so that every
+  // request is logged and carries X-Request-Id. An API key is checked before the limiter, which
+  // counts a keyed request against its key; the health checks ask for no key, as they are never
+  // limited. The rate limiter goes before cached answers, so that they are limited too. Cached
+  // answers come right after `front`, before any other header is set, so that they are sent with
+  // one writeHead merge (see sendRendered); the error handler adds the common headers to the
+  // rate limiter's 429.
   const unlimited = new Set(UNLIMITED_PATHS);
-  app.use(apiKeyCheck(apiKeys, (path) => unlimited.has(path)));
-  if (config.RATE_LIMIT > 0 || apiKeys) app.use(rateLimiter({ perMinute: config.RATE_LIMIT, counts, unlimited: UNLIMITED_PATHS }));
+  const front: RequestHandler[] = [accessLog(log), wellEncodedUrl, apiKeyCheck(apiKeys, (path) => unlimited.has(path))];
+  if (config.RATE_LIMIT > 0 || apiKeys) front.push(rateLimiter({ perMinute: config.RATE_LIMIT, counts, unlimited: UNLIMITED_PATHS }));
+  const onError = errorHandler();
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
-  app.use(cachedAnswers(store, cache));
+  const lookup = cachedLookup(store, cache);
+  if (fastPath) answerCachedFirst(app, front, onError, lookup);
+  app.use(front);
+  app.use(cachedAnswers(lookup));
   app.use(commonHeaders);
 
   const route = (path: string, handler: RequestHandler) => {
@@ -138,7 +145,7 @@ export function createApp({ config, store, counts, apiKeys, log = logger }: AppO
   app.use((req) => {
     throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
   });
-  app.use(errorHandler());
+  app.use(onError);
   return app;
 }
 

@@ -16,6 +16,7 @@ import { answerKey, canonicalQuery, type CanonicalQuery } from './http/canonical
 import { freshTag, isCompressible, render, sendRendered, tagOf } from './http/caching.js';
 import { encodedTag, negotiateEncoding } from './http/encoding.js';
 import { HttpError } from './http/errors.js';
+import type { CachedLookup } from './http/fast-path.js';
 import { DEFAULT_CSP } from './http/headers.js';
 import type { ResponseCache } from './http/response-cache.js';
 import { downloadTable } from './formats/measured.js';
@@ -33,23 +34,35 @@ const VARY = 'Accept, Accept-Encoding';
 const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
 
 /**
- * Answers already rendered, served before any routing, validation or query: the hot path. Only
- * valid requests are ever cached, so validation, negotiation and the tag were done when the
- * answer was rendered; an invalid query's key (a repeated or unknown parameter, a bad format)
- * never names an entry. Registered after the rate limiter, so cached answers are limited too;
- * anything not in the cache goes on to the routes.
+ * The answer already rendered for a request, if any: the hot path, before any routing, validation
+ * or query. Only valid requests are ever cached, so validation, negotiation and the tag were done
+ * when the answer was rendered; an invalid query's key (a repeated or unknown parameter, a bad
+ * format) never names an entry.
  */
-export function cachedAnswers(store: Store, cache: ResponseCache): RequestHandler {
+export function cachedLookup(store: Store, cache: ResponseCache): CachedLookup {
   const byPath = new Map(
     ENDPOINTS.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
   );
-  return (req, res, next) => {
-    const endpoint = req.method === 'GET' || req.method === 'HEAD' ? byPath.get(req.path) : undefined;
+  return (method, url, accept) => {
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    const queryAt = url.indexOf('?');
+    const endpoint = byPath.get(queryAt < 0 ? url : url.slice(0, queryAt));
     const drop = store.served;
-    if (!endpoint || !drop) return next();
-    const query = canonicalQuery(req.originalUrl, endpoint.order);
-    const representation = query.format ?? negotiate(req.headers.accept, undefined);
-    const cached = cache.get(answerKey(drop.fingerprint, endpoint.path, query, representation));
+    if (!endpoint || !drop) return undefined;
+    const query = canonicalQuery(url, endpoint.order);
+    const representation = query.format ?? negotiate(accept, undefined);
+    return cache.get(answerKey(drop.fingerprint, endpoint.path, query, representation));
+  };
+}
+
+/**
+ * Cached answers inside Express, registered after the rate limiter so that they are limited too;
+ * anything not in the cache goes on to the routes. With the fast path (http/fast-path.ts) a hit
+ * is answered before Express already; this is the same answer on the Express path.
+ */
+export function cachedAnswers(lookup: CachedLookup): RequestHandler {
+  return (req, res, next) => {
+    const cached = lookup(req.method, req.originalUrl, req.headers.accept);
     if (!cached) return next();
     notes(res).cache = 'hit';
     sendRendered(req, res, cached);

@@ -3,11 +3,11 @@
  * as they are (supertest would decompress them), then decompressed here and compared with the
  * answer worked out by hand.
  */
-import http from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, listen, type TestApp } from './helpers/app.js';
+import { rawRequest, type Raw } from './helpers/raw.js';
 
 /** The small drop with 37 more organizations that have no lines, so that a page of them is over 1 KB. */
 const EXTRA = Array.from({ length: 37 }, (_, i) => ({ id: i + 4, name: `Organisation ${i + 4}`, code: `O${i + 4}` }));
@@ -21,7 +21,9 @@ const PAGE_BODY = JSON.stringify({
   results: EXTRA.map((o) => ({ ...o, budget: [] })),
 });
 const CSV = '/budget/api/resources/?format=csv';
-const CSV_BODY = 'id,year,amount,source\r\n1,2023,1000,Impôts directs\r\n2,2023,500.5,Impôts indirects\r\n3,2023,99.999,Emprunts\r\n4,2024,800,Impôts directs\r\n';
+const CSV_BODY =
+  'id,year,amount,source,stage,source_id,derived\r\n1,2023,1000,Impôts directs,initial,,false\r\n2,2023,500.5,Impôts indirects,initial,,false\r\n' +
+  '3,2023,99.999,Emprunts,amendment,,false\r\n4,2024,800,Impôts directs,initial,,false\r\n';
 
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
@@ -34,23 +36,7 @@ afterAll(async () => {
   t.close();
 });
 
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${server.base}${path}`, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => rawRequest(`${server.base}${path}`, headers, method);
 
 const decoded = ({ headers, body }: Raw) => {
   const encoding = headers['content-encoding'];
@@ -133,8 +119,9 @@ describe('compressed answers', () => {
     });
 
     it('gives HEAD the same headers as GET, and no body', async () => {
-      const got = await get(PAGE, { 'Accept-Encoding': 'gzip' });
-      const head = await get(PAGE, { 'Accept-Encoding': 'gzip' }, 'HEAD');
+      const asked = { 'Accept-Encoding': 'gzip', 'X-Request-Id': 'head-and-get' };
+      const got = await get(PAGE, asked);
+      const head = await get(PAGE, asked, 'HEAD');
       const { date: _d1, ...getHeaders } = got.headers;
       const { date: _d2, ...headHeaders } = head.headers;
       expect(headHeaders).toEqual(getHeaders);

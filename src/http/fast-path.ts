@@ -1,0 +1,73 @@
+/**
+ * Cached answers before the Express router. A cache hit is a lookup and a write, yet walking
+ * Express's router for it costs more than both; so a GET or HEAD whose answer the response cache
+ * already holds is answered here, in the same process and server, and every other request (misses,
+ * errors, downloads, docs, preflights) goes to Express as before.
+ *
+ * Identical answers by construction: the same `front` middleware that Express runs first (rate
+ * limiting, and whatever else every request must go through) runs here too, on a request and
+ * response prepared as Express prepares them, and the answer is written by the same sendRendered
+ * from the same prepared header lists. An error in `front` (a 429) goes to the app's own error
+ * handler. test/fast-path.test.ts compares both paths header by header.
+ */
+import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { notes } from './access-log.js';
+import { sendRendered, type Rendered } from './caching.js';
+
+/** The cached answer to a request, if any, from what the request line and its Accept say. */
+export type CachedLookup = (method: string, url: string, accept: string | undefined) => Rendered | undefined;
+
+type Handle = (req: IncomingMessage, res: ServerResponse, callback?: NextFunction) => void;
+
+/**
+ * Express runs `app.handle` for every request, however the app is served (app.listen,
+ * http.createServer(app), supertest); cached answers are taken before it.
+ */
+export function answerCachedFirst(app: Express, front: readonly RequestHandler[], onError: ErrorRequestHandler, lookup: CachedLookup): void {
+  const target = app as unknown as { handle: Handle; request: object; response: object };
+  const expressHandle = target.handle.bind(app);
+  target.handle = (req, res, callback) => {
+    const cached = req.url?.charCodeAt(0) === 47 /* '/' */ ? lookup(req.method!, req.url, req.headers.accept) : undefined;
+    if (!cached) return expressHandle(req, res, callback);
+    // What Express's app.handle and its router set on every request before the first middleware.
+    const request = req as Request;
+    const response = res as Response;
+    request.res = response;
+    response.req = request;
+    Object.setPrototypeOf(req, target.request);
+    Object.setPrototypeOf(res, target.response);
+    response.locals ??= Object.create(null);
+    request.baseUrl = '';
+    request.originalUrl = req.url!;
+    request.params = {};
+    runFront(front, request, response, (error) => {
+      if (error === undefined) {
+        notes(response).cache = 'hit';
+        return sendRendered(req, res, cached);
+      }
+      onError(error, request, response, (unhandled?: unknown) => {
+        // Express's final handler would answer a bare 500; the error handler never gets here.
+        if (unhandled !== undefined && !res.headersSent) res.writeHead(500).end();
+      });
+    });
+  };
+}
+
+/** Runs middleware in order, as the router does: each calls next() to go on, next(error) to stop. */
+function runFront(front: readonly RequestHandler[], req: Request, res: Response, done: (error?: unknown) => void): void {
+  let at = 0;
+  const next: NextFunction = (error?: unknown) => {
+    if (error !== undefined && error !== 'route' && error !== 'router') return done(error);
+    const middleware = front[at++];
+    if (!middleware) return done();
+    try {
+      // A middleware's rejected promise is passed on as Express 5's router does.
+      const result = middleware(req, res, next) as unknown;
+      if (result instanceof Promise) result.catch((rejected: unknown) => next(rejected ?? new Error('Rejected promise')));
+    } catch (thrown) {
+      done(thrown);
+    }
+  };
+  next();
+}

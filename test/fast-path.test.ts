@@ -1,0 +1,141 @@
+/**
+ * Cached answers are sent before the Express router (src/http/fast-path.ts). Two apps over the same
+ * drop, one with the fast path and one without, get the same requests in the same order, so that
+ * their rate-limit counts agree; every answer must match header by header and byte by byte.
+ */
+import type { Express } from 'express';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { loadDrop } from '../src/data/drop.js';
+import { Store } from '../src/data/store.js';
+import { ENDPOINTS } from '../src/endpoints/index.js';
+import { small } from './fixtures/small.js';
+import { listen } from './helpers/app.js';
+import { writeDrop } from './helpers/drop.js';
+import { rawRequest, type Raw } from './helpers/raw.js';
+
+/** One URL per endpoint, so that a new endpoint is compared too. */
+const QUERIES: Record<string, string> = {
+  '/budget/api/totals/': '?year=2023',
+  '/budget/api/budget-categories/': '?type=resource',
+  '/budget/api/expenses/': '?hierarchy=true',
+  '/budget/api/resources/': '?limit=2&offset=1',
+  '/budget/api/organization/': '',
+  '/budget/api/organization/stats/': '?year=2024',
+  '/budget/api/debt/': '?parent=null',
+  '/budget/api/outstanding-debt/': '?year=last',
+  '/budget/api/deficit/': '',
+};
+const URLS = ENDPOINTS.map((e) => `${e.path}${QUERIES[e.path] ?? ''}`);
+
+interface Served {
+  app: Express;
+  store: Store;
+  base: string;
+  stop(): Promise<void>;
+}
+
+async function serve(dir: string, fastPath: boolean, rateLimit: string): Promise<Served> {
+  const store = new Store();
+  store.swap(await loadDrop(dir));
+  const app = createApp({ config: parseConfig({ DATA_DIR: dir, RATE_LIMIT: rateLimit }), store, fastPath });
+  const { base, stop } = await listen(app);
+  return { app, store, base, stop };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await writeDrop(small);
+  // RateLimit's t= counts seconds to the window's end: with the clock still, both apps say the same.
+  vi.useFakeTimers({ toFake: ['Date'] });
+});
+afterAll(() => vi.useRealTimers());
+
+/** Everything but Date, which moves with the clock, in the order and spelling sent. */
+const comparable = (res: Raw) => ({
+  status: res.status,
+  headers: res.rawHeaders.flatMap((value, i, all) => (i % 2 === 0 && value.toLowerCase() !== 'date' ? [[value, all[i + 1]]] : [])),
+  body: res.body.toString('base64'),
+});
+
+describe('cached answers before the Express router', () => {
+  let fast: Served;
+  let slow: Served;
+  beforeAll(async () => {
+    fast = await serve(dir, true, '1000');
+    slow = await serve(dir, false, '1000');
+  });
+  afterAll(async () => {
+    await Promise.all([fast.stop(), slow.stop()]);
+    fast.store.close();
+    slow.store.close();
+  });
+
+  /** The same request to both apps; the answers, side by side. */
+  async function both(url: string, asked: Record<string, string> = {}, method = 'GET') {
+    // The client's own request id is echoed; a generated one would differ.
+    const headers = { 'X-Request-Id': 'compare-1', ...asked };
+    const a = await rawRequest(`${fast.base}${url}`, headers, method);
+    const b = await rawRequest(`${slow.base}${url}`, headers, method);
+    return [comparable(a), comparable(b), a] as const;
+  }
+
+  describe.each([
+    ['no Accept-Encoding', {}],
+    ['Accept-Encoding: gzip, deflate, br', { 'Accept-Encoding': 'gzip, deflate, br' }],
+  ])('with %s', (_name, encoding) => {
+    it.each(URLS)('answers %s the same as Express, for 200, HEAD and 304, rate limit headers included', async (url) => {
+      // The first request renders and caches the answer on both apps; the next ones are hits.
+      const [firstFast, firstSlow] = await both(url, encoding);
+      expect(firstFast).toEqual(firstSlow);
+      const routed = vi.spyOn(fast.app.router, 'handle');
+      try {
+        const [got, expected, raw] = await both(url, encoding);
+        expect(got.status).toBe(200);
+        expect(got).toEqual(expected);
+        expect(got.headers.map(([name]) => name)).toEqual(expect.arrayContaining(['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'ETag', 'Vary', 'Content-Security-Policy']));
+
+        const [head, expectedHead] = await both(url, encoding, 'HEAD');
+        expect(head).toEqual(expectedHead);
+        expect(head.body).toBe('');
+
+        const [notModified, expectedNotModified] = await both(url, { ...encoding, 'If-None-Match': String(raw.headers.etag) });
+        expect(notModified.status).toBe(304);
+        expect(notModified).toEqual(expectedNotModified);
+        // The app with the fast path never routed these three.
+        expect(routed).not.toHaveBeenCalled();
+      } finally {
+        routed.mockRestore();
+      }
+    });
+  });
+
+  it('leaves misses, errors, downloads and the docs to Express, which answers them as before', async () => {
+    for (const url of ['/budget/api/totals/?year=1999', '/budget/api/totals/?years=2020', '/budget/api/deficit/?format=csv', '/budget/api/', '/nowhere']) {
+      const [got, expected] = await both(url);
+      expect(got).toEqual(expected);
+    }
+  });
+});
+
+describe('the rate limit on the fast path', () => {
+  it('counts cached answers and refuses past the limit exactly as Express does', async () => {
+    const fast = await serve(dir, true, '3');
+    const slow = await serve(dir, false, '3');
+    try {
+      const url = '/budget/api/totals/?year=2023';
+      for (let i = 0; i < 4; i++) {
+        const a = comparable(await rawRequest(`${fast.base}${url}`, { 'X-Request-Id': `limit-${i}` }));
+        const b = comparable(await rawRequest(`${slow.base}${url}`, { 'X-Request-Id': `limit-${i}` }));
+        expect(a).toEqual(b);
+        expect(a.status).toBe(i < 3 ? 200 : 429);
+        expect(a.headers.find(([name]) => name === 'RateLimit')?.[1]).toBe(`"3-in-1min"; r=${Math.max(0, 2 - i)}; t=60`);
+      }
+    } finally {
+      await Promise.all([fast.stop(), slow.stop()]);
+      fast.store.close();
+      slow.store.close();
+    }
+  });
+});
