@@ -21,6 +21,7 @@ const { values: args } = parseArgs({
     url: { type: 'string', default: '/budget/api/expenses/?year=2010&limit=100' },
     data: { type: 'string', default: path.join(ROOT, '.bench', 'drops', 'scale-750') },
     'accept-encoding': { type: 'string' },
+    connections: { type: 'string', default: '20' },
   },
 });
 
@@ -50,11 +51,12 @@ const port = await new Promise<number>((resolve, reject) => {
   child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
 });
 const headers = args['accept-encoding'] ? { 'accept-encoding': args['accept-encoding'] } : undefined;
-const result = await autocannon({ url: `http://127.0.0.1:${port}${args.url}`, connections: 20, duration: Number(args.duration), headers });
+const result = await autocannon({ url: `http://127.0.0.1:${port}${args.url}`, connections: Number(args.connections), duration: Number(args.duration), headers });
 const exited = new Promise((resolve) => child.once('exit', resolve));
 child.kill('SIGTERM');
 await exited;
 console.log(`${args.url} rate limit ${args['rate-limit']}: ${result.requests.average.toFixed(0)} req/s, ${result.non2xx} non-2xx`);
+const requests = result.requests.total;
 
 const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
 const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Profile;
@@ -86,7 +88,8 @@ const sum = (key: (n: Node) => string) => {
   return [...out].sort((a, b) => b[1] - a[1]);
 };
 const busy = total - idle;
-const pct = (t: number) => `${((100 * t) / busy).toFixed(1).padStart(5)}%`;
+/** Share of the busy time, and microseconds per request (startup included, so only compare long runs). */
+const pct = (t: number) => `${((100 * t) / busy).toFixed(1).padStart(5)}% ${(t / requests).toFixed(1).padStart(6)} µs/req`;
 console.log(`\nbusy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s profiled; self time by package:`);
 for (const [k, t] of sum((n) => where(n.callFrame.url)).slice(0, 14)) console.log(`  ${pct(t)}  ${k}`);
 console.log('\nself time by function:');

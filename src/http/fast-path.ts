@@ -9,9 +9,17 @@
  * response prepared as Express prepares them, and the answer is written by the same sendRendered
  * from the same prepared header lists. An error in `front` (a 429) goes to the app's own error
  * handler. test/fast-path.test.ts compares both paths header by header.
+ *
+ * Measured (docs/performance.md): what made Express slow for a cached answer was mostly not its
+ * router but Object.setPrototypeOf on every request and response (Express gives them its methods
+ * that way), which sends V8's property lookups on them down slow paths: a bare node:http server
+ * doing only that runs at about half its speed. So app.listen makes a server whose requests and
+ * responses are born with Express's methods (node:http's IncomingMessage and ServerResponse
+ * options), and the fast path changes prototypes only for requests that come some other way
+ * (supertest, a server made elsewhere).
  */
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
 import { notes } from './access-log.js';
 import { sendRendered, type Rendered } from './caching.js';
 
@@ -25,8 +33,11 @@ type Handle = (req: IncomingMessage, res: ServerResponse, callback?: NextFunctio
  * http.createServer(app), supertest); cached answers are taken before it.
  */
 export function answerCachedFirst(app: Express, front: readonly RequestHandler[], onError: ErrorRequestHandler, lookup: CachedLookup): void {
-  const target = app as unknown as { handle: Handle; request: object; response: object };
+  const target = app as unknown as { handle: Handle; request: object; response: object; listen: (...args: Parameters<Server['listen']>) => Server };
   const expressHandle = target.handle.bind(app);
+  const classes = bornExpress(target.request, target.response);
+  // As Express's own app.listen, with requests and responses born Express's.
+  target.listen = (...args) => createServer(classes, app).listen(...args);
   target.handle = (req, res, callback) => {
     const cached = req.url?.charCodeAt(0) === 47 /* '/' */ ? lookup(req.method!, req.url, req.headers.accept) : undefined;
     if (!cached) return expressHandle(req, res, callback);
@@ -35,8 +46,8 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
     const response = res as Response;
     request.res = response;
     response.req = request;
-    Object.setPrototypeOf(req, target.request);
-    Object.setPrototypeOf(res, target.response);
+    if (!(req instanceof classes.IncomingMessage)) Object.setPrototypeOf(req, target.request);
+    if (!(res instanceof classes.ServerResponse)) Object.setPrototypeOf(res, target.response);
     response.locals ??= Object.create(null);
     request.baseUrl = '';
     request.originalUrl = req.url!;
@@ -70,4 +81,13 @@ function runFront(front: readonly RequestHandler[], req: Request, res: Response,
     }
   };
   next();
+}
+
+/** Request and response classes whose prototypes are Express's own request and response objects. */
+function bornExpress(request: object, response: object) {
+  class ExpressRequest extends IncomingMessage {}
+  Object.setPrototypeOf(ExpressRequest.prototype, request);
+  class ExpressResponse extends ServerResponse {}
+  Object.setPrototypeOf(ExpressResponse.prototype, response);
+  return { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
 }
