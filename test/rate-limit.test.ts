@@ -47,3 +47,31 @@ describe('with RATE_LIMIT=0', () => {
     }
   });
 });
+
+describe('whose budget a request counts against', () => {
+  it('counts every request from one address together, whatever X-Forwarded-For says, when no proxy is trusted', async () => {
+    const t1 = await appFor(small, { RATE_LIMIT: '2' });
+    try {
+      await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '203.0.113.1');
+      const second = await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '203.0.113.2');
+      expect(second.headers.ratelimit).toMatch(/^"2-in-1min"; r=0;/);
+      expect((await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '203.0.113.3')).status).toBe(429);
+    } finally {
+      t1.close();
+    }
+  });
+  it('gives each client behind a trusted proxy its own budget (TRUST_PROXY)', async () => {
+    const t1 = await appFor(small, { RATE_LIMIT: '2', TRUST_PROXY: 'true' });
+    try {
+      for (const client of ['203.0.113.1', '203.0.113.2', '2001:db8::1']) {
+        const res = await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', client);
+        expect(res.headers.ratelimit).toMatch(/^"2-in-1min"; r=1;/);
+      }
+      // Two IPv6 addresses of one /56 are one client.
+      const same = await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '2001:db8:0:ff::2');
+      expect(same.headers.ratelimit).toMatch(/^"2-in-1min"; r=0;/);
+    } finally {
+      t1.close();
+    }
+  });
+});
