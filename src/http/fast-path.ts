@@ -13,13 +13,12 @@
  * Measured (docs/performance.md): what made Express slow for a cached answer was mostly not its
  * router but Object.setPrototypeOf on every request and response (Express gives them its methods
  * that way), which sends V8's property lookups on them down slow paths: a bare node:http server
- * doing only that runs at about half its speed. So app.listen makes a server whose requests and
- * responses are born with Express's methods (node:http's IncomingMessage and ServerResponse
- * options), and the fast path changes prototypes only for requests that come some other way
- * (supertest, a server made elsewhere).
+ * doing only that runs at about half its speed. So the server (listener.ts) is made with
+ * request and response classes born with Express's methods (expressClasses), and the fast path
+ * changes prototypes only for requests that come some other way (supertest, app.listen).
  */
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
-import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { notes } from './access-log.js';
 import { sendRendered, type Rendered } from './caching.js';
 
@@ -33,11 +32,9 @@ type Handle = (req: IncomingMessage, res: ServerResponse, callback?: NextFunctio
  * http.createServer(app), supertest); cached answers are taken before it.
  */
 export function answerCachedFirst(app: Express, front: readonly RequestHandler[], onError: ErrorRequestHandler, lookup: CachedLookup): void {
-  const target = app as unknown as { handle: Handle; request: object; response: object; listen: (...args: Parameters<Server['listen']>) => Server };
+  const target = app as unknown as ExpressInternals;
   const expressHandle = target.handle.bind(app);
-  const classes = bornExpress(target.request, target.response);
-  // As Express's own app.listen, with requests and responses born Express's.
-  target.listen = (...args) => createServer(classes, app).listen(...args);
+  const classes = expressClasses(app);
   target.handle = (req, res, callback) => {
     const cached = req.url?.charCodeAt(0) === 47 /* '/' */ ? lookup(req.method!, req.url, req.headers.accept) : undefined;
     if (!cached) return expressHandle(req, res, callback);
@@ -83,11 +80,30 @@ function runFront(front: readonly RequestHandler[], req: Request, res: Response,
   next();
 }
 
-/** Request and response classes whose prototypes are Express's own request and response objects. */
-function bornExpress(request: object, response: object) {
-  class ExpressRequest extends IncomingMessage {}
-  Object.setPrototypeOf(ExpressRequest.prototype, request);
-  class ExpressResponse extends ServerResponse {}
-  Object.setPrototypeOf(ExpressResponse.prototype, response);
-  return { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
+interface ExpressInternals {
+  handle: Handle;
+  request: object;
+  response: object;
+}
+
+const classesOf = new WeakMap<Express, { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse }>();
+
+/**
+ * Request and response classes whose prototypes are the app's own request and response objects,
+ * for node:http's createServer options: requests and responses are born with Express's methods.
+ */
+export function expressClasses(app: Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
+  let classes = classesOf.get(app);
+  if (!classes) {
+    const { request, response } = app as unknown as ExpressInternals;
+    class ExpressRequest extends IncomingMessage {}
+    Object.setPrototypeOf(ExpressRequest.prototype, request);
+    class ExpressResponse extends ServerResponse {}
+    Object.setPrototypeOf(ExpressResponse.prototype, response);
+    // node's typings make ServerResponse generic in its request; the class is only ever given ours.
+    const made = { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse as unknown as typeof ServerResponse };
+    classesOf.set(app, made);
+    return made;
+  }
+  return classes;
 }

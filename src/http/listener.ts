@@ -8,6 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'n
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { ProblemCode } from './errors.js';
+import { expressClasses } from './fast-path.js';
 import { COMMON_HEADERS, DEFAULT_CSP } from './headers.js';
 import { newRequestId } from './request-id.js';
 
@@ -40,6 +41,8 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}): Se
       // Node checks the two timeouts above only this often (30 s by default), which would let a
       // stuck client hold its connection three times longer than the limit says.
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+      // Requests and responses born with Express's methods, so that none is re-prototyped (fast-path.ts).
+      ...expressClasses(app),
     },
     (req, res) => {
       // Only GET and HEAD are served and no body is ever read: rather than reading and discarding
