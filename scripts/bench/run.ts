@@ -47,13 +47,18 @@ function spawnAndWait(command: string, argv: string[], env: NodeJS.ProcessEnv, p
   const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
   let err = '';
+  // Once listening, the output is drained unread: the request log's lines must cost the bench nothing.
+  let listening = false;
   return new Promise((resolve, reject) => {
     const check = () => {
       const found = port(out, err);
-      if (found) resolve({ child, port: found, stderr: () => err });
+      if (found) {
+        listening = true;
+        resolve({ child, port: found, stderr: () => err });
+      }
     };
-    child.stdout!.on('data', (c) => ((out += c), check()));
-    child.stderr!.on('data', (c) => ((err += c), check()));
+    child.stdout!.on('data', (c) => listening || ((out += c), check()));
+    child.stderr!.on('data', (c) => listening || ((err += c), check()));
     child.on('exit', (code) => reject(new Error(`${command} ${argv.join(' ')} exited ${code}: ${err}`)));
   });
 }
@@ -284,6 +289,9 @@ async function throughput(dataDir: string): Promise<void> {
   console.log(verdict('hot URL, rate limiting on, x node:http ceiling', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
   console.log(`${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
   console.log(`${'mixed URLs with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['mixed, br asked', 'service+ratelimit'], ['mixed', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
+  // Issue 16's other targets, not measured here yet: said so rather than left out.
+  console.log(`${'full exports x DuckDB COPY of the same rows'.padEnd(58)} ${'-'.padStart(8)}   target >= 0.50x   not measured by this bench yet`);
+  console.log(`${'peak RSS during a reload under load at 10M lines'.padEnd(58)} ${'-'.padStart(8)}   target <= 3.0 GB  not measured by this bench yet`);
 }
 
 async function growth(): Promise<void> {
