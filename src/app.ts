@@ -1,7 +1,8 @@
 /**
  * createApp builds the Express app over a Store; server.ts does the listening. Middleware order:
- * rate limiting, cached answers, common headers, the routes, then 404 and the error handler,
- * registered last.
+ * the front (request log, URL check, API key, rate limiting), cached answers, common headers, the
+ * routes, then 404 and the error handler, registered last. Cached answers are also answered
+ * before Express, after the same front (http/fast-path.ts).
  */
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.js';
