@@ -63,9 +63,10 @@ const STAGE_TYPE = { type: 'string', enum: ['initial', 'amended', 'outturn'], de
  */
 const yearSet = z.string().transform((text, ctx): number[] => parseYears(text, ctx));
 
-function parseYears(text: string, ctx: z.RefinementCtx): number[] {
+/** `alsoAccepted` names the other values the parameter takes (`last`), so that a refusal lists them. */
+function parseYears(text: string, ctx: z.RefinementCtx, alsoAccepted = ''): number[] {
   const fail = (message: string) => {
-    ctx.addIssue({ code: 'custom', message });
+    ctx.addIssue({ code: 'custom', message: alsoAccepted && message.startsWith('must be') ? `${message}, or ${alsoAccepted}` : message });
     return z.NEVER;
   };
   const range = /^(-?\d{1,9})\.\.(-?\d{1,9})$/.exec(text);
@@ -115,7 +116,7 @@ export const param = {
   /** `year=last` means the most recent year with data. */
   yearOrLast: z
     .string()
-    .transform((text, ctx): number[] | 'last' => (text === 'last' ? 'last' : parseYears(text, ctx)))
+    .transform((text, ctx): number[] | 'last' => (text === 'last' ? 'last' : parseYears(text, ctx, 'last')))
     .meta({
       description: 'Year, list or range of years, or `last` for the most recent one',
       example: 'last',

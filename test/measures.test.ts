@@ -41,6 +41,8 @@ describe('GET /budget/api/totals/', () => {
   it('is nominal by default, and says so in Budget-Measure with the drop unit', async () => {
     const res = await get('/budget/api/totals/?year=2024');
     expect(res.headers['budget-measure']).toBe('nominal; unit="MDT"');
+    // A script on another origin reads the header only if CORS exposes it.
+    expect(res.headers['access-control-expose-headers']).toContain('Budget-Measure');
     expect(res.body).toEqual([{ year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 }]);
   });
 

@@ -70,6 +70,10 @@ describe('query parameters', () => {
       await problem('/budget/api/totals/?year=last', 'invalid_parameter', 'year');
       await problem('/budget/api/outstanding-debt/?year=first', 'invalid_parameter', 'year');
     });
+    it('names last among the accepted values where it is one', async () => {
+      const body = await problem('/budget/api/outstanding-debt/?year=las', 'invalid_parameter', 'year');
+      expect(body.detail).toBe('year must be an integer between 1900 and 2100, or last');
+    });
   });
 
   describe('booleans', () => {

@@ -29,7 +29,7 @@ export const COMMON_HEADERS: readonly string[] = [
   'Access-Control-Allow-Origin',
   '*',
   'Access-Control-Expose-Headers',
-  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition, X-Request-Id',
+  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition, X-Request-Id, Budget-Measure',
   ...helmetHeaders(), // X-Content-Type-Options: nosniff among them
 ];
 
