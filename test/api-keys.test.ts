@@ -2,7 +2,6 @@
  * API keys (API_KEYS_FILE, X-API-Key): a known key has its own budget and limit, named in
  * RateLimit-Policy; an unknown or malformed key is refused with a 401; keys never reach a log.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,21 +10,13 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appServing, type TestApp } from './helpers/app.js';
+import { cli } from './helpers/cli.js';
 import { writeDrop } from './helpers/drop.js';
 import { listening, start } from './helpers/server.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const root = mkdtempSync(path.join(tmpdir(), 'budget-keys-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

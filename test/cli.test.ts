@@ -1,7 +1,6 @@
 /**
  * The data CLI (budget-data) as an analyst runs it: a real process on real files.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,27 +8,14 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appServing } from './helpers/app.js';
+import { ROOT, cli } from './helpers/cli.js';
 import { writeDrop } from './helpers/drop.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const root = mkdtempSync(path.join(tmpdir(), 'budget-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const dir = (name: string) => path.join(root, name);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-function cli(...args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 describe('budget-data build and validate', () => {
   it('builds a drop from CSV files that then validates, with progress on stderr', async () => {

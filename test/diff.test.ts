@@ -3,24 +3,15 @@
  * directories or as URLs served over HTTP. The two drops differ in known ways, so every count and
  * total below is worked out by hand from the small fixture.
  */
-import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
+import { cli } from './helpers/cli.js';
 import { writeDrop, type DropData } from './helpers/drop.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 /**
  * The new drop: organization 3 renamed; expense 4 raised from 300 to 350, expense 6 (2024, 0.2)
