@@ -256,6 +256,17 @@ describe('reload', () => {
       expectChangeFromAToB(await s.json('/budget/api/meta/'));
     });
 
+    it('counts only the drop\'s own columns: a line added before the others changes none of them', async () => {
+      // Lines 2-6 keep their figures, but their positions (worked out at load for paging) all move.
+      const withoutFirst = await writeDrop({ ...small, expenses: (small.expenses as object[]).slice(1) } as DropData, { version: 'A' });
+      const link = linkTo(withoutFirst);
+      const s = await serve(link);
+      flip(link, await writeDrop(small, { version: 'C' }));
+      expect(await s.reloader.reload()).toMatchObject({ status: 'ok', version: 'C' });
+      await s.reloader.pendingChange;
+      expect((await s.json('/budget/api/meta/')).changes.tables.expenses).toEqual({ added: 1, removed: 0, changed: 0 });
+    });
+
     it('and keeps the change of the last swap when a later drop is rejected', async () => {
       const link = linkTo(dropA);
       const s = await serve(link);

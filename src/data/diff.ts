@@ -330,7 +330,12 @@ export async function downloadDrop(url: string, into: string): Promise<DropSide>
   return side;
 }
 
-/** The drop's tables as its database holds them (the tables the diff knows, listed in its manifest), with their columns. */
+/**
+ * The drop's tables as its database holds them (the tables the diff knows, listed in its manifest),
+ * with the columns of the drop format only: the service adds columns of its own at load (paging
+ * positions, each series row's most final stage), which move when other rows do and are no change
+ * to the data.
+ */
 async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise<Map<string, string[]>> {
   const rows = (
     await connection.runAndReadAll(`SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns() WHERE NOT internal GROUP BY ALL`)
@@ -339,7 +344,10 @@ async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise
   const out = new Map<string, string[]>();
   for (const row of rows) {
     const table = String(row.table_name);
-    if (Object.hasOwn(KEYS, table) && listed.has(table)) out.set(table, (row.columns as { items: unknown[] }).items.map(String));
+    const spec = TABLES.find((t) => t.name === table);
+    if (!spec || !Object.hasOwn(KEYS, table) || !listed.has(table)) continue;
+    const columns = (row.columns as { items: unknown[] }).items.map(String);
+    out.set(table, columns.filter((column) => spec.columns.some((c) => c.name === column)));
   }
   return out;
 }
@@ -357,7 +365,8 @@ export async function changeBetween(previous: LoadedDrop, next: LoadedDrop): Pro
     const a = new Map<string, Relation>();
     for (const [table, columns] of await tablesOf(old, previous)) {
       const file = path.join(scratch, `${table}.parquet`);
-      await old.run(`COPY ${quotedIdentifier(table)} TO $file (FORMAT parquet)`, { file });
+      const select = columns.map((column) => quotedIdentifier(column)).join(', ');
+      await old.run(`COPY (SELECT ${select} FROM ${quotedIdentifier(table)}) TO $file (FORMAT parquet)`, { file });
       a.set(table, { from: `read_parquet(${quotedString(file)})`, columns });
     }
     const b = new Map<string, Relation>();
