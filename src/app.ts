@@ -71,7 +71,8 @@ export function createApp({ config, store, counts, apiKeys, log = logger, fastPa
   const lookup = cachedLookup(store, cache);
   if (fastPath) answerCachedFirst(app, front, onError, lookup);
   app.use(front);
-  app.use(cachedAnswers(lookup));
+  // The fast path has already answered every cached request: looking again would only miss again.
+  if (!fastPath) app.use(cachedAnswers(lookup));
   app.use(commonHeaders);
 
   const route = (path: string, handler: RequestHandler) => {

@@ -3,7 +3,7 @@
  * format, take a lease on the served drop, answer 304 when the client's copy is current, otherwise
  * answer: JSON rendered whole (and cached), any other format as a streamed download.
  */
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { Lease, Store } from './data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
@@ -19,7 +19,6 @@ import { HttpError } from './http/errors.js';
 import type { CachedLookup } from './http/fast-path.js';
 import { DEFAULT_CSP } from './http/headers.js';
 import type { ResponseCache } from './http/response-cache.js';
-import { downloadTable } from './formats/measured.js';
 import { jsonText } from './json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { spellings } from './routes.js';

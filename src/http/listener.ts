@@ -51,7 +51,6 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}): Se
       app(req, res);
     },
   );
-  server.keepAliveTimeout = keepAliveTimeoutMs;
   server.on('clientError', answerClientError);
   return server;
 }
