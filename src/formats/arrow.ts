@@ -20,7 +20,7 @@ import {
 } from 'apache-arrow';
 import { Transform } from 'node:stream';
 import { columnList, type DownloadFormat } from './format.js';
-import type { Column, ColumnType, FlatRow } from './table.js';
+import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
 
 const ARROW_TYPES: Record<ColumnType, () => DataType> = {
   int32: () => new Int32(),
@@ -32,22 +32,13 @@ const ARROW_TYPES: Record<ColumnType, () => DataType> = {
 
 const TYPE_NAMES: Record<ColumnType, string> = { int32: 'Int32', int64: 'Int64', float64: 'Float64', utf8: 'Utf8', bool: 'Bool' };
 
-/** Int64 vectors take bigints; rows carry ids as numbers, or as bigints past 2^53. */
-const ARROW_VALUES: Record<ColumnType, (value: unknown) => unknown> = {
-  int32: Number,
-  int64: (value) => (typeof value === 'bigint' ? value : BigInt(value as number | string)),
-  float64: Number,
-  utf8: String,
-  bool: Boolean,
-};
-
 function arrowSchema(columns: readonly Column[]): Schema {
   return new Schema(columns.map((c) => new Field(c.name, ARROW_TYPES[c.type](), c.nullable)));
 }
 
 function recordBatch(schema: Schema, columns: readonly Column[], rows: FlatRow[]): RecordBatch {
   const children = columns.map((column, i) => {
-    const convert = ARROW_VALUES[column.type];
+    const convert = COLUMN_VALUES[column.type];
     const values = rows.map((row) => {
       const value = row[column.name];
       return value === null || value === undefined ? null : convert(value);

@@ -8,7 +8,7 @@
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
 import { Transform } from 'node:stream';
 import { columnList, type DownloadFormat } from './format.js';
-import type { Column, ColumnType, FlatRow } from './table.js';
+import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
 
 /** Rows per row group: DuckDB and pyarrow read groups of this size well, and it bounds memory. */
 const ROW_GROUP_ROWS = 100_000;
@@ -22,15 +22,6 @@ const PHYSICAL: Record<ColumnType, Omit<SchemaElement, 'name'>> = {
 };
 
 const TYPE_NAMES: Record<ColumnType, string> = { int32: 'INT32', int64: 'INT64', float64: 'DOUBLE', utf8: 'STRING', bool: 'BOOLEAN' };
-
-/** INT64 takes bigints; rows carry ids as numbers, or as bigints past 2^53. */
-const VALUES: Record<ColumnType, (value: unknown) => unknown> = {
-  int32: Number,
-  int64: (value) => (typeof value === 'bigint' ? value : BigInt(value as number | string)),
-  float64: Number,
-  utf8: String,
-  bool: Boolean,
-};
 
 function parquetSchema(columns: readonly Column[]): SchemaElement[] {
   return [
@@ -69,7 +60,7 @@ function parquetEncoder(columns: readonly Column[]): Transform {
         for (const row of rows) {
           for (let i = 0; i < columns.length; i++) {
             const value = row[columns[i]!.name];
-            group[i]!.push(value === null || value === undefined ? null : VALUES[columns[i]!.type](value));
+            group[i]!.push(value === null || value === undefined ? null : COLUMN_VALUES[columns[i]!.type](value));
           }
           if (++rowsInGroup === ROW_GROUP_ROWS) writeGroup();
         }

@@ -13,6 +13,18 @@ import { z } from 'zod';
  */
 export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8' | 'bool';
 
+/**
+ * A row's value as the typed writers (Arrow, Parquet) take it: their 64-bit integers take bigints,
+ * while rows carry ids as numbers, or as bigints past 2^53.
+ */
+export const COLUMN_VALUES: Record<ColumnType, (value: unknown) => unknown> = {
+  int32: Number,
+  int64: (value) => (typeof value === 'bigint' ? value : BigInt(value as number | string)),
+  float64: Number,
+  utf8: String,
+  bool: Boolean,
+};
+
 export interface Column {
   name: string;
   type: ColumnType;
