@@ -67,6 +67,9 @@ export interface MeasureRequest {
  * missing series, or a base_year without a CPI. `shares` are the totals a share divides by
  * (shareTotals), needed to apply measure=share but not for its header.
  */
+const money = (value: number | null) => (value === null ? null : roundHalfAway(value, 3));
+const percent = (value: number | null) => (value === null ? null : roundHalfAway(value, 2));
+
 export async function measurer(
   { measure = 'nominal', base_year }: MeasureRequest,
   lease: Lease,
@@ -74,8 +77,6 @@ export async function measurer(
 ): Promise<Measurer> {
   const units = lease.drop.data.manifest.units;
   const unit = quotable(units?.name ?? 'drop units');
-  const money = (value: number | null) => (value === null ? null : roundHalfAway(value, 3));
-  const percent = (value: number | null) => (value === null ? null : roundHalfAway(value, 2));
   const ratio = (figure: number | null, numerator: number, denominator: number | undefined): number | null =>
     figure === null || denominator === undefined || denominator === 0 ? null : (figure * numerator) / denominator;
 
@@ -221,20 +222,17 @@ export function withChanges<R extends { year: number }>(
   return rows.map((row) => {
     const previous = byYear.get(`${row.year - 1}:${String(key(row))}`);
     const changes = fields.map((field) => changeOf(row[field] as number | null, previous?.[field] as number | null | undefined));
-    const rounded = { ...row } as Record<string, unknown>;
-    for (const field of fields) rounded[field] = measurer.round(row[field] as number | null);
+    const shown = rounded(row, fields, measurer) as Record<string, unknown>;
     if (fields.length === 1) {
-      rounded.change = measurer.round(changes[0]!.change);
-      rounded.change_pct = roundPercent(changes[0]!.change_pct);
+      shown.change = measurer.round(changes[0]!.change);
+      shown.change_pct = percent(changes[0]!.change_pct);
     } else {
-      rounded.change = Object.fromEntries(fields.map((f, i) => [f, measurer.round(changes[i]!.change)]));
-      rounded.change_pct = Object.fromEntries(fields.map((f, i) => [f, roundPercent(changes[i]!.change_pct)]));
+      shown.change = Object.fromEntries(fields.map((f, i) => [f, measurer.round(changes[i]!.change)]));
+      shown.change_pct = Object.fromEntries(fields.map((f, i) => [f, percent(changes[i]!.change_pct)]));
     }
-    return rounded as R & { change: unknown; change_pct: unknown };
+    return shown as R & { change: unknown; change_pct: unknown };
   });
 }
-
-const roundPercent = (value: number | null) => (value === null ? null : roundHalfAway(value, 2));
 
 /** The years whose rows a change needs: each year asked for and the one before it. */
 export function withPreviousYears(years: readonly number[]): number[] {
