@@ -9,11 +9,10 @@ import { roundHalfAway } from '../numbers.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { define, ORDER } from './endpoint.js';
+import { define, ORDER, provenance } from './endpoint.js';
 import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured.js';
 
 /** A series row's stage and where it comes from: null and false when the drop does not say. */
-const provenance = (r: Row) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
 
 /** Without a stage asked for, SQL picks each year's most final stage (null binds "none asked"). */
 const stageOf = (stage: string | undefined) => stage ?? null;

@@ -125,6 +125,9 @@ export function page(rows: Row[], item: (row: Row) => unknown): Page {
  * The drop's name for an id. Validation guarantees every referenced id has one, so a miss is a
  * bug to report, not a field to leave out of the answer.
  */
+/** Where a line or series row comes from, as every such row carries it (docs/api.md#stages). */
+export const provenance = (r: Row) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
+
 export function named<T>(names: ReadonlyMap<unknown, T>, id: unknown): T {
   const found = names.get(id);
   if (found === undefined) throw new Error(`no name for id ${String(id)}`);

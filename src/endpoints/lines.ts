@@ -7,7 +7,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { categoryTree, treeHeaders, treeVariant } from './category-tree.js';
-import { DEFAULT_STAGE, define, named, ORDER, page } from './endpoint.js';
+import { DEFAULT_STAGE, define, named, ORDER, page, provenance } from './endpoint.js';
 import { measuring } from './measured.js';
 
 /** An expense line as served, from a row of ids (sql/expenses.sql, all_expenses.sql). */
@@ -28,7 +28,6 @@ const resourceItem =
   (r: Row) => ({ id: r.id, year: r.year, amount: r.amount, source: named(categoryNames, r.category_id), ...provenance(r) });
 
 /** A line's stage and where it comes from (docs/api.md, "Stages"). */
-const provenance = (r: Row) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
 
 /** A streamed export of lines: each chunk of rows as the download's rows. */
 async function* downloadChunks<Item>(chunks: AsyncIterable<Row[]>, item: (r: Row) => Item, table: Table<Item>): AsyncGenerator<FlatRow[]> {
