@@ -201,7 +201,7 @@ export function sumMeasured(parts: readonly (number | null)[]): number | null {
  * A figure's change against the year before, both unrounded. Both are null when the year before
  * has no figure (a gap is never bridged) or a zero one (no growth rate from nothing).
  */
-export function changeOf(current: number | null, previous: number | null | undefined): { change: number | null; change_pct: number | null } {
+function changeOf(current: number | null, previous: number | null | undefined): { change: number | null; change_pct: number | null } {
   if (current === null || previous === null || previous === undefined || previous === 0) return { change: null, change_pct: null };
   const change = current - previous;
   return { change, change_pct: (change * 100) / previous };

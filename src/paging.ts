@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 
 const LIMIT_MESSAGE = `must be an integer between 1 and ${MAX_LIMIT}`;
 

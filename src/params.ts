@@ -36,7 +36,7 @@ const yearNumber = z
   .transform(Number)
   .pipe(z.number().min(1900, { error: YEAR_MESSAGE }).max(2100, { error: YEAR_MESSAGE }));
 
-export const MAX_YEARS = 50;
+const MAX_YEARS = 50;
 
 /**
  * Every parameter arrives as a string, but the OpenAPI document types it as what it means

@@ -12,7 +12,7 @@ import { access, open } from 'node:fs/promises';
 import path from 'node:path';
 import { quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest } from './manifest.js';
-import type { ColumnSpec, TableSpec } from './schema.js';
+import { requiredColumns, type ColumnSpec, type TableSpec } from './schema.js';
 import { parquetType, typedColumns, writeDropFiles, type WriteOptions } from './write.js';
 
 
@@ -104,7 +104,7 @@ async function checkHeader(csv: string, table: TableSpec): Promise<ColumnSpec[]>
     .split(',')
     .map((name) => name.trim().replace(/^"(.*)"$/, '$1'));
   const columns = table.columns.filter((c) => header.includes(c.name));
-  const required = table.columns.filter((c) => c.absent === undefined).map((c) => c.name);
+  const required = requiredColumns(table).map((c) => c.name);
   const inOrder = columns.map((c) => c.name).join(',') === header.join(',');
   if (!inOrder || !required.every((name) => header.includes(name))) {
     const optional = table.columns.filter((c) => c.absent !== undefined).map((c) => c.name);

@@ -89,6 +89,3 @@ export const fileName = (table: TableSpec): string => `${table.name}.parquet`;
 
 /** The columns a drop must have (its other columns are optional). */
 export const requiredColumns = (table: TableSpec): ColumnSpec[] => table.columns.filter((c) => c.absent === undefined);
-
-/** The series tables, whose rows may carry a stage of SERIES_STAGES. */
-export const SERIES_TABLES = ['debt', 'outstanding_debt', 'deficit'] as const;

@@ -9,7 +9,7 @@ import { named, type Stage, type Variant } from './endpoint.js';
 import { measureHeader, measurerFor } from './measured.js';
 
 /** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). */
-export const TREE_TABLE = table<TreeNode>(
+const TREE_TABLE = table<TreeNode>(
   [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount'), int32('depth')],
   flattenTree,
 );

@@ -4,8 +4,8 @@ import { Transform } from 'node:stream';
 import { columnList, type DownloadFormat } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
-/** The options of every CSV the service writes; the OpenAPI examples use them too. */
-export function csvOptions(columns: readonly Column[]) {
+/** The options of every CSV the service writes, downloads and the OpenAPI example alike. */
+function csvOptions(columns: readonly Column[]) {
   // csv-stringify writes true as 1 and false as an empty field, which reads back as null: spell them out.
   return {
     header: true,

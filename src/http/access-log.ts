@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { requestIdFor } from './request-id.js';
 
 /** What handlers tell the log about a request, through res.locals. */
-export interface LogNotes {
+interface LogNotes {
   /** `hit`: answered from the response cache; `miss`: the query ran. Data endpoints only. */
   cache?: 'hit' | 'miss';
   /** A 5xx's cause, logged with its stack; the client only ever sees a generic problem. */

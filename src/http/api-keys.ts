@@ -18,7 +18,7 @@ export interface ApiKey {
   limit: number;
 }
 
-export const API_KEY_HEADER = 'X-API-Key';
+const API_KEY_HEADER = 'X-API-Key';
 const KEY_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** What a key may look like: the keys `keys add` makes are `bdk_` and 43 base64url characters. */
 const KEY_SHAPE = /^[A-Za-z0-9._~+/=-]{16,256}$/;

@@ -33,7 +33,7 @@ export function freshTag(header: string | undefined, etag: string, encoding: Enc
 }
 
 /** One representation of an answer: its bytes and every header of its 200 and of its 304, as flat [name, value, ...] lists. */
-export interface Representation {
+interface Representation {
   etag: string;
   body: Buffer;
   headers: readonly string[];

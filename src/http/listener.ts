@@ -23,7 +23,7 @@ export interface Limits {
   maxHeaderBytes: number;
 }
 
-export const LIMITS: Limits = {
+const LIMITS: Limits = {
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   requestTimeoutMs: 30_000,
@@ -86,7 +86,7 @@ function refusal(code: string | undefined): [number, string] {
 }
 
 /** A whole HTTP/1.1 response, headers included, for a socket that has no response object. */
-export function rawProblem(status: number, code: ProblemCode, detail: string): string {
+function rawProblem(status: number, code: ProblemCode, detail: string): string {
   const title = STATUS_CODES[status] ?? 'Error';
   const body = JSON.stringify({ type: 'about:blank', title, status, detail, code });
   const headers = [

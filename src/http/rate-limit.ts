@@ -60,7 +60,7 @@ export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions):
   });
 }
 
-export interface RateLimitStatus {
+interface RateLimitStatus {
   store: 'redis' | 'memory';
   /** null when no Redis is configured. */
   redis: 'connected' | 'unavailable' | null;
