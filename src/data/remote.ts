@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -173,8 +173,11 @@ export class RemoteDrops {
   private async look(trigger: string): Promise<void> {
     const log = { trigger, url: this.source.urlOf(MANIFEST_FILE) };
     let downloaded: string | undefined;
+    let text: string;
     try {
-      const { manifest, text } = await this.fetchManifest();
+      const fetched = await this.fetchManifest();
+      ({ text } = fetched);
+      const { manifest } = fetched;
       if (text === this.servedManifest || this.closed) return;
       logger.info({ ...log, version: manifest.version }, 'new drop.json published; downloading the drop');
       downloaded = await this.fetchFiles(manifest, text);
@@ -189,7 +192,7 @@ export class RemoteDrops {
     this.reloader ??= new Reloader({ dataDir: await this.currentDir(), store: this.store });
     const outcome = await this.reloader.reload(`DATA_URL ${trigger}`);
     if (outcome.status === 'ok') {
-      this.servedManifest = await readFile(path.join(downloaded, MANIFEST_FILE), 'utf8');
+      this.servedManifest = text;
       if (previous) await rm(previous, { recursive: true, force: true });
     } else {
       // Rejected by validation: `current` goes back to the files being served, and the next look
