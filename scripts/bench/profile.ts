@@ -5,13 +5,13 @@
  *
  *   npm run build && tsx scripts/bench/profile.ts [--rate-limit 1000000000] [--duration 10] [--url /budget/api/...] [--data dir]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { projectRoot } from '../../src/data/sql.js';
+import { startService } from './service.js';
 
 const ROOT = projectRoot();
 const { values: args } = parseArgs({
@@ -37,19 +37,7 @@ interface Profile {
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cpu-prof-'));
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/src/server.js'], {
-  cwd: ROOT,
-  env: { ...process.env, DATA_DIR: args.data, PORT: '0', HOST: '127.0.0.1', RATE_LIMIT: args['rate-limit'], LOG_LEVEL: 'info', NODE_ENV: 'production' },
-});
-let err = '';
-const port = await new Promise<number>((resolve, reject) => {
-  child.stderr.on('data', (chunk) => {
-    err += chunk;
-    const found = /"port":(\d+)[^\n]*"msg":"listening"/.exec(err);
-    if (found) resolve(Number(found[1]));
-  });
-  child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-});
+const { child, port } = await startService(args.data, args['rate-limit'], ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
 const headers = args['accept-encoding'] ? { 'accept-encoding': args['accept-encoding'] } : undefined;
 const result = await autocannon({ url: `http://127.0.0.1:${port}${args.url}`, connections: Number(args.connections), duration: Number(args.duration), headers });
 const exited = new Promise((resolve) => child.once('exit', resolve));

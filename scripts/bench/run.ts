@@ -12,7 +12,7 @@
  *    sample drop and synthetic drops of 100x and 1000x its lines, of 1 million lines, of 1 million
  *    lines in three stages with sources (synth --stages), and 10 million with --big.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import autocannon from 'autocannon';
 import { projectRoot } from '../../src/data/sql.js';
 import type { RecordedAnswer } from './ceiling.js';
 import type { QueryFigures } from './queries.js';
+import { spawnAndWait, startService, type Running } from './service.js';
 
 const ROOT = projectRoot();
 const WORK = path.join(ROOT, '.bench');
@@ -36,41 +37,6 @@ const { values: args } = parseArgs({
     'skip-throughput': { type: 'boolean', default: false },
   },
 });
-
-interface Running {
-  child: ChildProcess;
-  port: number;
-  stderr: () => string;
-}
-
-function spawnAndWait(command: string, argv: string[], env: NodeJS.ProcessEnv, port: (out: string, err: string) => number | null): Promise<Running> {
-  const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env } });
-  let out = '';
-  let err = '';
-  // Once listening, the output is drained unread: the request log's lines must cost the bench nothing.
-  let listening = false;
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const found = port(out, err);
-      if (found) {
-        listening = true;
-        resolve({ child, port: found, stderr: () => err });
-      }
-    };
-    child.stdout!.on('data', (c) => listening || ((out += c), check()));
-    child.stderr!.on('data', (c) => listening || ((err += c), check()));
-    child.on('exit', (code) => reject(new Error(`${command} ${argv.join(' ')} exited ${code}: ${err}`)));
-  });
-}
-
-function startService(dataDir: string, rateLimit: string): Promise<Running> {
-  return spawnAndWait(
-    process.execPath,
-    ['dist/src/server.js'],
-    { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', RATE_LIMIT: rateLimit, LOG_LEVEL: 'info', NODE_ENV: 'production' },
-    (_out, err) => Number(/"port":(\d+)[^\n]*"msg":"listening"/.exec(err)?.[1]) || null,
-  );
-}
 
 function startCeiling(mode: 'express' | 'http', answersFile: string): Promise<Running> {
   return spawnAndWait(process.execPath, ['--import', 'tsx', 'scripts/bench/ceiling.ts', mode, answersFile], {}, (out) =>

@@ -1,0 +1,44 @@
+/**
+ * Starting the servers a benchmark measures, and waiting until they listen: the built service and
+ * the ceilings (ceiling.ts). Shared by run.ts and profile.ts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { projectRoot } from '../../src/data/sql.js';
+
+const ROOT = projectRoot();
+
+export interface Running {
+  child: ChildProcess;
+  port: number;
+  stderr: () => string;
+}
+
+export function spawnAndWait(command: string, argv: string[], env: NodeJS.ProcessEnv, port: (out: string, err: string) => number | null): Promise<Running> {
+  const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env } });
+  let out = '';
+  let err = '';
+  // Once listening, the output is drained unread: the request log's lines must cost the bench nothing.
+  let listening = false;
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const found = port(out, err);
+      if (found) {
+        listening = true;
+        resolve({ child, port: found, stderr: () => err });
+      }
+    };
+    child.stdout!.on('data', (c) => listening || ((out += c), check()));
+    child.stderr!.on('data', (c) => listening || ((err += c), check()));
+    child.on('exit', (code) => reject(new Error(`${command} ${argv.join(' ')} exited ${code}: ${err}`)));
+  });
+}
+
+/** The built service on a free loopback port; `nodeArgs` go before the script (e.g. --cpu-prof). */
+export function startService(dataDir: string, rateLimit: string, nodeArgs: string[] = []): Promise<Running> {
+  return spawnAndWait(
+    process.execPath,
+    [...nodeArgs, 'dist/src/server.js'],
+    { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', RATE_LIMIT: rateLimit, LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    (_out, err) => Number(/"port":(\d+)[^\n]*"msg":"listening"/.exec(err)?.[1]) || null,
+  );
+}
