@@ -1,5 +1,5 @@
--- Every matching organization's budget, one row per (organization, year), for a full CSV/Arrow
--- export (no LIMIT: it is streamed).
+-- Every matching organization's budget, one row per (organization, year), in the download's columns,
+-- for a full download (no LIMIT: it is streamed).
 -- $year   INTEGER[] or NULL   only organizations with lines these years, and only these years' budget
 -- $search VARCHAR or NULL     only organizations whose name or code contains this (see organizations.sql)
 -- $stage  VARCHAR             initial, amended or outturn: which lines count (docs/api.md, "Stages")

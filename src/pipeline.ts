@@ -7,10 +7,11 @@ import type { RequestHandler } from 'express';
 import type { Lease, Store } from './data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
-import { fileName, sendDownload } from './formats/download.js';
+import { fileName, sendDownload, type DownloadBody } from './formats/download.js';
+import type { DownloadFormat } from './formats/format.js';
 import { negotiate } from './formats/negotiate.js';
 import { FORMATS } from './formats/registry.js';
-import type { FlatRow } from './formats/table.js';
+import type { Table } from './formats/table.js';
 import { notes } from './http/access-log.js';
 import { answerKey, canonicalQuery, type CanonicalQuery } from './http/canonical-query.js';
 import { freshTag, isCompressible, render, sendRendered, tagOf } from './http/caching.js';
@@ -113,9 +114,8 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       await sendDownload(req, res, {
         format,
         encoding,
-        columns: table.columns,
         fileName: fileName(endpoint.path, bound.params, format),
-        rows: () => downloadRows(bound, lease, (item) => table.rows(item)),
+        body: () => downloadBody(bound, lease, format, table),
       });
     } finally {
       lease?.release();
@@ -135,13 +135,19 @@ function pagingOf({ params }: Bound): { limit?: number; offset?: number } {
 }
 
 /**
- * A paged endpoint without limit and offset exports every matching row (docs/api.md#full-exports);
- * otherwise the download holds exactly the items the JSON answer would, flattened.
+ * A paged endpoint without limit and offset exports every matching row (docs/api.md#full-exports),
+ * made by the format from DuckDB's results when the endpoint gives a query for it; otherwise the
+ * download holds exactly the items the JSON answer would, flattened.
  */
-function downloadRows(bound: Bound, lease: Lease, flatten: (item: unknown) => FlatRow[]): AsyncIterable<FlatRow[]> {
-  if (bound.exportAll && isWholeExport(pagingOf(bound))) return bound.exportAll(lease);
-  return (async function* () {
+function downloadBody(bound: Bound, lease: Lease, format: DownloadFormat, table: Table): DownloadBody {
+  if (bound.exportAll && isWholeExport(pagingOf(bound))) {
+    const whole = bound.exportAll(lease);
+    if ('sql' in whole) return { bytes: format.fromQuery({ ...whole, lease, columns: table.columns }) };
+    return { rows: whole, columns: table.columns };
+  }
+  const rows = (async function* () {
     const answer = await bound.answer(lease);
-    yield (Array.isArray(answer) ? answer : answer.items).flatMap(flatten);
+    yield (Array.isArray(answer) ? answer : answer.items).flatMap((item) => table.rows(item));
   })();
+  return { rows, columns: table.columns };
 }

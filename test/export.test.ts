@@ -131,3 +131,34 @@ describe('a CSV, Arrow or Parquet download with limit or offset', () => {
     expect(csv.rows).toEqual(page.flatMap(organizationRows).map(csvCells));
   });
 });
+
+describe('a full export of amounts past 10^12 and of halves', () => {
+  // Amounts under 10^12 are rounded in a narrower decimal than the rest (sql/all_expenses.sql):
+  // both sides of that line, halves and a whole number must come out as the JSON pages write them.
+  let big: TestApp;
+  beforeAll(async () => {
+    big = await appFor({
+      ...small,
+      expenses: {
+        sql: `SELECT * FROM (VALUES
+                (1, 2023, 1234567890123.4565::DECIMAL(38,6), 11, 1, false),
+                (2, 2023, -0.0005::DECIMAL(38,6), 11, 1, false),
+                (3, 2023, 999999999999.9995::DECIMAL(38,6), 11, 1, false),
+                (4, 2023, 100::DECIMAL(38,6), 11, 1, false),
+                (5, 2023, 2.0045::DECIMAL(38,6), 11, 1, false)
+              ) AS t(id, year, amount, category_id, organization_id, complementary)`,
+      },
+    });
+  });
+  afterAll(() => big.close());
+
+  it('rounds each half away from zero, in CSV, Arrow and Parquet as in JSON', async () => {
+    const amounts = [1234567890123.457, -0.001, 1000000000000, 100, 2.005];
+    const json = await request(big.app).get('/budget/api/expenses/');
+    expect(json.body.results.map((r: Item) => r.amount)).toEqual(amounts);
+    const csv = await getCsv(big.app, '/budget/api/expenses/?format=csv');
+    expect(csv.rows.map((r) => r.amount)).toEqual(['1234567890123.457', '-0.001', '1000000000000', '100', '2.005']);
+    expect((await getArrow(big.app, '/budget/api/expenses/?format=arrow')).rows.map((r) => r.amount)).toEqual(amounts);
+    expect((await getParquet(big.app, '/budget/api/expenses/?format=parquet')).rows.map((r) => r.amount)).toEqual(amounts);
+  });
+});

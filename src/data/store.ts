@@ -5,7 +5,16 @@
  * A request takes a lease on the current drop and runs all its queries on it, so that a reload
  * (swap) never mixes two drops in one answer; a replaced drop is closed once its last lease ends.
  */
-import { INTEGER, LIST, listValue, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import {
+  INTEGER,
+  LIST,
+  listValue,
+  type DuckDBConnection,
+  type DuckDBDataChunk,
+  type DuckDBPreparedStatement,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { HttpError } from '../http/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
@@ -17,7 +26,7 @@ export type Row = Record<string, unknown>;
 export type Params = Record<string, string | number | bigint | boolean | null | readonly number[]>;
 
 /** DuckDB cannot infer a list's item type from JS values: lists are given theirs. */
-function bound(params: Params): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
+export function bound(params: Params): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
   const values: Record<string, DuckDBValue> = {};
   const types: Record<string, DuckDBType> = {};
   for (const [name, value] of Object.entries(params)) {
@@ -89,7 +98,7 @@ export class ServedDrop {
     return {
       drop: this,
       query: (name, params) => this.query(name, params),
-      stream: (name, params) => this.stream(name, params),
+      chunks: (sql, params) => this.chunks(sql, params),
       release: () => {
         if (released) return;
         released = true;
@@ -120,14 +129,12 @@ export class ServedDrop {
   }
 
   /**
-   * Runs `sql/<name>.sql` and yields its rows one DuckDB chunk (up to 2048 rows) at a time, for
-   * exports too long to hold in memory. The next chunk is fetched only when the consumer asks, and
-   * the pooled connection is held until iteration stops; ending early (a break, an error, a client
-   * gone: `return()` on this generator) runs the finally that gives it back. Only the wait for the
-   * first chunk is timed: an export that has started runs as long as its client reads.
+   * Runs `sql` (an export's statement, see export-sql.ts) and yields its DuckDB chunks as they come. The next chunk is fetched only when the consumer asks, and the pooled connection is held
+   * until iteration stops; ending early (a break, an error, a client gone: `return()` on this
+   * generator) runs the finally that gives it back. Only the wait for the first chunk is timed: an
+   * export that has started runs as long as its client reads.
    */
-  async *stream(name: string, params: Params = {}): AsyncGenerator<Row[]> {
-    const sql = await readSql(name);
+  async *chunks(sql: string, params: Params = {}): AsyncGenerator<DuckDBDataChunk> {
     this.admission.enter();
     try {
       const connection = await this.acquire();
@@ -137,9 +144,19 @@ export class ServedDrop {
           const result = await connection.stream(sql, values, types);
           return { result, first: await result.fetchChunk() };
         });
-        const names = result.columnNames();
-        for (let chunk = first; chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-          yield chunk.getRows().map((values) => toRow(names, values));
+        // The next chunk is asked for before this one is handed on, so DuckDB makes it while the
+        // consumer encodes this one; still one chunk ahead at most, so the client's pace is the
+        // query's. A consumer that stops early leaves that fetch running: it is awaited before
+        // the connection goes back to the pool, which must get it idle.
+        let next: Promise<DuckDBDataChunk | null> | undefined;
+        try {
+          for (let chunk = first; chunk && chunk.rowCount > 0; chunk = await next) {
+            next = result.fetchChunk();
+            next.catch(() => undefined); // awaited by the loop, or in finally
+            yield chunk;
+          }
+        } finally {
+          await next?.catch(() => undefined);
         }
       } finally {
         this.releaseConnection(connection);
@@ -228,8 +245,8 @@ export class ServedDrop {
 export interface Lease {
   drop: ServedDrop;
   query(name: string, params?: Params): Promise<Row[]>;
-  /** Rows chunk by chunk, for full exports; see ServedDrop.stream. */
-  stream(name: string, params?: Params): AsyncGenerator<Row[]>;
+  /** DuckDB's chunks themselves, for exports built column by column; see ServedDrop.chunks. */
+  chunks(sql: string, params: Params): AsyncGenerator<DuckDBDataChunk>;
   release(): void;
 }
 

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { Lease, Row } from '../data/store.js';
+import type { ExportQuery } from '../formats/format.js';
 import { isFormatName, type FormatName } from '../formats/registry.js';
 import { downloadTable } from '../formats/measured.js';
 import type { FlatRow, Table } from '../formats/table.js';
@@ -13,6 +14,9 @@ import type { Page } from '../paging.js';
 import { param, parseQuery } from '../params.js';
 
 type Shape = Record<string, z.ZodType>;
+
+/** A full export: the query DuckDB answers it with (the lease and columns are the pipeline's), or rows built in JS. */
+export type FullExport = Omit<ExportQuery, 'lease' | 'columns'> | AsyncIterable<FlatRow[]>;
 
 /** Every data endpoint also takes `format` (docs/api.md#formats); pipeline.ts acts on it. */
 const COMMON = { format: param.format.optional() };
@@ -31,10 +35,11 @@ export interface Variant<P = never> {
   table: Table;
   answer(params: P, lease: Lease): Promise<unknown[] | Page>;
   /**
-   * Paged endpoints: every matching row, already flat, for a download without limit and offset.
-   * Flat lists stream from DuckDB chunk by chunk.
+   * Paged endpoints: every matching row, for a download without limit and offset. A query whose
+   * columns are the table's (each format then makes its bytes from DuckDB's results, see
+   * formats/format.ts), or rows already flat.
    */
-  exportAll?(params: P, lease: Lease): AsyncIterable<FlatRow[]>;
+  exportAll?(params: P, lease: Lease): FullExport;
 }
 
 interface EndpointSpec<S extends Shape> {
@@ -83,7 +88,7 @@ export interface Bound {
   headers(lease: Lease): Promise<Record<string, string>>;
   answer(lease: Lease): Promise<unknown[] | Page>;
   /** Every matching row, on paged endpoints. */
-  exportAll?(lease: Lease): AsyncIterable<FlatRow[]>;
+  exportAll?(lease: Lease): FullExport;
 }
 
 export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {

@@ -1,7 +1,8 @@
 /** Expense and resource lines: paged flat lists, or category trees with hierarchy=true. */
 import type { LoadedDrop } from '../data/drop.js';
 import type { Row } from '../data/store.js';
-import { flatTable, type FlatRow, type Table } from '../formats/table.js';
+import type { NamedBy } from '../formats/format.js';
+import { flatTable } from '../formats/table.js';
 import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
@@ -10,7 +11,7 @@ import { categoryTree, treeHeaders, treeVariant } from './category-tree.js';
 import { DEFAULT_STAGE, define, named, ORDER, page, provenance } from './endpoint.js';
 import { measuring } from './measured.js';
 
-/** An expense line as served, from a row of ids (sql/expenses.sql, all_expenses.sql). */
+/** An expense line as served, from a row of ids (sql/expenses.sql). */
 const expenseItem =
   ({ categoryNames, organizations }: LoadedDrop) =>
   (r: Row) => ({
@@ -27,12 +28,19 @@ const resourceItem =
   ({ categoryNames }: LoadedDrop) =>
   (r: Row) => ({ id: r.id, year: r.year, amount: r.amount, source: named(categoryNames, r.category_id), ...provenance(r) });
 
-/** A line's stage and where it comes from (docs/api.md, "Stages"). */
-
-/** A streamed export of lines: each chunk of rows as the download's rows. */
-async function* downloadChunks<Item>(chunks: AsyncIterable<Row[]>, item: (r: Row) => Item, table: Table<Item>): AsyncGenerator<FlatRow[]> {
-  for await (const rows of chunks) yield rows.flatMap((r) => table.rows(item(r)));
-}
+/** How a full export's lines are named (see formats/format.ts NamedBy). */
+const categoryNamed = ({ categoryNames }: LoadedDrop): NamedBy => ({
+  by: 'category_id',
+  table: 'categories',
+  column: 'name',
+  name: (id) => named(categoryNames, id),
+});
+const organizationNamed = ({ organizations }: LoadedDrop, column: 'name' | 'code'): NamedBy => ({
+  by: 'organization_id',
+  table: 'organizations',
+  column,
+  name: (id) => named(organizations, id)[column],
+});
 
 const EXPENSE_TABLE = flatTable(item.Expense);
 const RESOURCE_TABLE = flatTable(item.Resource);
@@ -69,10 +77,15 @@ export const expenses = define({
             : await lease.query('expenses_of_organization', { organization, ...filter });
         return page(rows, expenseItem(lease.drop.data));
       },
-      exportAll: ({ year, organization, category, stage = DEFAULT_STAGE }, lease) => {
-        const lines = lease.stream('all_expenses', { year: year ?? null, organization: organization ?? null, category: category ?? null, stage });
-        return downloadChunks(lines, expenseItem(lease.drop.data), EXPENSE_TABLE);
-      },
+      exportAll: ({ year, organization, category, stage = DEFAULT_STAGE }, lease) => ({
+        sql: 'all_expenses',
+        params: { year: year ?? null, organization: organization ?? null, category: category ?? null, stage },
+        named: {
+          category: categoryNamed(lease.drop.data),
+          organization_name: organizationNamed(lease.drop.data, 'name'),
+          organization_code: organizationNamed(lease.drop.data, 'code'),
+        },
+      }),
     },
     treeVariant((params, lease) => categoryTree(lease, 'expense', params.stage ?? DEFAULT_STAGE, params)),
   ],
@@ -104,12 +117,11 @@ export const resources = define({
         const rows = await lease.query('resources', { year: year ?? null, category: category ?? null, stage, ...pageBounds({ limit, offset }) });
         return page(rows, resourceItem(lease.drop.data));
       },
-      exportAll: ({ year, category, stage = DEFAULT_STAGE }, lease) =>
-        downloadChunks(
-          lease.stream('all_resources', { year: year ?? null, category: category ?? null, stage }),
-          resourceItem(lease.drop.data),
-          RESOURCE_TABLE,
-        ),
+      exportAll: ({ year, category, stage = DEFAULT_STAGE }, lease) => ({
+        sql: 'all_resources',
+        params: { year: year ?? null, category: category ?? null, stage },
+        named: { source: categoryNamed(lease.drop.data) },
+      }),
     },
     treeVariant((params, lease) => categoryTree(lease, 'resource', params.stage ?? DEFAULT_STAGE, params)),
   ],

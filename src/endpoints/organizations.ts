@@ -39,8 +39,10 @@ export const organizations = define({
         const rows = await lease.query('organizations', { year: year ?? null, search: search ?? null, stage, ...pageBounds(paged) });
         return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
       },
-      exportAll: ({ year, search, stage = DEFAULT_STAGE }, lease) =>
-        lease.stream('all_organization_years', { year: year ?? null, search: search ?? null, stage }),
+      exportAll: ({ year, search, stage = DEFAULT_STAGE }) => ({
+        sql: 'all_organization_years',
+        params: { year: year ?? null, search: search ?? null, stage },
+      }),
     },
   ],
 });

@@ -1,7 +1,8 @@
 /**
- * Sends a table as a download in one of the registry's download formats. Rows arrive in chunks and
- * are encoded as they come, through stream.pipeline, so the response's backpressure paces the
- * query: memory stays flat however long the export, and a client that disconnects stops it.
+ * Sends a table as a download in one of the registry's download formats: rows that arrive in
+ * chunks and are encoded as they come, or the bytes of a full export made from DuckDB's results
+ * (format.fromQuery). Either way through stream.pipeline, so the response's backpressure paces
+ * the source: memory stays flat however long the export, and a client that disconnects stops it.
  */
 import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
@@ -11,15 +12,17 @@ import { API_PREFIX } from '../routes.js';
 import type { DownloadFormat } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
+/** What a download is made of: chunks of rows for the format's encoder, or the format's bytes already. */
+export type DownloadBody = { rows: AsyncIterable<FlatRow[]>; columns: readonly Column[] } | { bytes: AsyncIterable<Uint8Array> };
+
 interface Download {
   format: DownloadFormat;
   /** Compress the stream with this encoding (only ever asked for text formats). */
   encoding?: Encoding;
-  columns: readonly Column[];
   /** The attachment's file name, extension included; see fileName(). */
   fileName: string;
   /** Started only for a GET, so HEAD and 304 run no query. */
-  rows(): AsyncIterable<FlatRow[]>;
+  body(): DownloadBody;
 }
 
 export async function sendDownload(req: Request, res: Response, download: Download): Promise<void> {
@@ -34,14 +37,16 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
   }
   // The first chunk is awaited before any header is set, so a failing query still becomes a
   // problem+json answer; a failure after that can only cut the stream short.
-  const chunks = download.rows()[Symbol.asyncIterator]();
+  const body = download.body();
+  const chunks = ('rows' in body ? body.rows : body.bytes)[Symbol.asyncIterator]();
   const first = await chunks.next();
   res.status(200).set(headers);
   try {
-    const source = Readable.from(resume(first, chunks));
-    const encoder = download.format.encoder(download.columns);
-    if (download.encoding) await pipeline(source, encoder, compressor(download.encoding), res);
-    else await pipeline(source, encoder, res);
+    const source = Readable.from(resume<unknown>(first, chunks), { objectMode: 'rows' in body });
+    const stages: NodeJS.ReadWriteStream[] = [];
+    if ('rows' in body) stages.push(download.format.encoder(body.columns));
+    if (download.encoding) stages.push(compressor(download.encoding));
+    await pipeline([source, ...stages, res]);
   } catch (error) {
     // The client went away: pipeline has already stopped the query and given its connection back.
     if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;

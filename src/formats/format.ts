@@ -4,6 +4,7 @@
  * format is one module and one line there.
  */
 import type { Transform } from 'node:stream';
+import type { Lease, Params } from '../data/store.js';
 import type { Column, Table } from './table.js';
 
 type Json = Record<string, unknown>;
@@ -37,13 +38,38 @@ export interface AnswerFormat<Name extends string = string> extends FormatBase<N
   download: false;
 }
 
+/** A text column of a full export named from the drop: by the id in column `by`, from `table`.`column`. */
+export interface NamedBy {
+  /** A BIGINT column that is never null (validation sees that every line has its category and organization). */
+  by: string;
+  table: string;
+  column: string;
+  /** The same name, from what the drop keeps in JS (drop.ts). */
+  name(id: number): string;
+}
+
+/**
+ * A full export that DuckDB answers itself: `sql/<sql>.sql`, a scan of one table (so its rows come
+ * in table order) whose result has the download's columns, but ids in place of `named` columns.
+ */
+export interface ExportQuery {
+  lease: Lease;
+  sql: string;
+  params: Params;
+  columns: readonly Column[];
+  named?: Readonly<Record<string, NamedBy>>;
+}
+
 /**
  * A download: the endpoint's table, sent as an attachment. The encoder takes chunks of rows
  * (arrays of FlatRow, object mode) and gives bytes; stream.pipeline paces it by the client.
+ * fromQuery gives the bytes of a full export straight from DuckDB's results, with no JS object
+ * per row (docs/performance.md#full-exports).
  */
 export interface DownloadFormat<Name extends string = string> extends FormatBase<Name> {
   download: true;
   encoder(columns: readonly Column[]): Transform;
+  fromQuery(query: ExportQuery): AsyncIterable<Uint8Array>;
 }
 
 export type Format<Name extends string = string> = AnswerFormat<Name> | DownloadFormat<Name>;

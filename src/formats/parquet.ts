@@ -1,13 +1,17 @@
 /**
  * Parquet downloads: one file with the columns and types of the Arrow stream (ids INT64, years
- * INT32, amounts DOUBLE, names UTF-8 strings), written by hyparquet-writer one row group at a time
- * and sent as each group is done. A Parquet file ends with its footer (the schema and where each
- * row group lies), so it is written last; until then the server holds one row group, never the
- * whole export.
+ * INT32, amounts DOUBLE, names UTF-8 strings). Full exports of lines are DuckDB's own COPY (see
+ * fromQuery); other downloads, built row by row in JS, are written by hyparquet-writer one row
+ * group at a time and sent as each group is done. A Parquet file ends with its footer (the schema
+ * and where each row group lies), so it is written last; until then the server holds one row
+ * group, never the whole export.
  */
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
 import { Transform } from 'node:stream';
-import { columnList, type DownloadFormat } from './format.js';
+import type { DuckDBVector } from '@duckdb/node-api';
+import { selectColumns } from '../data/export-sql.js';
+import { memo, sourceOf, TYPED, typedItems, type NumberColumn, type TypedValues } from './chunk-columns.js';
+import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
 
 /** Rows per row group: DuckDB and pyarrow read groups of this size well, and it bounds memory. */
@@ -23,10 +27,14 @@ const PHYSICAL: Record<ColumnType, Omit<SchemaElement, 'name'>> = {
 
 const TYPE_NAMES: Record<ColumnType, string> = { int32: 'INT32', int64: 'INT64', float64: 'DOUBLE', utf8: 'STRING', bool: 'BOOLEAN' };
 
+/**
+ * Every column OPTIONAL, as DuckDB's writer makes the full exports' (it has no REQUIRED for a
+ * query's columns): a page and a full export of the same endpoint have one schema.
+ */
 function parquetSchema(columns: readonly Column[]): SchemaElement[] {
   return [
     { name: 'root', num_children: columns.length },
-    ...columns.map((c) => ({ name: c.name, ...PHYSICAL[c.type], repetition_type: c.nullable ? 'OPTIONAL' : 'REQUIRED' }) as SchemaElement),
+    ...columns.map((c) => ({ name: c.name, ...PHYSICAL[c.type], repetition_type: 'OPTIONAL' }) as SchemaElement),
   ];
 }
 
@@ -81,6 +89,76 @@ function parquetEncoder(columns: readonly Column[]): Transform {
   });
 }
 
+/** One column's values of a chunk, as the writer takes them: a typed array, or values and nulls. */
+function valuesOf(column: Column, named: ExportQuery['named']): (vector: DuckDBVector, rows: number) => TypedValues | unknown[] {
+  const byId = named?.[column.name];
+  if (byId) {
+    const name = memo((id: number) => byId.name(id));
+    return (vector, rows) => {
+      const ids = typedItems(vector, rows, 'int64');
+      return Array.from({ length: rows }, (_, i) => name(Number(ids[i])));
+    };
+  }
+  if (column.type in TYPED && !column.nullable) return (vector, rows) => typedItems(vector, rows, (column as NumberColumn).type).slice();
+  const convert = COLUMN_VALUES[column.type];
+  return (vector, rows) =>
+    Array.from({ length: rows }, (_, i) => {
+      const value = vector.getItem(i);
+      return value === null ? null : convert(value);
+    });
+}
+
+/** The parts of a row group's column, as one array. */
+function joined(parts: (TypedValues | unknown[])[]): TypedValues | unknown[] {
+  const first = parts[0];
+  if (!first || Array.isArray(first)) return (parts as unknown[][]).flat();
+  const all = new (first.constructor as new (length: number) => TypedValues)(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts as TypedValues[]) {
+    all.set(part as never, at);
+    at += part.length;
+  }
+  return all;
+}
+
+/**
+ * A full export, from DuckDB's chunks column by column (chunk-columns.ts): numbers handed to the
+ * writer as typed arrays, names from the drop's. Not DuckDB's own COPY: its rows would need a join
+ * to their names, which does not keep the lines' order, and sorting them back holds the whole
+ * export in memory before the first byte (docs/performance.md#full-exports).
+ */
+async function* parquetFromQuery({ lease, sql, params, columns, named }: ExportQuery): AsyncGenerator<Buffer> {
+  const { select, from } = sourceOf(columns, named);
+  const readers = columns.map((column) => valuesOf(column, named));
+  const bytes = new ByteWriter();
+  const take = () => {
+    const written = Buffer.from(bytes.getBytes()); // a copy: the writer reuses its buffer
+    bytes.index = 0;
+    return written;
+  };
+  const writer = new ParquetWriter({ writer: bytes, schema: parquetSchema(columns), createdBy: 'budget-data-service' });
+  let parts: (TypedValues | unknown[])[][] = columns.map(() => []);
+  let rows = 0;
+  const writeGroup = () => {
+    writer.write({ columnData: columns.map((c, i) => ({ name: c.name, data: joined(parts[i]!) }) as ColumnSource), rowGroupSize: rows });
+    parts = columns.map(() => []);
+    rows = 0;
+  };
+  let sent = false;
+  for await (const chunk of lease.chunks(await selectColumns(sql, select), params)) {
+    const vectors = select.map((_, i) => chunk.getColumnVector(i));
+    readers.forEach((read, c) => parts[c]!.push(read(vectors[from[c]!]!, chunk.rowCount)));
+    rows += chunk.rowCount;
+    if (rows >= ROW_GROUP_ROWS) writeGroup();
+    // The magic number goes out with the first rows (a query failing before them still gets an error answer).
+    if (!sent || bytes.index > 0) yield take();
+    sent = true;
+  }
+  if (rows > 0) writeGroup();
+  writer.finish();
+  yield take();
+}
+
 export const parquet: DownloadFormat<'parquet'> = {
   name: 'parquet',
   mediaType: 'application/vnd.apache.parquet',
@@ -88,6 +166,7 @@ export const parquet: DownloadFormat<'parquet'> = {
   extension: 'parquet',
   download: true,
   encoder: parquetEncoder,
+  fromQuery: parquetFromQuery,
   openApi: ({ tables }) => ({
     schema: {
       type: 'string',

@@ -1,0 +1,176 @@
+/**
+ * Full exports against DuckDB's own COPY of the same rows, measured side by side in one run.
+ *
+ *   npx tsx scripts/bench/exports.ts DROP_DIR [--runs 3]     (after npm run build)
+ *
+ * For CSV, Arrow and Parquet, of every expense line and of one year's: the server's export over
+ * HTTP (first byte, total, size, the server's RSS growth while it runs), and the time DuckDB takes
+ * to COPY the same rows (the endpoint's own scan, names joined, in id order) to a file with its
+ * CSV and Parquet writers, in a database loaded by the same code with the same settings. Arrow
+ * has no DuckDB writer to race; it is set against the faster of the two, Parquet.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadDrop } from '../../src/data/drop.js';
+import { identifier } from '../../src/data/export-sql.js';
+import { readSql } from '../../src/data/sql.js';
+import { bound as bindings, Store } from '../../src/data/store.js';
+import { expenses } from '../../src/endpoints/lines.js';
+import type { NamedBy } from '../../src/formats/format.js';
+import { startService, type Running } from './service.js';
+
+export interface ExportFigure {
+  format: 'csv' | 'arrow' | 'parquet';
+  scope: string;
+  path: string;
+  rows: number;
+  firstByteMs: number;
+  totalMs: number;
+  bytes: number;
+  rssGrowthMb: number;
+  copyMs: number;
+  /** Export throughput over COPY's: COPY time / export time. */
+  ratio: number;
+}
+
+/**
+ * The export's rows as DuckDB alone would write them: the endpoint's scan with its names joined,
+ * in the scan's order. A join does not keep it, so the scan is numbered by row_number() OVER ()
+ * (which does) and the result ordered by that: what DuckDB must do to write these rows itself.
+ */
+async function namedInOrder(name: string, columns: readonly string[], named: Readonly<Record<string, NamedBy>> = {}): Promise<string> {
+  const joins: string[] = [];
+  const select = columns.map((column) => {
+    const by = named[column];
+    if (!by) return `line.${identifier(column)}`;
+    const alias = `name_${joins.length}`;
+    joins.push(`LEFT JOIN ${identifier(by.table)} AS ${alias} ON ${alias}.id = line.${identifier(by.by)}`);
+    return `${alias}.${identifier(by.column)} AS ${identifier(column)}`;
+  });
+  const scan = (await readSql(name)).replace(/;\s*$/, '');
+  return [
+    `SELECT ${select.join(', ')}`,
+    `FROM (SELECT *, row_number() OVER () AS export_row FROM (\n${scan}\n)) AS line`,
+    ...joins,
+    'ORDER BY line.export_row',
+  ].join('\n');
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+}
+
+/** Downloads `url` to nowhere, timing the first byte and the end, sampling the server's RSS. */
+function download(url: string, pid: number): Promise<{ firstByteMs: number; totalMs: number; bytes: number; rssGrowthMb: number }> {
+  const before = rssMb(pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        let firstByteMs = NaN;
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (bytes === 0) firstByteMs = performance.now() - started;
+          bytes += chunk.length;
+        });
+        res.on('end', () => {
+          clearInterval(sampler);
+          if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
+          resolve({ firstByteMs, totalMs: performance.now() - started, bytes, rssGrowthMb: peak - before });
+        });
+      })
+      .on('error', reject);
+  });
+}
+
+export async function exportFigures(dir: string, runs = 3, service?: Running): Promise<ExportFigure[]> {
+  const drop = await loadDrop(dir);
+  const store = new Store(1);
+  store.swap(drop);
+  const lease = store.lease()!;
+  const connection = await drop.instance.connect();
+  const server = service ?? (await startService(dir, '0'));
+  const year = drop.years[Math.floor(drop.years.length / 2)]!;
+  const figures: ExportFigure[] = [];
+  try {
+    for (const [scope, query] of [
+      ['all lines', ''],
+      [`year ${year}`, `year=${year}`],
+    ] as const) {
+      // The statement the server runs for this export, and its row count.
+      const bound = expenses.bind(`/budget/api/expenses/?${query}`);
+      const whole = bound.exportAll!(lease);
+      if (Symbol.asyncIterator in whole) throw new Error('expenses/ exports from a query');
+      const statement = await namedInOrder(whole.sql, bound.table.columns.map((c) => c.name), whole.named);
+      const { values, types } = bindings(whole.params);
+      const [count] = (await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM (${statement})`, values, types)).getRows();
+      const rows = Number(count![0]);
+      const copyMs: Record<'csv' | 'parquet', number[]> = { csv: [], parquet: [] };
+      const exported: Record<ExportFigure['format'], Awaited<ReturnType<typeof download>>[]> = { csv: [], arrow: [], parquet: [] };
+      for (let run = 0; run < runs; run++) {
+        for (const format of ['csv', 'parquet'] as const) {
+          const file = path.join(tmpdir(), `bench-copy-${process.pid}.${format}`);
+          const options = format === 'csv' ? `FORMAT csv, HEADER, NEW_LINE '\\r\\n'` : 'FORMAT parquet';
+          const started = performance.now();
+          await connection.run(`COPY (${statement}) TO '${file}' (${options})`, values, types);
+          copyMs[format].push(performance.now() - started);
+          rmSync(file, { force: true });
+        }
+        for (const format of ['csv', 'arrow', 'parquet'] as const) {
+          const url = `http://127.0.0.1:${server.port}/budget/api/expenses/?${query ? `${query}&` : ''}format=${format}`;
+          exported[format].push(await download(url, server.child.pid!));
+        }
+      }
+      for (const format of ['csv', 'arrow', 'parquet'] as const) {
+        const copy = median(copyMs[format === 'arrow' ? 'parquet' : format]);
+        const runsOf = exported[format];
+        const totalMs = median(runsOf.map((r) => r.totalMs));
+        figures.push({
+          format,
+          scope,
+          path: `/budget/api/expenses/?${query ? `${query}&` : ''}format=${format}`,
+          rows,
+          firstByteMs: median(runsOf.map((r) => r.firstByteMs)),
+          totalMs,
+          bytes: runsOf[0]!.bytes,
+          rssGrowthMb: Math.max(...runsOf.map((r) => r.rssGrowthMb)),
+          copyMs: copy,
+          ratio: copy / totalMs,
+        });
+      }
+    }
+  } finally {
+    connection.closeSync();
+    lease.release();
+    store.close();
+    if (!service) {
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+  }
+  return figures;
+}
+
+export function printExportFigures(figures: readonly ExportFigure[]): void {
+  console.log('export                     rows   first byte ms   total ms      MB   rows/s   DuckDB COPY ms   x COPY   server RSS +MB');
+  for (const f of figures) {
+    console.log(
+      `${`${f.format}, ${f.scope}`.padEnd(22)} ${String(f.rows).padStart(9)} ${f.firstByteMs.toFixed(1).padStart(15)} ${f.totalMs.toFixed(0).padStart(10)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(7)} ${Math.round(f.rows / (f.totalMs / 1000)).toString().padStart(8)} ${f.copyMs.toFixed(0).padStart(16)} ${f.ratio.toFixed(2).padStart(7)}x ${f.rssGrowthMb.toFixed(0).padStart(16)}`,
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values, positionals } = parseArgs({ options: { runs: { type: 'string', default: '3' } }, allowPositionals: true });
+  const dir = positionals[0];
+  if (!dir) throw new Error('usage: tsx scripts/bench/exports.ts DROP_DIR [--runs 3]');
+  printExportFigures(await exportFigures(dir, Number(values.runs)));
+}
