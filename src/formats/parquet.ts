@@ -1,8 +1,8 @@
 /**
  * Parquet downloads: one file with the columns and types of the Arrow stream (ids INT64, years
- * INT32, amounts DOUBLE, names UTF-8 strings). Full exports of lines are DuckDB's own COPY (see
- * fromQuery); other downloads, built row by row in JS, are written by hyparquet-writer one row
- * group at a time and sent as each group is done. A Parquet file ends with its footer (the schema
+ * INT32, amounts DOUBLE, names UTF-8 strings), written by hyparquet-writer one row group at a time
+ * and sent as each group is done: from rows (encoder), or for a full export from DuckDB's chunks
+ * (fromQuery). A Parquet file ends with its footer (the schema
  * and where each row group lies), so it is written last; until then the server holds one row
  * group, never the whole export.
  */
@@ -27,14 +27,10 @@ const PHYSICAL: Record<ColumnType, Omit<SchemaElement, 'name'>> = {
 
 const TYPE_NAMES: Record<ColumnType, string> = { int32: 'INT32', int64: 'INT64', float64: 'DOUBLE', utf8: 'STRING', bool: 'BOOLEAN' };
 
-/**
- * Every column OPTIONAL, as DuckDB's writer makes the full exports' (it has no REQUIRED for a
- * query's columns): a page and a full export of the same endpoint have one schema.
- */
 function parquetSchema(columns: readonly Column[]): SchemaElement[] {
   return [
     { name: 'root', num_children: columns.length },
-    ...columns.map((c) => ({ name: c.name, ...PHYSICAL[c.type], repetition_type: 'OPTIONAL' }) as SchemaElement),
+    ...columns.map((c) => ({ name: c.name, ...PHYSICAL[c.type], repetition_type: c.nullable ? 'OPTIONAL' : 'REQUIRED' }) as SchemaElement),
   ];
 }
 
