@@ -42,7 +42,9 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
   const first = await chunks.next();
   res.status(200).set(headers);
   try {
-    const source = Readable.from(resume<unknown>(first, chunks), { objectMode: 'rows' in body });
+    // Bytes are made up to 1 MB ahead of the socket, so encoding the next ones overlaps the
+    // kernel sending the last ones (the default, 16 KB, left the encoder idle on every drain).
+    const source = Readable.from(resume<unknown>(first, chunks), 'rows' in body ? { objectMode: true } : { objectMode: false, highWaterMark: 1 << 20 });
     const stages: NodeJS.ReadWriteStream[] = [];
     if ('rows' in body) stages.push(download.format.encoder(body.columns));
     if (download.encoding) stages.push(compressor(download.encoding));
