@@ -101,9 +101,10 @@ class BufferSink extends AsyncByteQueue {
 
 /**
  * Rows per record batch of a full export: readers handle batches of this size well, and the
- * server holds one. The first batch is the first DuckDB chunk alone, so bytes leave at once.
+ * server holds one (about 1.7 MB of lines), so a slow client holds back the query within a few
+ * batches. The first batch is the first DuckDB chunk alone, so bytes leave at once.
  */
-const EXPORT_BATCH_ROWS = 65_536;
+const EXPORT_BATCH_ROWS = 16_384;
 
 /** A full export: record batches built from DuckDB's chunks column by column (arrow-batches.ts). */
 async function* arrowFromQuery({ lease, sql, params, columns, named }: ExportQuery): AsyncGenerator<Uint8Array> {
