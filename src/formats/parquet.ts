@@ -85,36 +85,61 @@ function parquetEncoder(columns: readonly Column[]): Transform {
   });
 }
 
-/** One column's values of a chunk, as the writer takes them: a typed array, or values and nulls. */
-function valuesOf(column: Column, named: ExportQuery['named']): (vector: DuckDBVector, rows: number) => TypedValues | unknown[] {
+/**
+ * One column of the row group being filled: `add` appends a chunk's values, `take` gives them as
+ * the writer takes them (a typed array for numbers without nulls, else values and nulls) and
+ * starts over.
+ */
+interface GroupColumn {
+  add(vector: DuckDBVector, rows: number): void;
+  take(): TypedValues | unknown[];
+}
+
+function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
+  if (column.type in TYPED && !column.nullable && !named?.[column.name]) {
+    const type = (column as NumberColumn).type;
+    let parts: TypedValues[] = [];
+    return {
+      add: (vector, rows) => void parts.push(typedItems(vector, rows, type).slice()),
+      take() {
+        const all = new TYPED[type](parts.reduce((n, p) => n + p.length, 0));
+        let at = 0;
+        for (const part of parts) {
+          all.set(part as never, at);
+          at += part.length;
+        }
+        parts = [];
+        return all;
+      },
+    };
+  }
+  let values: unknown[] = [];
+  const take = () => {
+    const taken = values;
+    values = [];
+    return taken;
+  };
   const byId = named?.[column.name];
   if (byId) {
     const name = memo((id: number) => byId.name(id));
-    return (vector, rows) => {
-      const ids = typedItems(vector, rows, 'int64');
-      return Array.from({ length: rows }, (_, i) => name(Number(ids[i])));
+    return {
+      add(vector, rows) {
+        const ids = typedItems(vector, rows, 'int64');
+        for (let i = 0; i < rows; i++) values.push(name(Number(ids[i])));
+      },
+      take,
     };
   }
-  if (column.type in TYPED && !column.nullable) return (vector, rows) => typedItems(vector, rows, (column as NumberColumn).type).slice();
   const convert = COLUMN_VALUES[column.type];
-  return (vector, rows) =>
-    Array.from({ length: rows }, (_, i) => {
-      const value = vector.getItem(i);
-      return value === null ? null : convert(value);
-    });
-}
-
-/** The parts of a row group's column, as one array. */
-function joined(parts: (TypedValues | unknown[])[]): TypedValues | unknown[] {
-  const first = parts[0];
-  if (!first || Array.isArray(first)) return (parts as unknown[][]).flat();
-  const all = new (first.constructor as new (length: number) => TypedValues)(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts as TypedValues[]) {
-    all.set(part as never, at);
-    at += part.length;
-  }
-  return all;
+  return {
+    add(vector, rows) {
+      for (let i = 0; i < rows; i++) {
+        const value = vector.getItem(i);
+        values.push(value === null ? null : convert(value));
+      }
+    },
+    take,
+  };
 }
 
 /**
@@ -125,7 +150,7 @@ function joined(parts: (TypedValues | unknown[])[]): TypedValues | unknown[] {
  */
 async function* parquetFromQuery({ lease, sql, params, columns, named }: ExportQuery): AsyncGenerator<Buffer> {
   const { select, from } = sourceOf(columns, named);
-  const readers = columns.map((column) => valuesOf(column, named));
+  const group = columns.map((column) => groupColumn(column, named));
   const bytes = new ByteWriter();
   const take = () => {
     const written = Buffer.from(bytes.getBytes()); // a copy: the writer reuses its buffer
@@ -133,17 +158,15 @@ async function* parquetFromQuery({ lease, sql, params, columns, named }: ExportQ
     return written;
   };
   const writer = new ParquetWriter({ writer: bytes, schema: parquetSchema(columns), createdBy: 'budget-data-service' });
-  let parts: (TypedValues | unknown[])[][] = columns.map(() => []);
   let rows = 0;
   const writeGroup = () => {
-    writer.write({ columnData: columns.map((c, i) => ({ name: c.name, data: joined(parts[i]!) }) as ColumnSource), rowGroupSize: rows });
-    parts = columns.map(() => []);
+    writer.write({ columnData: columns.map((c, i) => ({ name: c.name, data: group[i]!.take() }) as ColumnSource), rowGroupSize: rows });
     rows = 0;
   };
   let sent = false;
   for await (const chunk of lease.chunks(await selectColumns(sql, select), params)) {
     const vectors = select.map((_, i) => chunk.getColumnVector(i));
-    readers.forEach((read, c) => parts[c]!.push(read(vectors[from[c]!]!, chunk.rowCount)));
+    group.forEach((column, c) => column.add(vectors[from[c]!]!, chunk.rowCount));
     rows += chunk.rowCount;
     if (rows >= ROW_GROUP_ROWS) writeGroup();
     // The magic number goes out with the first rows (a query failing before them still gets an error answer).
