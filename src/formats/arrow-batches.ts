@@ -4,7 +4,7 @@
  */
 import type { DuckDBDataChunk, DuckDBVector } from '@duckdb/node-api';
 import { Bool, Float64, Int32, Int64, makeData, RecordBatch, Struct, Utf8, type Data, type Schema } from 'apache-arrow';
-import { memo, sourceOf, TYPED, typedItems, type NumberColumn, type Source, type TypedValues } from './chunk-columns.js';
+import { idOf, memo, sourceOf, TYPED, typedItems, type NumberColumn, type Source, type TypedValues } from './chunk-columns.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
 
@@ -137,11 +137,11 @@ function plainText(): ColumnBuilder {
 }
 
 /** Text named by the id in another column (never null, see NamedBy), each id's name encoded once. */
-function namedText(name: (id: number) => string): ColumnBuilder {
-  const encoded = memo((id: number) => encoder.encode(name(id)));
+function namedText(name: (id: number | bigint) => string): ColumnBuilder {
+  const encoded = memo((id: number | bigint) => encoder.encode(name(id)));
   return textColumn((vector, rows) => {
     const ids = typedItems(vector, rows, 'int64');
-    return (i) => encoded(Number(ids[i]));
+    return (i) => encoded(idOf(ids[i] as bigint));
   });
 }
 

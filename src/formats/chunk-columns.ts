@@ -40,6 +40,13 @@ export function typedItems(vector: DuckDBVector, rows: number, type: NumberColum
   return values;
 }
 
+/**
+ * An id of a BIGINT column as the drop's names are keyed (values.ts plainValue): a number, or a
+ * bigint past 2^53, which a number would round to another id.
+ */
+export const idOf = (id: bigint): number | bigint => (id >= -MAX_SAFE && id <= MAX_SAFE ? Number(id) : id);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Converts each distinct key once: the drop's few thousand names for a million lines. */
 export function memo<K, V>(convert: (key: K) => V): (key: K) => V {
   const seen = new Map<K, V>();

@@ -45,7 +45,7 @@ export interface NamedBy {
   table: string;
   column: string;
   /** The same name, from what the drop keeps in JS (drop.ts). */
-  name(id: number): string;
+  name(id: number | bigint): string;
 }
 
 /**

@@ -10,7 +10,7 @@ import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement } from
 import { Transform } from 'node:stream';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
-import { memo, sourceOf, TYPED, typedItems, type NumberColumn, type TypedValues } from './chunk-columns.js';
+import { idOf, memo, sourceOf, TYPED, typedItems, type NumberColumn, type TypedValues } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
 
@@ -121,11 +121,11 @@ function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
   };
   const byId = named?.[column.name];
   if (byId) {
-    const name = memo((id: number) => byId.name(id));
+    const name = memo((id: number | bigint) => byId.name(id));
     return {
       add(vector, rows) {
         const ids = typedItems(vector, rows, 'int64');
-        for (let i = 0; i < rows; i++) values.push(name(Number(ids[i])));
+        for (let i = 0; i < rows; i++) values.push(name(idOf(ids[i] as bigint)));
       },
       take,
     };
