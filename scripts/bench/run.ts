@@ -275,7 +275,7 @@ async function exports(): Promise<void> {
   const drops: [string, string][] = [['1M lines', synthetic(0, 1_000_000)]];
   if (args.big) drops.push(['10M lines', synthetic(0, 10_000_000)]);
   for (const [name, dir] of drops) {
-    console.log(`\n## Full exports: ${name}, median of 3 runs; load average before: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(', ')}`);
+    console.log(`\n## Full exports: ${name}, median of 3 runs; load average before: ${loadAverage()}`);
     const figures = await exportFigures(dir, 3);
     printExportFigures(figures);
     console.log('\n### Targets');
