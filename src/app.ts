@@ -17,7 +17,7 @@ import { HttpError, errorHandler, wellEncodedUrl } from './http/errors.js';
 import { answerCachedFirst } from './http/fast-path.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
-import { rateLimiter, type SharedCounts } from './http/rate-limit.js';
+import { rateLimiter, socketAddressUnlessProxied, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import { logger } from './log.js';
 import { openApiDocument } from './openapi.js';
@@ -53,6 +53,7 @@ export function createApp({ config, store, counts, apiKeys, log = logger, fastPa
   app.disable('x-powered-by');
   app.set('etag', false);
   if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
+  socketAddressUnlessProxied(app);
 
   // `front`: what every request goes through before any answer, cached ones included; the fast
   // path (http/fast-path.ts) runs the very same list. The access log comes first, so that every

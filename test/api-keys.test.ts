@@ -60,7 +60,8 @@ describe('with API_KEYS_FILE and RATE_LIMIT=2', () => {
     const keyed = [];
     for (let i = 0; i < 4; i++) keyed.push(await request(t.app).get('/budget/api/deficit/').set('X-API-Key', key));
     expect(keyed.map((r) => r.status)).toEqual([200, 200, 200, 429]);
-    expect(keyed[0]!.headers['ratelimit-policy']).toMatch(/^"newsroom"; q=3; w=60/);
+    // pk: the first 12 hex digits of SHA-256("key:newsroom") (the key's budget), in base64.
+    expect(keyed[0]!.headers['ratelimit-policy']).toBe('"newsroom"; q=3; w=60; pk=:ODlhM2ZlNjI2MjM4:');
     expect(keyed[0]!.headers.ratelimit).toMatch(/^"newsroom"; r=2; t=\d+/);
     expect(keyed[3]!.body).toMatchObject({ code: 'rate_limited', detail: expect.stringContaining('the limit for this API key is 3 per minute') });
     // The same client without its key still has the anonymous budget of 2.

@@ -1,6 +1,8 @@
 /** Rate limiting (docs/api.md#rate-limiting) with express-rate-limit: RATE_LIMIT requests per minute per client. */
+import express from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 
@@ -15,7 +17,8 @@ describe('with RATE_LIMIT=3', () => {
     const agent = request(t.app);
     const first = await agent.get('/budget/api/totals/');
     expect(first.status).toBe(200);
-    expect(first.headers['ratelimit-policy']).toMatch(/^"3-in-1min"; q=3; w=60/);
+    // pk: the first 12 hex digits of SHA-256("ip:127.0.0.1") (the budget's key), in base64.
+    expect(first.headers['ratelimit-policy']).toBe('"3-in-1min"; q=3; w=60; pk=:NTA4Y2MwZmUyNjE4:');
     expect(first.headers.ratelimit).toMatch(/^"3-in-1min"; r=2; t=\d+/);
     await agent.get('/budget/api/totals/');
     await agent.get('/budget/api/totals/');
@@ -32,6 +35,37 @@ describe('with RATE_LIMIT=3', () => {
       expect((await request(t.app).get('/healthz')).status).toBe(200);
       expect((await request(t.app).get('/readyz')).status).toBe(200);
       expect((await request(t.app).options('/budget/api/totals/')).status).toBe(204);
+    }
+  });
+});
+
+describe('the RateLimit, RateLimit-Policy and Retry-After headers', () => {
+  it('are byte for byte those express-rate-limit writes itself with standardHeaders draft-8, up to the 429', async () => {
+    // RateLimit's t= counts seconds to the window's end: with the clock still, both say the same.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const ours = await appFor(small, { RATE_LIMIT: '2' });
+    try {
+      const reference = express();
+      reference.use(
+        rateLimit({
+          windowMs: 60_000,
+          limit: 2,
+          standardHeaders: 'draft-8',
+          legacyHeaders: false,
+          identifier: '2-in-1min',
+          keyGenerator: (req) => `ip:${ipKeyGenerator(req.socket.remoteAddress!)}`,
+        }),
+      );
+      reference.get('/budget/api/totals/', (_req, res) => res.json([]));
+      const headers = (res: request.Response) => [res.status, res.headers.ratelimit, res.headers['ratelimit-policy'], res.headers['retry-after']];
+      for (let i = 0; i < 3; i++) {
+        const mine = await request(ours.app).get('/budget/api/totals/');
+        const theirs = await request(reference).get('/budget/api/totals/');
+        expect(headers(mine)).toEqual(headers(theirs));
+      }
+    } finally {
+      vi.useRealTimers();
+      await ours.close();
     }
   });
 });

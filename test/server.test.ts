@@ -62,6 +62,18 @@ describe('shutdown', () => {
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   }, 60_000);
 
+  it('on SIGTERM writes the log line of every request answered before it, then exits 0', async () => {
+    const server = start({ DATA_DIR: await writeDrop(small) });
+    const port = await listening(server);
+    // More lines than the log gathers before a write (4 KB), signalled well within its 200 ms.
+    for (let i = 0; i < 60; i++) expect((await fetch(`http://127.0.0.1:${port}/budget/api/deficit/?year=${2016 + (i % 10)}`)).status).toBe(200);
+    server.child.kill('SIGTERM');
+    const { code, stderr } = await server.exit;
+    expect(code).toBe(0);
+    const requests = stderr.split('\n').filter((line) => line.includes('"msg":"request"'));
+    expect(requests).toHaveLength(60);
+  });
+
   it('on SIGTERM answers /readyz with 503 at once, finishes a download still in flight, then exits 0', async () => {
     const server = start({ DATA_DIR: dir });
     const port = await listening(server);

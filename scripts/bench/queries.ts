@@ -26,11 +26,19 @@ const QUERY_SAMPLES: Record<string, string[]> = {
   '/budget/api/sources/': [''],
 };
 
+/**
+ * What a query is, for the target on uncached answers (docs/performance.md): a `page` of a paged
+ * list endpoint (expenses, resources, organization; 100 lines when no limit is given), a `roll-up`
+ * (totals, categories, organization stats, debt, outstanding debt, deficit, and the list of
+ * sources), or a `tree` (hierarchy=true), which that target leaves out.
+ */
+export type QueryKind = 'page' | 'roll-up' | 'tree';
+
 export interface QueryFigures {
   rows: number;
   loadMs: number;
   rssMb: number;
-  perQuery: { url: string; p50: number; p99: number }[];
+  perQuery: { url: string; kind: QueryKind; p50: number; p99: number; errors: number }[];
 }
 
 async function measureQueries(dir: string, repeat = 200): Promise<QueryFigures> {
@@ -45,16 +53,24 @@ async function measureQueries(dir: string, repeat = 200): Promise<QueryFigures> 
     for (const query of QUERY_SAMPLES[endpoint.path] ?? ['']) {
       const url = `${endpoint.path}${query ? `?${query}` : ''}`;
       const bound = endpoint.bind(url);
+      const kind: QueryKind = /(^|&)hierarchy=true/.test(query) ? 'tree' : endpoint.paged ? 'page' : 'roll-up';
       const times: number[] = [];
+      let errors = 0;
       for (let i = 0; i < repeat; i++) {
         const lease = store.lease()!;
         const t0 = performance.now();
-        await bound.answer(lease);
-        times.push(performance.now() - t0);
-        lease.release();
+        try {
+          await bound.answer(lease);
+        } catch {
+          errors++;
+        } finally {
+          // A failed answer counts at its time too: an error is no faster answer.
+          times.push(performance.now() - t0);
+          lease.release();
+        }
       }
       times.sort((a, b) => a - b);
-      perQuery.push({ url, p50: times[Math.floor(repeat / 2)]!, p99: times[Math.min(repeat - 1, Math.ceil(repeat * 0.99) - 1)]! });
+      perQuery.push({ url, kind, p50: times[Math.floor(repeat / 2)]!, p99: times[Math.min(repeat - 1, Math.ceil(repeat * 0.99) - 1)]!, errors });
     }
   }
   store.close();
@@ -68,5 +84,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(0);
   }
   console.log(`load+validate ${figures.loadMs.toFixed(0)} ms, RSS ${figures.rssMb.toFixed(0)} MB`);
-  for (const q of figures.perQuery) console.log(`${q.p50.toFixed(2).padStart(8)} ${q.p99.toFixed(2).padStart(8)} ms  ${q.url}`);
+  for (const q of figures.perQuery) console.log(`${q.p50.toFixed(2).padStart(8)} ${q.p99.toFixed(2).padStart(8)} ms  ${q.kind.padEnd(7)} ${q.url}${q.errors ? `  ${q.errors} errors` : ''}`);
 }
