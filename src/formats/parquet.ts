@@ -34,9 +34,11 @@ function parquetSchema(columns: readonly Column[]): SchemaElement[] {
   ];
 }
 
-/** Takes chunks of rows and gives the bytes of one Parquet file. */
-function parquetEncoder(columns: readonly Column[]): Transform {
-  // What the writer has written is handed on, and its buffer emptied, after each chunk and at the end.
+/**
+ * A Parquet file being written: what the writer has written is handed on with `take`, and its
+ * buffer emptied, after each chunk and at the end.
+ */
+function parquetFile(columns: readonly Column[]) {
   const bytes = new ByteWriter();
   const take = () => {
     const written = Buffer.from(bytes.getBytes()); // a copy: the writer reuses its buffer
@@ -44,6 +46,12 @@ function parquetEncoder(columns: readonly Column[]): Transform {
     return written;
   };
   const writer = new ParquetWriter({ writer: bytes, schema: parquetSchema(columns), createdBy: 'budget-data-service' });
+  return { writer, bytes, take };
+}
+
+/** Takes chunks of rows and gives the bytes of one Parquet file. */
+function parquetEncoder(columns: readonly Column[]): Transform {
+  const { writer, bytes, take } = parquetFile(columns);
   let group: unknown[][] = columns.map(() => []);
   let rowsInGroup = 0;
   const writeGroup = () => {
@@ -151,13 +159,7 @@ function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
 async function* parquetFromQuery({ lease, sql, params, columns, named }: ExportQuery): AsyncGenerator<Buffer> {
   const { select, from } = sourceOf(columns, named);
   const group = columns.map((column) => groupColumn(column, named));
-  const bytes = new ByteWriter();
-  const take = () => {
-    const written = Buffer.from(bytes.getBytes()); // a copy: the writer reuses its buffer
-    bytes.index = 0;
-    return written;
-  };
-  const writer = new ParquetWriter({ writer: bytes, schema: parquetSchema(columns), createdBy: 'budget-data-service' });
+  const { writer, bytes, take } = parquetFile(columns);
   let rows = 0;
   const writeGroup = () => {
     writer.write({ columnData: columns.map((c, i) => ({ name: c.name, data: group[i]!.take() }) as ColumnSource), rowGroupSize: rows });
