@@ -122,7 +122,7 @@ function expectProblem(err: DropError, file: string, rule: string | RegExp, row?
 }
 
 async function query(drop: LoadedDrop, sql: string): Promise<Row[]> {
-  const connection = await drop.instance.connect();
+  const connection = await drop.connect();
   try {
     return (await connection.runAndReadAll(sql)).getRowObjects();
   } finally {

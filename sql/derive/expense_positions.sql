@@ -6,20 +6,28 @@
 -- expenses.sql, expenses_of_organization.sql). The positions of one stage are increasing in id
 -- and null elsewhere, so each column's zone maps stay tight. INTEGER positions: a drop of 2^31
 -- lines would not fit in memory anyway.
+-- The positions are numbered on the few columns they need, then set beside the lines sorted
+-- by id (a positional join: both sides in id order, ids unique by the rules): numbering the
+-- whole lines carried every column through each window's sort (10M lines: over 100 s and
+-- 4 GB instead of about 30 s and 2.4 GB).
 -- Parameters: none.
 CREATE OR REPLACE TABLE expenses AS
-SELECT *,
-       CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial' ORDER BY id) END::INTEGER AS initial_position,
-       CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial', year ORDER BY id) END::INTEGER AS initial_position_in_year,
-       CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial', organization_id ORDER BY id) END::INTEGER
-         AS initial_position_in_organization,
-       CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn' ORDER BY id) END::INTEGER AS amended_position,
-       CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', year ORDER BY id) END::INTEGER AS amended_position_in_year,
-       CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', organization_id ORDER BY id) END::INTEGER
-         AS amended_position_in_organization,
-       CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn' ORDER BY id) END::INTEGER AS outturn_position,
-       CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', year ORDER BY id) END::INTEGER AS outturn_position_in_year,
-       CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', organization_id ORDER BY id) END::INTEGER
-         AS outturn_position_in_organization
-FROM expenses
-ORDER BY id;
+SELECT lines.*, positions.* EXCLUDE (id)
+FROM (SELECT * FROM expenses ORDER BY id) AS lines
+POSITIONAL JOIN (
+  SELECT id,
+         CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial' ORDER BY id) END::INTEGER AS initial_position,
+         CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial', year ORDER BY id) END::INTEGER AS initial_position_in_year,
+         CASE WHEN stage = 'initial' THEN row_number() OVER (PARTITION BY stage = 'initial', organization_id ORDER BY id) END::INTEGER
+           AS initial_position_in_organization,
+         CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn' ORDER BY id) END::INTEGER AS amended_position,
+         CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', year ORDER BY id) END::INTEGER AS amended_position_in_year,
+         CASE WHEN stage <> 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', organization_id ORDER BY id) END::INTEGER
+           AS amended_position_in_organization,
+         CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn' ORDER BY id) END::INTEGER AS outturn_position,
+         CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', year ORDER BY id) END::INTEGER AS outturn_position_in_year,
+         CASE WHEN stage = 'outturn' THEN row_number() OVER (PARTITION BY stage = 'outturn', organization_id ORDER BY id) END::INTEGER
+           AS outturn_position_in_organization
+  FROM (SELECT id, year, organization_id, stage FROM expenses) AS narrow
+  ORDER BY id
+) AS positions;

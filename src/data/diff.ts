@@ -338,7 +338,7 @@ export async function downloadDrop(url: string, into: string): Promise<DropSide>
  */
 async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise<Map<string, string[]>> {
   const rows = (
-    await connection.runAndReadAll(`SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns() WHERE NOT internal GROUP BY ALL`)
+    await connection.runAndReadAll(`SELECT table_name, list(column_name ORDER BY column_index) AS columns FROM duckdb_columns() WHERE NOT internal AND database_name = current_database() GROUP BY ALL`)
   ).getRowObjects();
   const listed = new Set(Object.keys(drop.manifest.files).map((f) => f.replace(/\.parquet$/, '')));
   const out = new Map<string, string[]>();
@@ -356,24 +356,30 @@ async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise
  * The change summary from the served drop to the next one, for /meta/ after a swap. The previous
  * drop's tables are written to Parquet and compared inside the next drop's database (not yet
  * serving), so only one side is copied and no third database is opened. Read-only on both.
+ * `copied` is called once the previous drop is no longer read: the caller can let its database
+ * close before the comparison, which joins every line of both drops, needs memory of its own.
  */
-export async function changeBetween(previous: LoadedDrop, next: LoadedDrop): Promise<ChangeSummary> {
+export async function changeBetween(previous: LoadedDrop, next: LoadedDrop, copied: () => void = () => {}): Promise<ChangeSummary> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'budget-diff-'));
-  const old = await previous.instance.connect();
-  const current = await next.instance.connect();
+  const current = await next.connect();
   try {
     const a = new Map<string, Relation>();
-    for (const [table, columns] of await tablesOf(old, previous)) {
-      const file = path.join(scratch, `${table}.parquet`);
-      const select = columns.map((column) => quotedIdentifier(column)).join(', ');
-      await old.run(`COPY (SELECT ${select} FROM ${quotedIdentifier(table)}) TO $file (FORMAT parquet)`, { file });
-      a.set(table, { from: `read_parquet(${quotedString(file)})`, columns });
+    const old = await previous.connect();
+    try {
+      for (const [table, columns] of await tablesOf(old, previous)) {
+        const file = path.join(scratch, `${table}.parquet`);
+        const select = columns.map((column) => quotedIdentifier(column)).join(', ');
+        await old.run(`COPY (SELECT ${select} FROM ${quotedIdentifier(table)}) TO $file (FORMAT parquet)`, { file });
+        a.set(table, { from: `read_parquet(${quotedString(file)})`, columns });
+      }
+    } finally {
+      old.closeSync();
     }
+    copied();
     const b = new Map<string, Relation>();
     for (const [table, columns] of await tablesOf(current, next)) b.set(table, { from: quotedIdentifier(table), columns });
     return summarize(await compare(current, previous.manifest, a, next.manifest, b, false));
   } finally {
-    old.closeSync();
     current.closeSync();
     await rm(scratch, { recursive: true, force: true });
   }

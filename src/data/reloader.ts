@@ -138,7 +138,9 @@ export class Reloader {
     if (!job) return;
     const { previous, next } = job;
     try {
-      if (!this.closed) this.store.recordChange(next.drop.data, await changeBetween(previous.drop.data, next.drop.data));
+      // The previous drop is let go as soon as its tables are copied out: a replaced drop holds its
+      // whole database until then, on top of the served one.
+      if (!this.closed) this.store.recordChange(next.drop.data, await changeBetween(previous.drop.data, next.drop.data, () => previous.release()));
     } catch (error) {
       logger.warn({ err: error, version: next.drop.data.manifest.version }, 'could not compare the new drop with the previous one');
     } finally {

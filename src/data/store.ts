@@ -219,7 +219,7 @@ export class ServedDrop {
     if (this.opened < this.poolSize) {
       this.opened += 1;
       try {
-        return await this.data.instance.connect();
+        return await this.data.connect();
       } catch (error) {
         this.opened -= 1;
         throw error;
