@@ -2,7 +2,7 @@
  * `npm run bench`: where the service stands against the framework's ceiling, and how its cost
  * grows with data. Figures that count are the ratios measured in this one run, on this machine.
  *
- *   npm run bench -- [--scale 750] [--duration 3] [--rounds 5] [--big] [--skip-growth] [--skip-throughput] [--skip-exports]
+ *   npm run bench -- [--scale 750] [--duration 3] [--rounds 5] [--big] [--reload] [--skip-growth] [--skip-throughput] [--skip-exports]
  *
  * 1. Throughput: the real server (production build, RATE_LIMIT off, then on) on a synthetic drop
  *    of `--scale` times the sample's lines, driven by autocannon at 20 connections with (a) one hot
@@ -13,6 +13,8 @@
  * 3. Growth: load+validate time, RSS, and the p99 of single uncached queries per endpoint for the
  *    sample drop and synthetic drops of 100x and 1000x its lines, of 1 million lines, of 1 million
  *    lines in three stages with sources (synth --stages), and 10 million with --big.
+ * 4. With --reload: a reload under load between two 10M-line drops (reload.ts): peak RSS, load +
+ *    validate time and serving RSS against their targets.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { projectRoot } from '../../src/data/sql.js';
 import type { RecordedAnswer } from './ceiling.js';
 import { exportFigures, printExportFigures } from './exports.js';
 import type { QueryFigures } from './queries.js';
+import { reloadUnderLoad } from './reload.js';
 import { spawnAndWait, startService, type Running } from './service.js';
 
 const ROOT = projectRoot();
@@ -37,6 +40,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '5' },
     big: { type: 'boolean', default: false },
+    reload: { type: 'boolean', default: false },
     'skip-growth': { type: 'boolean', default: false },
     'skip-throughput': { type: 'boolean', default: false },
     'skip-exports': { type: 'boolean', default: false },
@@ -126,13 +130,13 @@ function mixedPaths(years: number[], organizations: number): string[] {
   return [...new Set(paths)];
 }
 
-/** A synthetic drop from the data CLI, kept in .bench/ between runs; `stages`: with synth --stages. */
-function synthetic(scale: number, lines?: number, stages = false): string {
-  const dir = path.join(WORK, 'drops', `${lines ? `lines-${lines}` : `scale-${scale}`}${stages ? '-stages' : ''}`);
+/** A synthetic drop from the data CLI, kept in .bench/ between runs; `stages`: with synth --stages; `seed`: synth --seed. */
+function synthetic(scale: number, lines?: number, stages = false, seed = 1): string {
+  const dir = path.join(WORK, 'drops', `${lines ? `lines-${lines}` : `scale-${scale}`}${stages ? '-stages' : ''}${seed === 1 ? '' : `-seed-${seed}`}`);
   if (!existsSync(path.join(dir, 'drop.json'))) {
     mkdirSync(dir, { recursive: true });
     const size = lines ? ['--lines', String(lines)] : ['--scale', String(scale)];
-    const options = stages ? ['--stages'] : [];
+    const options = [...(stages ? ['--stages'] : []), '--seed', String(seed)];
     execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'synth', dir, ...size, ...options], { cwd: ROOT, stdio: 'inherit' });
   }
   return dir;
@@ -168,9 +172,10 @@ const median = (values: number[]) => {
 };
 
 /** One line of the targets table: the figure, the target, and whether it is met. */
-function verdict(name: string, value: number, target: number, higherIsBetter = true, unit: 'x' | '%' | 'ms' | '' = 'x'): string {
+function verdict(name: string, value: number, target: number, higherIsBetter = true, unit: 'x' | '%' | 'ms' | 's' | 'GB' | '' = 'x'): string {
   const met = higherIsBetter ? value >= target : value <= target;
-  const show = (n: number) => (unit === '%' ? `${(n * 100).toFixed(1)}%` : unit === 'ms' ? `${n.toFixed(2)} ms` : unit === '' ? String(n) : `${n.toFixed(2)}x`);
+  const show = (n: number) =>
+    unit === '%' ? `${(n * 100).toFixed(1)}%` : unit === 'x' ? `${n.toFixed(2)}x` : unit === '' ? String(n) : `${n.toFixed(2)} ${unit}`;
   return `${name.padEnd(58)} ${show(value).padStart(8)}   target ${higherIsBetter ? '>=' : '<='} ${show(target).padEnd(7)} ${met ? 'met' : 'NOT MET'}`;
 }
 
@@ -267,7 +272,19 @@ async function throughput(dataDir: string): Promise<void> {
   console.log(verdict('hot URL, rate limiting on, x node:http ceiling', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
   console.log(`${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
   console.log(`${'mixed URLs with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['mixed, br asked', 'service+ratelimit'], ['mixed', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
-  console.log(`${'peak RSS during a reload under load at 10M lines'.padEnd(58)} ${'-'.padStart(8)}   target <= 3.0 GB  not measured by this bench yet`);
+  if (!args.reload) console.log(`${'peak RSS during a reload under load at 10M lines'.padEnd(58)} ${'-'.padStart(8)}   target <= 3.0 GB  measured with --reload`);
+}
+
+/** Issue 16's memory targets: a reload under load between two 10M-line drops (reload.ts). */
+async function reload(): Promise<void> {
+  const figures = await reloadUnderLoad(synthetic(0, 10_000_000), synthetic(0, 10_000_000, false, 2));
+  const gb = (mb: number) => mb / 1024;
+  console.log(`\n## Reload under load at 10M lines: ${figures.requests} requests during the reload (4 connections, cached and uncached), ${figures.failed} failed; SIGHUP to the new version in /meta/ ${(figures.reloadMs / 1000).toFixed(1)} s`);
+  console.log(`RSS serving the first drop ${gb(figures.servingBeforeMb).toFixed(2)} GB, the second ${gb(figures.servingAfterMb).toFixed(2)} GB`);
+  console.log('\n### Targets (one run)');
+  console.log(verdict('peak RSS during a reload under load at 10M lines', gb(figures.peakMb), 3.0, false, 'GB'));
+  console.log(verdict('load + validate at 10M lines (start-up)', figures.loadMs / 1000, 20, false, 's'));
+  console.log(verdict('serving RSS at 10M lines (after the reload)', gb(Math.max(figures.servingBeforeMb, figures.servingAfterMb)), 1.6, false, 'GB'));
 }
 
 /** Full exports against DuckDB's own COPY of the same rows, on 1 million lines (10 million with --big too). */
@@ -345,3 +362,4 @@ console.log(`# npm run bench (${new Date().toISOString()}, node ${process.versio
 if (!args['skip-throughput']) await throughput(synthetic(Number(args.scale)));
 if (!args['skip-exports']) await exports();
 if (!args['skip-growth']) await growth();
+if (args.reload) await reload();
