@@ -95,7 +95,7 @@ export async function exportFigures(dir: string, runs = 3, service?: Running): P
   const store = new Store(1);
   store.swap(drop);
   const lease = store.lease()!;
-  const connection = await drop.instance.connect();
+  const connection = await drop.connect();
   const server = service ?? (await startService(dir, '0'));
   const year = drop.years[Math.floor(drop.years.length / 2)]!;
   const figures: ExportFigure[] = [];
