@@ -36,7 +36,18 @@ export interface LoadedDrop extends Derived {
 export interface LoadOptions {
   /** Keep checking after the first broken rule, to report everything (the CLI); the server stops at the first. */
   allProblems?: boolean;
+  /** Store the tables compressed from this many lines (expenses and resources) up; see COMPRESS_FROM_LINES. */
+  compressFromLines?: number;
 }
+
+/**
+ * Drops of this many lines or more are stored compressed: a 10M-line drop then serves from
+ * 0.8 GB instead of 2.8 GB, and a reload fits in 3 GB. Compressed segments make every page of
+ * lines slower to read (1M lines: a page's p50 about 4.7 ms uncompressed, 6.4 ms compressed), so
+ * smaller drops, which fit in memory twice anyway, are kept as they are
+ * (docs/performance.md#reload).
+ */
+const COMPRESS_FROM_LINES = 4_000_000;
 
 export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
   const dir = await realpath(dataDir).catch(() => {
@@ -66,15 +77,17 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     temp_directory: path.join(tmpdir(), `budget-duckdb-${process.pid}-${++databases}`),
   });
   const connection = await instance.connect();
+  const lines = ['expenses.parquet', 'resources.parquet'].reduce((n, file) => n + (manifest.files[file]?.rows ?? 0), 0);
   // DuckDB compresses in-memory tables only in a database attached with COMPRESS (the default one
   // cannot be), at each checkpoint; see connectTo.
+  const compress = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES) ? () => connection.run(`CHECKPOINT ${DATABASE}`) : async () => undefined;
   await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();
   try {
     for (const table of TABLES) {
-      const loadedTable = await loadTable(connection, dir, table, manifest);
+      const loadedTable = await loadTable(connection, dir, table, manifest, compress);
       if (Array.isArray(loadedTable)) problems.push(...loadedTable);
       else present.set(table.name, loadedTable);
       if (stopAtFirst()) break;
@@ -93,9 +106,9 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     if (problems.length) throw new DropError(problems);
 
     const derived = await derive(connection, shape);
-    // Compresses the tables derive rebuilt or added: a 10M-line drop then serves from about 0.5 GB
+    // Compresses the tables derive rebuilt or added: a 10M-line drop then serves from about 0.8 GB
     // of RSS instead of 2.8 GB.
-    await connection.run(`CHECKPOINT ${DATABASE}`);
+    await compress();
     // The load above used every core. Serving queries are small lookups that the pool already runs
     // side by side, one per calling thread; DuckDB's own workers only add hand-offs between threads
     // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see docs/performance.md#what-makes-it-fast).
@@ -159,6 +172,7 @@ async function loadTable(
   dir: string,
   table: TableSpec,
   manifest: Manifest,
+  compress: () => Promise<unknown>,
 ): Promise<ReadonlySet<string> | Problem[]> {
   const file = fileName(table);
   const expected = manifest.files[file];
@@ -200,7 +214,7 @@ async function loadTable(
   await connection.run(`DROP TABLE ${raw}`);
   // Compressed at once (10M lines: 850 MB to about 90 MB), so that the next file, the rules and
   // the derived tables are worked out beside compressed tables.
-  await connection.run(`CHECKPOINT ${DATABASE}`);
+  await compress();
   return new Set(inFile.filter((c) => c.absent !== undefined).map((c) => c.name));
 }
 

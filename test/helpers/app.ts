@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
-import { loadDrop } from '../../src/data/drop.js';
+import { loadDrop, type LoadOptions } from '../../src/data/drop.js';
 import { Store } from '../../src/data/store.js';
 import { createHttpServer, type Limits } from '../../src/http/listener.js';
 import { ApiKeys } from '../../src/http/api-keys.js';
@@ -23,10 +23,10 @@ export async function appFor(data: DropData, env: Record<string, string> = {}, d
 }
 
 /** The real app serving the drop already in `dir` (DATA_DIR), as the server starts it. */
-export async function appServing(dir: string, env: Record<string, string> = {}): Promise<TestApp> {
+export async function appServing(dir: string, env: Record<string, string> = {}, load: LoadOptions = {}): Promise<TestApp> {
   const config: Config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir, ...env });
   const store = new Store(4, { maxConcurrent: config.MAX_CONCURRENT_QUERIES, timeoutMs: config.QUERY_TIMEOUT_MS });
-  store.swap(await loadDrop(dir));
+  store.swap(await loadDrop(dir, load));
   const counts = config.RATE_LIMIT_REDIS_URL ? new SharedCounts(config.RATE_LIMIT_REDIS_URL) : undefined;
   const apiKeys = config.API_KEYS_FILE ? await ApiKeys.load(config.API_KEYS_FILE) : undefined;
   return {
