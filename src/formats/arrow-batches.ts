@@ -4,7 +4,9 @@
  */
 import type { DuckDBDataChunk, DuckDBVector } from '@duckdb/node-api';
 import { Bool, Float64, Int32, Int64, makeData, RecordBatch, Struct, Utf8, type Data, type Schema } from 'apache-arrow';
-import { idOf, memo, sourceOf, TYPED, typedItems, type NumberColumn, type Source, type TypedValues } from './chunk-columns.js';
+import { plainValue } from '../data/values.js';
+import { memo } from '../memo.js';
+import { concatTyped, sourceOf, TYPED, typedItems, type NumberColumn, type Source, type TypedValues } from './chunk-columns.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
 
@@ -60,12 +62,7 @@ function numberColumn(column: NumberColumn): ColumnBuilder {
       length += rows;
     },
     take() {
-      const data = new Typed(length);
-      let at = 0;
-      for (const part of parts) {
-        data.set(part as never, at);
-        at += part.length;
-      }
+      const data = concatTyped(column.type, parts);
       const taken = makeData({ type, length, data, ...validity.take(length) } as never) as Data;
       parts = [];
       length = 0;
@@ -137,11 +134,11 @@ function plainText(): ColumnBuilder {
 }
 
 /** Text named by the id in another column (never null, see NamedBy), each id's name encoded once. */
-function namedText(name: (id: number | bigint) => string): ColumnBuilder {
-  const encoded = memo((id: number | bigint) => encoder.encode(name(id)));
+function namedText(name: (id: unknown) => string): ColumnBuilder {
+  const encoded = memo((id: unknown) => encoder.encode(name(id)));
   return textColumn((vector, rows) => {
     const ids = typedItems(vector, rows, 'int64');
-    return (i) => encoded(idOf(ids[i] as bigint));
+    return (i) => encoded(plainValue(ids[i]));
   });
 }
 

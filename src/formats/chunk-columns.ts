@@ -40,19 +40,13 @@ export function typedItems(vector: DuckDBVector, rows: number, type: NumberColum
   return values;
 }
 
-/**
- * An id of a BIGINT column as the drop's names are keyed (values.ts plainValue): a number, or a
- * bigint past 2^53, which a number would round to another id.
- */
-export const idOf = (id: bigint): number | bigint => (id >= -MAX_SAFE && id <= MAX_SAFE ? Number(id) : id);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Converts each distinct key once: the drop's few thousand names for a million lines. */
-export function memo<K, V>(convert: (key: K) => V): (key: K) => V {
-  const seen = new Map<K, V>();
-  return (key) => {
-    let value = seen.get(key);
-    if (value === undefined) seen.set(key, (value = convert(key)));
-    return value;
-  };
+/** The typed arrays of a batch's chunks, as one array of `type`. */
+export function concatTyped(type: NumberColumn['type'], parts: readonly TypedValues[]): TypedValues {
+  const all = new TYPED[type](parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    all.set(part as never, at);
+    at += part.length;
+  }
+  return all;
 }

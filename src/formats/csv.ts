@@ -3,7 +3,9 @@ import { stringify } from 'csv-stringify/sync';
 import { Transform } from 'node:stream';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
-import { idOf, memo, sourceOf, typedItems } from './chunk-columns.js';
+import { plainValue } from '../data/values.js';
+import { memo } from '../memo.js';
+import { sourceOf, typedItems } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
@@ -49,10 +51,10 @@ const csvText = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('
 function fieldWriter(column: Column, named: ExportQuery['named']): (vector: DuckDBVector, rows: number) => (i: number) => string {
   const byId = named?.[column.name];
   if (byId) {
-    const name = memo((id: number | bigint) => csvText(byId.name(id)));
+    const name = memo((id: unknown) => csvText(byId.name(id)));
     return (vector, rows) => {
       const ids = typedItems(vector, rows, 'int64');
-      return (i) => name(idOf(ids[i] as bigint));
+      return (i) => name(plainValue(ids[i]));
     };
   }
   if (column.type === 'utf8') {

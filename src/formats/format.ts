@@ -45,7 +45,8 @@ export interface NamedBy {
   table: string;
   column: string;
   /** The same name, from what the drop keeps in JS (drop.ts). */
-  name(id: number | bigint): string;
+  /** `id` as the drop's names are keyed (values.ts plainValue: a number, or a bigint past 2^53). */
+  name(id: unknown): string;
 }
 
 /**

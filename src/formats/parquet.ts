@@ -10,7 +10,9 @@ import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement } from
 import { Transform } from 'node:stream';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
-import { idOf, memo, sourceOf, TYPED, typedItems, type NumberColumn, type TypedValues } from './chunk-columns.js';
+import { plainValue } from '../data/values.js';
+import { memo } from '../memo.js';
+import { concatTyped, sourceOf, TYPED, typedItems, type NumberColumn, type TypedValues } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
 
@@ -110,12 +112,7 @@ function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
     return {
       add: (vector, rows) => void parts.push(typedItems(vector, rows, type).slice()),
       take() {
-        const all = new TYPED[type](parts.reduce((n, p) => n + p.length, 0));
-        let at = 0;
-        for (const part of parts) {
-          all.set(part as never, at);
-          at += part.length;
-        }
+        const all = concatTyped(type, parts);
         parts = [];
         return all;
       },
@@ -129,11 +126,11 @@ function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
   };
   const byId = named?.[column.name];
   if (byId) {
-    const name = memo((id: number | bigint) => byId.name(id));
+    const name = memo((id: unknown) => byId.name(id));
     return {
       add(vector, rows) {
         const ids = typedItems(vector, rows, 'int64');
-        for (let i = 0; i < rows; i++) values.push(name(idOf(ids[i] as bigint)));
+        for (let i = 0; i < rows; i++) values.push(name(plainValue(ids[i])));
       },
       take,
     };

@@ -6,6 +6,7 @@
  * binary, and Parquet is compressed inside already.
  */
 import Negotiator from 'negotiator';
+import { memo } from '../memo.js';
 import type { Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 
@@ -47,20 +48,16 @@ export function encodedTag(etag: string, encoding: Encoding): string {
 
 /**
  * Clients send few distinct Accept-Encoding values (each browser one), so the choice is kept per
- * value; the memo is bounded, and emptied when full, so that odd values cannot grow it.
+ * value, for 256 values at most.
  */
-const chosen = new Map<string, Encoding | undefined>();
-const MEMO_SIZE = 256;
+const chosen = memo((header: string): Encoding | undefined => {
+  const best = preferredEncoding(new Negotiator({ headers: { 'accept-encoding': header } }));
+  return best === 'br' || best === 'gzip' ? best : undefined;
+}, 256);
 
 /** The encoding to send, or undefined for the bytes as they are (identity). */
 export function negotiateEncoding(header: string | undefined): Encoding | undefined {
-  if (!header) return undefined;
-  if (chosen.has(header)) return chosen.get(header);
-  const best = preferredEncoding(new Negotiator({ headers: { 'accept-encoding': header } }));
-  const encoding = best === 'br' || best === 'gzip' ? best : undefined;
-  if (chosen.size >= MEMO_SIZE) chosen.clear();
-  chosen.set(header, encoding);
-  return encoding;
+  return header ? chosen(header) : undefined;
 }
 
 /** negotiator 1.x takes the order to prefer among equal weights; its published types predate that. */

@@ -4,6 +4,7 @@ import { ipKeyGenerator, MemoryStore, rateLimit, type AugmentedRequest, type Opt
 import { RedisStore } from 'rate-limit-redis';
 import { createClient } from '@redis/client';
 import { logger } from '../log.js';
+import { memo } from '../memo.js';
 import type { ApiKey } from './api-keys.js';
 import { HttpError } from './errors.js';
 
@@ -17,6 +18,8 @@ export interface RateLimitOptions {
 }
 
 const WINDOW_MS = 60_000;
+/** How many clients' keys are remembered (see memo). */
+const CLIENTS_REMEMBERED = 10_000;
 
 /**
  * `perMinute` requests per client IP per minute, with IETF draft-8 headers; CORS preflights and
@@ -37,8 +40,8 @@ export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions):
   const limitOf = (res: Response) => keyOf(res)?.limit ?? perMinute;
   const anonymous = `${perMinute}-in-1min`;
   const nameOf = (res: Response) => keyOf(res)?.name ?? anonymous;
-  const addressKey = perClient((address: string) => `ip:${ipKeyGenerator(address)}`);
-  const partitionKey = perClient(draftEightPartitionKey);
+  const addressKey = memo((address: string) => `ip:${ipKeyGenerator(address)}`, CLIENTS_REMEMBERED);
+  const partitionKey = memo(draftEightPartitionKey, CLIENTS_REMEMBERED);
   const setHeaders = (res: Response, info: RateLimitInfo) => draftEightHeaders(res, info, nameOf(res), partitionKey(info.key));
   const limiter = rateLimit({
     windowMs: WINDOW_MS,
@@ -111,23 +114,6 @@ function draftEightHeaders(res: Response, info: RateLimitInfo, name: string, pk:
 /** The policy's partition key: the first 12 hex digits of the budget key's SHA-256, in base64. */
 function draftEightPartitionKey(key: string): string {
   return Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
-}
-
-/** How many clients' values are remembered; past that the memory starts afresh (a miss only recomputes). */
-const CLIENTS_REMEMBERED = 10_000;
-
-/** `compute`, remembered per client (an address or a budget key). */
-function perClient(compute: (client: string) => string): (client: string) => string {
-  let known = new Map<string, string>();
-  return (client) => {
-    let value = known.get(client);
-    if (value === undefined) {
-      if (known.size >= CLIENTS_REMEMBERED) known = new Map();
-      value = compute(client);
-      known.set(client, value);
-    }
-    return value;
-  };
 }
 
 interface RateLimitStatus {
