@@ -5,7 +5,7 @@ import { API_PREFIX } from '../routes.js';
 import type { Row } from '../data/store.js';
 import type { ShareKind } from '../measures.js';
 import { DEFAULT_STAGE, define, named, ORDER } from './endpoint.js';
-import { changing, measuredSums, measureHeader, measuring, ordered, singleYear } from './measured.js';
+import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured.js';
 
 export const budgetCategories = define({
   path: `${API_PREFIX}/budget-categories/`,
@@ -21,10 +21,7 @@ export const budgetCategories = define({
     ordering: param.ordering(['id', 'category', 'type', 'parent_id', 'expenses', 'resources']).optional(),
   },
   figures: ['expenses', 'resources'],
-  headers: async (params, lease) => {
-    singleYear(params);
-    return measureHeader(params, lease);
-  },
+  headers: sumsHeader,
   variants: [
     {
       name: 'list',

@@ -33,6 +33,12 @@ export function singleYear(params: { year?: number[]; change?: string }): number
   return params.year[0];
 }
 
+/** The headers of rows that sum a filter's years (measuredSums): the change's year checked first, then Budget-Measure. */
+export async function sumsHeader(params: MeasureRequest & { year?: number[]; change?: string }, lease: Lease): Promise<Record<string, string>> {
+  singleYear(params);
+  return measureHeader(params, lease);
+}
+
 /** Keeps the rows of the years asked for, once the years before them have served for the changes. */
 const ofYears = <R extends { year: number }>(rows: R[], years: readonly number[] | undefined) =>
   years ? rows.filter((r) => years.includes(r.year)) : rows;

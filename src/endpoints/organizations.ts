@@ -5,7 +5,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { DEFAULT_STAGE, define, ORDER, page } from './endpoint.js';
-import { changing, measuredSums, measureHeader, measuring, ordered, singleYear } from './measured.js';
+import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured.js';
 
 export const organizations = define({
   path: `${API_PREFIX}/organization/`,
@@ -61,10 +61,7 @@ export const organizationStats = define({
     ordering: param.ordering(['organization_id', 'total_expenses', 'total_resources']).optional(),
   },
   figures: ['total_expenses', 'total_resources'],
-  headers: async (params, lease) => {
-    singleYear(params);
-    return measureHeader(params, lease);
-  },
+  headers: sumsHeader,
   variants: [
     {
       name: 'list',
