@@ -71,7 +71,7 @@ const seriesProvenance = {
 
 /**
  * An item's download row: its fields without the change objects, which downloads write as
- * columns only when change is asked for (formats/measured.ts).
+ * columns only when change is asked for (api/download-table.ts).
  */
 export function rowOf<Shape extends z.core.$ZodLooseShape>(item: z.ZodObject<Shape>) {
   return item.omit({ change: true, change_pct: true } as never);

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Lease, Row } from '../../data/store.js';
 import type { ExportQuery } from '../../formats/format.js';
 import { isFormatName, type FormatName } from '../../formats/registry.js';
-import { downloadTable } from '../../formats/measured.js';
+import { downloadTable } from '../download-table.js';
 import type { FlatRow, Table } from '../../formats/table.js';
 import type { Page } from '../paging.js';
 import { param, parseQuery } from '../params.js';
