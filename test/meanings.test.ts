@@ -12,6 +12,7 @@ import type { Manifest } from '../src/data/manifest.js';
 import { staged } from './fixtures/staged.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { writeDrop } from './helpers/drop.js';
+import { getArrow, getCsv, getParquet } from './helpers/downloads.js';
 
 export const STAGES = {
   initial: {
@@ -47,6 +48,75 @@ beforeAll(async () => {
   t = await appFor(staged, {}, { manifest: withMeanings });
 });
 afterAll(() => t.close());
+
+const get = async (url: string) => {
+  const res = await request(t.app).get(url);
+  expect(res.status, `${url}: ${res.text}`).toBe(200);
+  return res.body;
+};
+const provenanceOf = (rows: Record<string, unknown>[], key: string) =>
+  rows.map((r) => ({ [key]: r[key], stage: r.stage, source_ids: r.source_ids, derived: r.derived }));
+
+describe('roll-ups say what they sum', () => {
+  it('totals/ rows carry the stage asked (amended by default), the ascending sources of the lines summed, and derived', async () => {
+    expect(provenanceOf(await get('/budget/api/totals/'), 'year')).toEqual([
+      { year: 2024, stage: 'amended', source_ids: [1, 2], derived: false },
+      { year: 2025, stage: 'amended', source_ids: [1], derived: false },
+    ]);
+    // 2022's outturn lines have no source: [] and not null; 2024's outturn sums a derived line.
+    expect(provenanceOf(await get('/budget/api/totals/?stage=outturn'), 'year')).toEqual([
+      { year: 2022, stage: 'outturn', source_ids: [], derived: false },
+      { year: 2024, stage: 'outturn', source_ids: [3], derived: true },
+    ]);
+    expect(provenanceOf(await get('/budget/api/totals/?include_complementary=false'), 'year')[0]).toEqual({
+      year: 2024,
+      stage: 'initial',
+      source_ids: [1],
+      derived: false,
+    });
+  });
+  it('budget-categories/ rows say what their subtree sums, a parent the union of its children', async () => {
+    expect(provenanceOf(await get('/budget/api/budget-categories/?year=2024&stage=outturn'), 'id')).toEqual([
+      { id: 10, stage: 'outturn', source_ids: [3], derived: false },
+      { id: 11, stage: 'outturn', source_ids: [3], derived: false },
+      { id: 20, stage: 'outturn', source_ids: [3], derived: true },
+      { id: 30, stage: 'outturn', source_ids: [3], derived: false },
+    ]);
+    expect(provenanceOf(await get('/budget/api/budget-categories/?year=2024&type=expense'), 'id')).toEqual([
+      { id: 10, stage: 'amended', source_ids: [1, 2], derived: false },
+      { id: 11, stage: 'amended', source_ids: [1, 2], derived: false },
+      { id: 20, stage: 'amended', source_ids: [1], derived: false },
+    ]);
+  });
+  it('organization/stats/ rows say what they sum, over every year and under a measure taken year by year', async () => {
+    const expected = [
+      { organization_id: 1, stage: 'outturn', source_ids: [3], derived: false },
+      { organization_id: 2, stage: 'outturn', source_ids: [3], derived: true },
+    ];
+    expect(provenanceOf(await get('/budget/api/organization/stats/?stage=outturn'), 'organization_id')).toEqual(expected);
+    expect(provenanceOf(await get('/budget/api/organization/stats/?stage=outturn&measure=pct_gdp'), 'organization_id')).toEqual(expected);
+    expect(provenanceOf(await get('/budget/api/organization/stats/'), 'organization_id')).toEqual([
+      { organization_id: 1, stage: 'amended', source_ids: [1, 2], derived: false },
+      { organization_id: 2, stage: 'amended', source_ids: [1], derived: false },
+    ]);
+  });
+  it('writes source_ids as one CSV field joined with ";", and as a list of integers in Arrow and Parquet', async () => {
+    const csv = await getCsv(t.app, '/budget/api/totals/?format=csv');
+    expect(csv.header).toEqual(['year', 'total_expenses', 'total_resources', 'balance', 'stage', 'source_ids', 'derived']);
+    expect(csv.rows.map((r) => [r.stage, r.source_ids, r.derived])).toEqual([
+      ['amended', '1;2', 'false'],
+      ['amended', '1', 'false'],
+    ]);
+    expect((await getCsv(t.app, '/budget/api/totals/?format=csv&stage=outturn')).rows[0]!.source_ids).toBe('');
+    const arrow = await getArrow(t.app, '/budget/api/organization/stats/?format=arrow');
+    expect(String(arrow.table.schema.fields.find((f) => f.name === 'source_ids')!.type)).toBe('List<Int64>');
+    expect(arrow.rows.map((row) => row.source_ids)).toEqual([[1, 2], [1]]);
+    const parquet = await getParquet(t.app, '/budget/api/budget-categories/?format=parquet&year=2024&stage=outturn');
+    expect(parquet.columns.find((c) => c.name === 'source_ids')).toEqual({ name: 'source_ids', type: 'BIGINT[]', nullable: false });
+    expect(parquet.rows.map((r) => r.source_ids)).toEqual([[3n], [3n], [3n], [3n]]);
+    expect(parquet.rows.map((r) => r.derived)).toEqual([false, false, true, false]);
+  });
+});
 
 describe('GET /budget/api/meta/', () => {
   it('serves the stages the drop describes, with their labels, bases and comparable stages', async () => {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appServing, type TestApp } from './helpers/app.js';
+import { figuresOnly } from './helpers/rollups.js';
 
 const DATA = path.resolve(import.meta.dirname, '..', 'data');
 let t: TestApp;
@@ -18,7 +19,7 @@ afterAll(() => t.close());
 const get = async (url: string) => {
   const res = await request(t.app).get(url);
   expect(res.status, url).toBe(200);
-  return res.body;
+  return figuresOnly(url, res.body);
 };
 
 describe('the sample drop', () => {

@@ -8,6 +8,7 @@ import { small } from './fixtures/small.js';
 import { staged } from './fixtures/staged.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { getArrow, getCsv, getParquet } from './helpers/downloads.js';
+import { figuresOnly } from './helpers/rollups.js';
 
 let t: TestApp;
 let plain: TestApp;
@@ -25,7 +26,7 @@ afterAll(() => {
 const get = async (url: string, app = t) => {
   const res = await request(app.app).get(url);
   expect(res.status, `${url}: ${res.text}`).toBe(200);
-  return res.body;
+  return figuresOnly(url, res.body);
 };
 
 const EDU = { id: 1, name: "Ministère de l'Éducation", code: 'EDU' };
