@@ -118,6 +118,27 @@ describe('roll-ups say what they sum', () => {
   });
 });
 
+describe('change=previous_year never compares two stages', () => {
+  it("gives null where a series' default picks another stage the year before (2024 outturn, 2025 initial)", async () => {
+    const rows = await get('/budget/api/outstanding-debt/?change=previous_year');
+    expect(rows.map((r: Record<string, unknown>) => [r.year, r.stage, r.change, r.change_pct])).toEqual([
+      [2024, 'outturn', null, null],
+      [2025, 'initial', null, null],
+    ]);
+  });
+  it('compares within the stage asked for', async () => {
+    const rows = await get('/budget/api/outstanding-debt/?change=previous_year&stage=initial');
+    expect(rows.map((r: Record<string, unknown>) => [r.year, r.stage, r.change, r.change_pct])).toEqual([
+      [2024, 'initial', null, null],
+      [2025, 'initial', 100, 16.67],
+    ]);
+  });
+  it('on the deficit too: 2024 amended against 2023 outturn is no change', async () => {
+    const rows = await get('/budget/api/deficit/?change=previous_year&year=2024');
+    expect(rows).toEqual([expect.objectContaining({ year: 2024, stage: 'amended', change: null, change_pct: null })]);
+  });
+});
+
 describe('GET /budget/api/meta/', () => {
   it('serves the stages the drop describes, with their labels, bases and comparable stages', async () => {
     const meta = (await request(t.app).get('/budget/api/meta/')).body;
