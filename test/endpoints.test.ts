@@ -366,18 +366,18 @@ describe('GET /budget/api/debt/', () => {
 describe('GET /budget/api/outstanding-debt/', () => {
   it('answers the stock with GDP and its percentage of GDP, rounded half away from zero', async () => {
     expect(await get('/budget/api/outstanding-debt/')).toEqual([
-      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, ...UNSTATED },
-      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, ...UNSTATED },
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, published_value: null, ...UNSTATED },
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, published_value: null, ...UNSTATED },
     ]);
   });
   it('answers only the most recent year, still as an array, with year=last', async () => {
     expect(await get('/budget/api/outstanding-debt/?year=last')).toEqual([
-      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, ...UNSTATED },
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, published_value: null, ...UNSTATED },
     ]);
   });
   it('filters by year', async () => {
     expect(await get('/budget/api/outstanding-debt/?year=2022')).toEqual([
-      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, ...UNSTATED },
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, published_value: null, ...UNSTATED },
     ]);
   });
 });
@@ -385,8 +385,8 @@ describe('GET /budget/api/outstanding-debt/', () => {
 describe('GET /budget/api/deficit/', () => {
   it('answers the deficit with its percentage of GDP, negative halves rounded away from zero', async () => {
     expect(await get('/budget/api/deficit/')).toEqual([
-      { year: 2022, value: -43.45, percent: -4.35, gdp: 1000, ...UNSTATED },
-      { year: 2024, value: 1, percent: 12.5, gdp: 8, ...UNSTATED },
+      { year: 2022, value: -43.45, percent: -4.35, published_percent: null, gdp: 1000, ...UNSTATED },
+      { year: 2024, value: 1, percent: 12.5, published_percent: null, gdp: 8, ...UNSTATED },
     ]);
   });
 });

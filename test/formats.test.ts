@@ -148,13 +148,13 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   },
   {
     url: '/budget/api/outstanding-debt/',
-    types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64', ...PROVENANCE },
-    csv: ['year,outstanding_debt,gdp,value,stage,source_id,derived', '2022,43.45,1000,4.35,,,false', '2023,1000,3000,33.33,,,false'],
+    types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64', published_value: 'Float64', ...PROVENANCE },
+    csv: ['year,outstanding_debt,gdp,value,published_value,stage,source_id,derived', '2022,43.45,1000,4.35,,,,false', '2023,1000,3000,33.33,,,,false'],
   },
   {
     url: '/budget/api/deficit/',
-    types: { year: 'Int32', value: 'Float64', percent: 'Float64', gdp: 'Float64', ...PROVENANCE },
-    csv: ['year,value,percent,gdp,stage,source_id,derived', '2022,-43.45,-4.35,1000,,,false', '2024,1,12.5,8,,,false'],
+    types: { year: 'Int32', value: 'Float64', percent: 'Float64', published_percent: 'Float64', gdp: 'Float64', ...PROVENANCE },
+    csv: ['year,value,percent,published_percent,gdp,stage,source_id,derived', '2022,-43.45,-4.35,,1000,,,false', '2024,1,12.5,,8,,,false'],
   },
   {
     // small has no sources: the header alone (test/stages.test.ts downloads real ones).

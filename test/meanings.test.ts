@@ -43,9 +43,16 @@ export const DEFINITIONS = {
 
 export const withMeanings = (m: Manifest) => Object.assign(m, { stages: STAGES, known_gaps: KNOWN_GAPS, definitions: DEFINITIONS });
 
+/** The staged fixture with the ratios its sources printed, on some rows (others have none). */
+const published = {
+  ...staged,
+  deficit: (staged.deficit as Record<string, unknown>[]).map((r) => ({ ...r, published_percent: r.year === 2023 && r.stage === 'outturn' ? 3.1 : null })),
+  outstanding_debt: (staged.outstanding_debt as Record<string, unknown>[]).map((r) => ({ ...r, published_percent: r.year === 2024 ? 52.5 : null })),
+};
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await appFor(staged, {}, { manifest: withMeanings });
+  t = await appFor(published, {}, { manifest: withMeanings });
 });
 afterAll(() => t.close());
 
@@ -136,6 +143,32 @@ describe('change=previous_year never compares two stages', () => {
   it('on the deficit too: 2024 amended against 2023 outturn is no change', async () => {
     const rows = await get('/budget/api/deficit/?change=previous_year&year=2024');
     expect(rows).toEqual([expect.objectContaining({ year: 2024, stage: 'amended', change: null, change_pct: null })]);
+  });
+});
+
+describe('published ratios are kept', () => {
+  it("serve the deficit's published_percent beside the percent computed from the drop's GDP, null where the source printed none", async () => {
+    const rows = await get('/budget/api/deficit/?stage=outturn');
+    // 33 / 1100 = 3 %, the source printed 3.1 %.
+    expect(rows).toEqual([expect.objectContaining({ year: 2023, value: 33, percent: 3, published_percent: 3.1, gdp: 1100 })]);
+    expect((await get('/budget/api/deficit/?year=2025'))[0].published_percent).toBeNull();
+  });
+  it("serve the debt stock's published_value beside its computed value, in every format", async () => {
+    expect(await get('/budget/api/outstanding-debt/?year=2024&stage=initial')).toEqual([
+      expect.objectContaining({ year: 2024, outstanding_debt: 600, value: 50, published_value: 52.5 }),
+    ]);
+    const csv = await getCsv(t.app, '/budget/api/outstanding-debt/?format=csv');
+    expect(csv.header).toEqual(['year', 'outstanding_debt', 'gdp', 'value', 'published_value', 'stage', 'source_id', 'derived']);
+    expect(csv.rows.map((r) => r.published_value)).toEqual(['52.5', '']);
+  });
+  it('are null on a drop without the column', async () => {
+    const plain = await appFor(staged);
+    try {
+      const rows = (await request(plain.app).get('/budget/api/deficit/')).body;
+      expect(rows.every((r: { published_percent: unknown }) => r.published_percent === null)).toBe(true);
+    } finally {
+      await plain.close();
+    }
   });
 });
 

@@ -323,7 +323,7 @@ describe('GET /budget/api/deficit/', () => {
     const outstanding = (await get('/budget/api/outstanding-debt/?year=2022')).body;
     // -43.45 and 43.45 over a GDP of 1000: ∓4.345, half away from zero.
     expect(outstanding[0].value).toBe(4.35);
-    expect(deficit).toEqual([{ year: 2022, value: -4.35, percent: -4.35, gdp: 1000, ...NO_PROVENANCE }]);
+    expect(deficit).toEqual([{ year: 2022, value: -4.35, percent: -4.35, published_percent: null, gdp: 1000, ...NO_PROVENANCE }]);
   });
   it('has null changes after a year whose figure is 0', async () => {
     const rows = (await get('/budget/api/deficit/?change=previous_year')).body;
@@ -339,7 +339,7 @@ describe('GET /budget/api/outstanding-debt/', () => {
   it('adds the change of the debt stock, also for year=last', async () => {
     const rows = (await get('/budget/api/outstanding-debt/?change=previous_year&year=last')).body;
     // 2023: 1000; 2022: 43.45.
-    expect(rows).toEqual([{ year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, ...NO_PROVENANCE, change: 956.55, change_pct: 2201.5 }]);
+    expect(rows).toEqual([{ year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, published_value: null, ...NO_PROVENANCE, change: 956.55, change_pct: 2201.5 }]);
   });
 });
 

@@ -70,7 +70,7 @@ describe('the sample drop', () => {
 
   it("gives the 2021 debt ratio on INS GDP (107 800 / 131 544,6 = 81,95 %), not the ministry's 85,5 %", async () => {
     expect(await get('/budget/api/outstanding-debt/?year=2021')).toEqual([
-      { year: 2021, outstanding_debt: 107800, gdp: 131544.6, value: 81.95, stage: 'outturn', source_id: 38, derived: false },
+      { year: 2021, outstanding_debt: 107800, gdp: 131544.6, value: 81.95, published_value: 85.5, stage: 'outturn', source_id: 38, derived: false },
     ]);
   });
 

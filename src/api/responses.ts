@@ -266,13 +266,17 @@ export const OutstandingDebt = z
     outstanding_debt: money('Outstanding public debt at the end of the year'),
     gdp: money('Gross domestic product of the year'),
     value: percent('outstanding_debt / gdp * 100'),
+    published_value: z
+      .number()
+      .nullable()
+      .meta({ description: "The debt's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none" }),
     ...change,
     ...seriesProvenance,
   })
   .meta({
     title: 'OutstandingDebt',
     description: 'Outstanding public debt of one year, and its share of GDP',
-    example: { year: 2023, outstanding_debt: 126600, gdp: 149645, value: 84.6, stage: null, source_id: null, derived: false },
+    example: { year: 2023, outstanding_debt: 126600, gdp: 149793.6, value: 84.52, published_value: 84.6, stage: 'outturn', source_id: 42, derived: false },
   });
 
 export const Deficit = z
@@ -280,6 +284,10 @@ export const Deficit = z
     year,
     value: measured('Budget deficit of the year'),
     percent: percent('value / gdp * 100'),
+    published_percent: z
+      .number()
+      .nullable()
+      .meta({ description: "The deficit's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none" }),
     gdp: money('Gross domestic product of the year'),
     ...change,
     ...seriesProvenance,
@@ -287,7 +295,7 @@ export const Deficit = z
   .meta({
     title: 'Deficit',
     description: 'The budget deficit of one year, and its share of GDP',
-    example: { year: 2023, value: 7497, percent: 5.01, gdp: 149645, stage: null, source_id: null, derived: false },
+    example: { year: 2024, value: 10000, percent: 6.26, published_percent: null, gdp: 159852.7, stage: 'outturn', source_id: 66, derived: false },
   });
 
 export const Source = z
