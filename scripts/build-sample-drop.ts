@@ -11,7 +11,7 @@ import { projectRoot } from '../src/data/sql.js';
 
 const root = projectRoot();
 
-const manifest = await buildDrop(path.join(root, 'data', 'sources'), path.join(root, 'data'), {
+const { manifest } = await buildDrop(path.join(root, 'data', 'sources'), path.join(root, 'data'), {
   version: 'tunisia-sample-2026.12',
   createdAt: '2026-11-22T00:00:00Z',
   description: [
