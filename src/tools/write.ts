@@ -15,6 +15,10 @@ interface DropInfo {
   source?: string;
   license?: string;
   units?: Units;
+  /** What the stages cover, the gaps the drop knows of, its own wording of fields (docs/data-drops.md#dropjson). */
+  stages?: Manifest['stages'];
+  known_gaps?: Manifest['known_gaps'];
+  definitions?: Manifest['definitions'];
   /** ISO 8601; defaults to now. Pass a fixed value to make drop.json reproducible. */
   createdAt?: string;
   /** Further drop.json fields (control_totals, notes, and those carried over by --from), written before `files`. */
@@ -104,6 +108,9 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
     ...(options.license === undefined ? {} : { license: options.license }),
     ...(options.units === undefined ? {} : { units: options.units }),
     ...(options.extra as Partial<Manifest> | undefined),
+    ...(options.stages === undefined ? {} : { stages: options.stages }),
+    ...(options.known_gaps === undefined ? {} : { known_gaps: options.known_gaps }),
+    ...(options.definitions === undefined ? {} : { definitions: options.definitions }),
     files,
   };
   await writeManifest(outDir, manifest);
