@@ -121,7 +121,7 @@ describe('nothing half-done', () => {
       restarted.child.kill('SIGTERM');
       await restarted.exit;
     }
-  });
+  }, 180_000);
 
   it('re-points a symbolic link at a new directory beside its target, keeping the old one for a roll back', async () => {
     const drops = dir('drops');
@@ -136,5 +136,5 @@ describe('nothing half-done', () => {
     expect(readlinkSync(link)).toBe(path.join('drops', 'v2-LF-2026'));
     expect(manifestOf(link).version).toBe('v2 (LF 2026)');
     expect(manifestOf(path.join(drops, 'v1')).version).toBe('v1');
-  });
+  }, 60_000);
 });
