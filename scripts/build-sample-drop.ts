@@ -7,7 +7,7 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { buildDrop } from '../src/data/build.js';
+import { buildDrop } from '../src/tools/build.js';
 import { MANIFEST_FILE } from '../src/data/manifest.js';
 import { projectRoot } from '../src/data/sql.js';
 

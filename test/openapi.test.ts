@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { Store } from '../src/data/store.js';
-import { ENDPOINTS } from '../src/endpoints/index.js';
+import { ENDPOINTS } from '../src/api/endpoints/index.js';
 import { MDT, measured } from './fixtures/measured.js';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
@@ -92,7 +92,7 @@ describe('GET /budget/api/openapi.json', () => {
   });
   it('is listed in the index at /budget/api/, with the docs page', async () => {
     const index = await expectDocumented(t.app, '/budget/api/', 200);
-    expect(index.documentation).toEqual({ openapi: '/budget/api/openapi.json', docs: '/budget/api/docs/' });
+    expect(index.documentation).toEqual({ openapi: '/budget/api/openapi.json', docs: '/budget/api/docs/', changelog: '/budget/api/changelog' });
     expect(index.endpoints.map((e: Json) => e.path)).toContain('/budget/api/openapi.json');
   });
   it('refuses query parameters like every endpoint', async () => {

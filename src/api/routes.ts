@@ -1,6 +1,6 @@
 /**
  * Where things are served: the one API prefix, and the service routes (everything but the data
- * endpoints, which src/endpoints/ lists) as one table. app.ts serves them, the index and the
+ * endpoints, which src/api/endpoints/ lists) as one table. app.ts serves them, the index and the
  * OpenAPI document list them, and the rate limiter exempts the ones marked `rateLimited: false`.
  */
 import type { z } from 'zod';
@@ -49,6 +49,12 @@ export const SERVICE_ROUTES = {
     path: `${API_PREFIX}/openapi.json`,
     operationId: 'getOpenApi',
     summary: `This OpenAPI 3.1 document (read it at ${API_PREFIX}/docs/)`,
+    inIndex: true,
+  }),
+  changelog: route({
+    path: `${API_PREFIX}/changelog`,
+    operationId: 'getChangelog',
+    summary: "The API's changelog (Markdown): what each version added, changed, deprecated or removed",
     inIndex: true,
   }),
   docs: route({ path: `${API_PREFIX}/docs/`, operationId: 'getDocs', summary: 'The docs page: read and try the API in a browser' }),
