@@ -71,7 +71,7 @@ const seriesProvenance = {
 
 /**
  * An item's download row: its fields without the change objects, which downloads write as
- * columns only when change is asked for (formats/measured.ts).
+ * columns only when change is asked for (api/download-table.ts).
  */
 export function rowOf<Shape extends z.core.$ZodLooseShape>(item: z.ZodObject<Shape>) {
   return item.omit({ change: true, change_pct: true } as never);
@@ -320,7 +320,10 @@ export const ServiceIndex = z
   .object({
     name: z.string(),
     description: z.string(),
-    documentation: z.object({ openapi: z.string(), docs: z.string() }).meta({ description: 'Where the API is described' }),
+    api_version: z.string().meta({ description: "The API's semantic version (CHANGELOG.md)", example: '1.1.0' }),
+    documentation: z
+      .object({ openapi: z.string(), docs: z.string(), changelog: z.string() })
+      .meta({ description: 'Where the API is described, and what changed in each version' }),
     endpoints: z.array(
       z.object({
         path: z.string(),
@@ -336,6 +339,7 @@ export const ServiceIndex = z
 
 export const Meta = z
   .looseObject({
+    api_version: z.string().meta({ description: "The API's semantic version (CHANGELOG.md), not the drop's", example: '1.1.0' }),
     version: z.string().meta({ description: "The drop's version label (free text)" }),
     description: z.string(),
     created_at: z.string().meta({ description: 'When the drop was made (ISO 8601)' }),
