@@ -5,11 +5,10 @@
  * created_at is fixed so that re-running on unchanged CSVs reproduces drop.json (and, with the
  * same DuckDB version, the same Parquet bytes): bump it together with `version` when the CSVs change.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildDrop } from '../src/tools/build.js';
-import { MANIFEST_FILE } from '../src/data/manifest.js';
 import { projectRoot } from '../src/data/sql.js';
+import { definitions, knownGaps, stages } from './sample-meanings.js';
 
 const root = projectRoot();
 
@@ -44,15 +43,10 @@ const manifest = await buildDrop(path.join(root, 'data', 'sources'), path.join(r
     'sources.parquet, per-row provenance in data/SOURCES.md, the reference figures in data/sources/reference/',
   license: 'CC-BY-4.0 (this compilation; the figures are facts published by the sources listed in sources.parquet)',
   units: { name: 'MDT', currency: 'TND', scale: 1000000 },
+  stages,
+  known_gaps: knownGaps,
+  definitions,
 });
-
-// drop.json's known_gaps (docs/data-drops.md): kept beside the CSVs, added to the manifest buildDrop wrote, before
-// its file list. buildDrop writes only the keys it knows, so they are added here, the same way (written, then renamed).
-const knownGaps: unknown = JSON.parse(await readFile(path.join(root, 'data', 'sources', 'known_gaps.json'), 'utf8'));
-const { files, ...head } = manifest;
-const dropJson = path.join(root, 'data', MANIFEST_FILE);
-await writeFile(`${dropJson}.tmp`, `${JSON.stringify({ ...head, known_gaps: knownGaps, files }, null, 2)}\n`, 'utf8');
-await rename(`${dropJson}.tmp`, dropJson);
 
 for (const [file, { rows, sha256 }] of Object.entries(manifest.files)) {
   console.log(`${file.padEnd(26)} ${String(rows).padStart(4)} rows  ${sha256}`);
