@@ -76,18 +76,13 @@ describe('budget-data build and validate', () => {
     const src = dir('bad-src');
     cpSync(path.join(ROOT, 'data', 'sources'), src, { recursive: true });
     const csv = path.join(src, 'expenses.csv');
-    writeFileSync(csv, readFileSync(csv, 'utf8').replace('
-16,2018,2787,', '
-16,2018,27x7,'));
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace('\n16,2018,2787,', '\n16,2018,27x7,'));
     const { code, stdout } = await cli('build', src, dir('bad-out'), '--version', 'v-bad');
     expect(code).toBe(1);
     expect(stdout).toBe(
-      'refused "v-bad": 1 problem
-' +
-        'expenses.csv, line 3, column amount: "27x7" is not a number with at most 3 decimals, such as 13700.5 (with --locale fr: 13 700,5)
-' +
-        `${dir('bad-out')} was left as it was
-`,
+      'refused "v-bad": 1 problem\n' +
+        'expenses.csv, line 3, column amount: "27x7" is not a number with at most 3 decimals, such as 13700.5 (with --locale fr: 13 700,5)\n' +
+        `${dir('bad-out')} was left as it was\n`,
     );
   });
 });
