@@ -226,6 +226,8 @@ function meta(store: Store) {
     coverage: drop.coverage,
     gaps: drop.gaps,
     units: manifest.units ?? null,
+    stages: manifest.stages ?? null,
+    known_gaps: manifest.known_gaps ?? [],
     last_reload: store.lastReload,
     previous_version: store.replacedVersion,
     changes: store.lastChange && { tables: store.lastChange.tables, years_with_moved_totals: store.lastChange.years_with_moved_totals },
