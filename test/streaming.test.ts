@@ -34,8 +34,8 @@ beforeAll(async () => {
   const drop = lease.drop;
   lease.release();
   const chunks = drop.chunks.bind(drop);
-  drop.chunks = async function* (sql, params) {
-    for await (const chunk of chunks(sql, params)) {
+  drop.chunks = async function* (sql, params, signal) {
+    for await (const chunk of chunks(sql, params, signal)) {
       chunksFetched += 1;
       yield chunk;
     }
