@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { projectRoot } from '../src/data/sql.js';
-import { EXPLORER_ASSETS_PATH, EXPLORER_DIR } from '../src/explorer.js';
+import { EXPLORER_ASSETS_PATH, EXPLORER_DIR } from '../src/api/explorer.js';
 
 export interface BuiltExplorer {
   dir: string;

@@ -6,7 +6,7 @@
  * same DuckDB version, the same Parquet bytes): bump it together with `version` when the CSVs change.
  */
 import path from 'node:path';
-import { buildDrop } from '../src/data/build.js';
+import { buildDrop } from '../src/tools/build.js';
 import { projectRoot } from '../src/data/sql.js';
 
 const root = projectRoot();

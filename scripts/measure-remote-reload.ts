@@ -14,8 +14,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import S3rver from 's3rver';
-import { publishDrop } from '../src/data/publish.js';
-import { synthDrop } from '../src/data/synth.js';
+import { publishDrop } from '../src/tools/publish.js';
+import { synthDrop } from '../src/tools/synth.js';
 
 const { values: args } = parseArgs({ options: { lines: { type: 'string', default: '200000' }, duration: { type: 'string', default: '20' } } });
 const lines = Number(args.lines);

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { projectRoot } from '../src/data/sql.js';
-import { synthDrop } from '../src/data/synth.js';
+import { synthDrop } from '../src/tools/synth.js';
 
 const { values: args } = parseArgs({
   options: {

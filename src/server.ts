@@ -13,7 +13,7 @@ import { Store } from './data/store.js';
 import { createHttpServer } from './http/listener.js';
 import { ApiKeys } from './http/api-keys.js';
 import { SharedCounts } from './http/rate-limit.js';
-import { logger } from './log.js';
+import { logger } from './lib/log.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildDrop } from '../src/data/build.js';
+import { buildDrop } from '../src/tools/build.js';
 import { loadDrop } from '../src/data/drop.js';
 import { TABLES, fileName } from '../src/data/schema.js';
 

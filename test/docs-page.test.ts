@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../src/endpoints/index.js';
+import { ENDPOINTS } from '../src/api/endpoints/index.js';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPLORER_DIR } from '../src/explorer.js';
+import { EXPLORER_DIR } from '../src/api/explorer.js';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 

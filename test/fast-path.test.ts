@@ -9,7 +9,7 @@ import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { loadDrop } from '../src/data/drop.js';
 import { Store } from '../src/data/store.js';
-import { ENDPOINTS } from '../src/endpoints/index.js';
+import { ENDPOINTS } from '../src/api/endpoints/index.js';
 import { small } from './fixtures/small.js';
 import { listen } from './helpers/app.js';
 import { writeDrop } from './helpers/drop.js';

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
-import { ENDPOINTS } from '../src/endpoints/index.js';
+import { ENDPOINTS } from '../src/api/endpoints/index.js';
 import { FORMATS, FORMAT_NAMES } from '../src/formats/registry.js';
 import { bytes, getArrow, getCsv, getParquet, type Cells } from './helpers/downloads.js';
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { Store } from '../src/data/store.js';
-import { ENDPOINTS } from '../src/endpoints/index.js';
+import { ENDPOINTS } from '../src/api/endpoints/index.js';
 import { MDT, measured } from './fixtures/measured.js';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { loadDrop } from '../src/data/drop.js';
-import { publishDrop } from '../src/data/publish.js';
+import { publishDrop } from '../src/tools/publish.js';
 import { RemoteDrops, s3Client } from '../src/data/remote.js';
 import { Store } from '../src/data/store.js';
 import { small } from './fixtures/small.js';

@@ -18,7 +18,7 @@ import { loadDrop } from '../../src/data/drop.js';
 import { identifier } from '../../src/data/export-sql.js';
 import { readSql } from '../../src/data/sql.js';
 import { bound as bindings, Store } from '../../src/data/store.js';
-import { expenses } from '../../src/endpoints/lines.js';
+import { expenses } from '../../src/api/endpoints/lines.js';
 import type { NamedBy } from '../../src/formats/format.js';
 import { startService, type Running } from './service.js';
 

@@ -4,7 +4,7 @@
  */
 import { loadDrop } from '../../src/data/drop.js';
 import { Store } from '../../src/data/store.js';
-import { ENDPOINTS } from '../../src/endpoints/index.js';
+import { ENDPOINTS } from '../../src/api/endpoints/index.js';
 
 // The stage= samples page deep into one stage's lines (in a drop from synth --stages, about 65% of
 // the lines are initial, 25% outturn, 10% amendments); in a drop without stages they are cheap

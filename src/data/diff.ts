@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
-import { roundHalfAway } from '../numbers.js';
+import { roundHalfAway } from '../domain/numbers.js';
 import type { LoadedDrop } from './drop.js';
 import { MANIFEST_FILE, ManifestSchema } from './manifest.js';
 import { TABLES } from './schema.js';

@@ -3,7 +3,7 @@
  * of them. Shared by the load sequence (drop.ts), the column checks (columns.ts) and the rules.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { jsonText } from '../json.js';
+import { jsonText } from '../domain/json.js';
 import { plainValue } from './values.js';
 
 export interface Problem {

@@ -9,7 +9,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { logger } from '../log.js';
+import { logger } from '../lib/log.js';
 import { changeBetween } from './diff.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
 import { MANIFEST_FILE } from './manifest.js';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { logger } from '../log.js';
+import { logger } from '../lib/log.js';
 import { ManifestSchema, MANIFEST_FILE, type Manifest } from './manifest.js';
 import { Reloader } from './reloader.js';
 import type { Store } from './store.js';

@@ -5,7 +5,7 @@
 import type { DuckDBDataChunk, DuckDBVector } from '@duckdb/node-api';
 import { Bool, Float64, Int32, Int64, makeData, RecordBatch, Struct, Utf8, type Data, type Schema } from 'apache-arrow';
 import { plainValue } from '../data/values.js';
-import { memo } from '../memo.js';
+import { memo } from '../lib/memo.js';
 import { concatTyped, sourceOf, TYPED, typedItems, type NumberColumn, type Source, type TypedValues } from './chunk-columns.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';

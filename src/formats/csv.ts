@@ -4,7 +4,7 @@ import { Transform } from 'node:stream';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
 import { plainValue } from '../data/values.js';
-import { memo } from '../memo.js';
+import { memo } from '../lib/memo.js';
 import { sourceOf, typedItems } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import type { Column, FlatRow } from './table.js';

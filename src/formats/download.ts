@@ -8,7 +8,7 @@ import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { compressor, type Encoding } from '../http/encoding.js';
-import { API_PREFIX } from '../routes.js';
+import { API_PREFIX } from '../api/routes.js';
 import type { DownloadFormat } from './format.js';
 import type { Column, FlatRow } from './table.js';
 

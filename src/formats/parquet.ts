@@ -11,7 +11,7 @@ import { Transform } from 'node:stream';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
 import { plainValue } from '../data/values.js';
-import { memo } from '../memo.js';
+import { memo } from '../lib/memo.js';
 import { concatTyped, sourceOf, TYPED, typedItems, type NumberColumn, type TypedValues } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';

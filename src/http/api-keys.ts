@@ -8,7 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { logger } from '../log.js';
+import { logger } from '../lib/log.js';
 import { HttpError } from './errors.js';
 
 export interface ApiKey {

@@ -6,7 +6,7 @@
  * binary, and Parquet is compressed inside already.
  */
 import Negotiator from 'negotiator';
-import { memo } from '../memo.js';
+import { memo } from '../lib/memo.js';
 import type { Transform } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 

@@ -3,8 +3,8 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import { ipKeyGenerator, MemoryStore, rateLimit, type AugmentedRequest, type Options, type RateLimitInfo, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { createClient } from '@redis/client';
-import { logger } from '../log.js';
-import { memo } from '../memo.js';
+import { logger } from '../lib/log.js';
+import { memo } from '../lib/memo.js';
 import type { ApiKey } from './api-keys.js';
 import { HttpError } from './errors.js';
 

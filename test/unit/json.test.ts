@@ -1,6 +1,6 @@
 /** jsonText: integers past 2^53 stay exact JSON integers, everything else is JSON.stringify's. */
 import { describe, expect, it } from 'vitest';
-import { jsonText } from '../../src/json.js';
+import { jsonText } from '../../src/domain/json.js';
 
 describe('jsonText', () => {
   it('writes an answer without bigints exactly as JSON.stringify does', () => {

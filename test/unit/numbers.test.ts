@@ -1,6 +1,6 @@
 /** roundHalfAway: the rounding of every percentage the API answers. */
 import { describe, expect, it } from 'vitest';
-import { roundHalfAway } from '../../src/numbers.js';
+import { roundHalfAway } from '../../src/domain/numbers.js';
 
 describe('roundHalfAway', () => {
   it.each([

@@ -1,6 +1,6 @@
 /** The page bounds and the count/next/previous envelope. */
 import { describe, expect, it } from 'vitest';
-import { envelope, isWholeExport, pageBounds } from '../../src/paging.js';
+import { envelope, isWholeExport, pageBounds } from '../../src/api/paging.js';
 
 const PATH = '/budget/api/expenses/';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { flatTable } from '../../src/formats/table.js';
-import * as item from '../../src/responses.js';
+import * as item from '../../src/api/responses.js';
 
 describe('flatTable', () => {
   it('joins nested fields with _, years int32, other integers int64, other numbers float64, strings utf8, booleans bool', () => {

@@ -1,6 +1,6 @@
 /** buildForest and flattenTree: category trees per year from flat rows, and back to rows. */
 import { describe, expect, it } from 'vitest';
-import { buildForest, flattenTree } from '../../src/tree.js';
+import { buildForest, flattenTree } from '../../src/domain/tree.js';
 
 const NAMES = new Map<unknown, string>([
   [10, 'Gestion'],

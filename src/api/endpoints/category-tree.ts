@@ -1,9 +1,9 @@
 /** The tree variant of expenses and resources: their category tree per year, with hierarchy=true. */
-import type { Lease } from '../data/store.js';
-import { float64, int32, int64, table, utf8 } from '../formats/table.js';
+import type { Lease } from '../../data/store.js';
+import { float64, int32, int64, table, utf8 } from '../../formats/table.js';
 import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';
-import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../tree.js';
+import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../../domain/tree.js';
 import { invalid, type MeasureRequest, type Measurer, type ShareKind } from '../measures.js';
 import { named, type Stage, type Variant } from './endpoint.js';
 import { measureHeader, measurerFor } from './measured.js';

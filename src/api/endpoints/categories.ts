@@ -1,8 +1,8 @@
-import { flatTable } from '../formats/table.js';
+import { flatTable } from '../../formats/table.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import type { Row } from '../data/store.js';
+import type { Row } from '../../data/store.js';
 import type { ShareKind } from '../measures.js';
 import { DEFAULT_STAGE, define, named, ORDER } from './endpoint.js';
 import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured.js';

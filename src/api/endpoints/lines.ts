@@ -1,8 +1,8 @@
 /** Expense and resource lines: paged flat lists, or category trees with hierarchy=true. */
-import type { LoadedDrop } from '../data/drop.js';
-import type { Row } from '../data/store.js';
-import type { NamedBy } from '../formats/format.js';
-import { flatTable } from '../formats/table.js';
+import type { LoadedDrop } from '../../data/drop.js';
+import type { Row } from '../../data/store.js';
+import type { NamedBy } from '../../formats/format.js';
+import { flatTable } from '../../formats/table.js';
 import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';

@@ -6,8 +6,8 @@
  * `years=2020` never silently returns everything.
  */
 import { z } from 'zod';
-import { FORMAT_NAMES } from './formats/registry.js';
-import { HttpError, type ParameterError } from './http/errors.js';
+import { FORMAT_NAMES } from '../formats/registry.js';
+import { HttpError, type ParameterError } from '../http/errors.js';
 
 const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
 const ID_MESSAGE = 'must be a positive integer';

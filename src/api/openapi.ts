@@ -9,9 +9,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { projectRoot } from './data/sql.js';
+import { projectRoot } from '../data/sql.js';
 import { ENDPOINTS, type Endpoint } from './endpoints/index.js';
-import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
+import { FORMATS, FORMAT_NAMES } from '../formats/registry.js';
 import { pageOf } from './paging.js';
 import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
@@ -58,7 +58,7 @@ export function openApiDocument(): Json {
   const registry = z.registry<{ id: string }>();
   const name = (schema: z.ZodType): string => {
     const title = schema.meta()?.title;
-    if (typeof title !== 'string') throw new Error('a component schema needs a title (see src/responses.ts)');
+    if (typeof title !== 'string') throw new Error('a component schema needs a title (see src/api/responses.ts)');
     return title;
   };
   const component = (schema: z.ZodType, id = name(schema)) => {
@@ -170,13 +170,13 @@ function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
 /**
  * A query parameter, from the zod schema that validates it; its .meta() gives description and
  * example, and `openapi` the type it stands for when the string it arrives as is a number, a
- * boolean or a list (see src/params.ts).
+ * boolean or a list (see src/api/params.ts).
  */
 function parameter(key: string, schema: z.ZodType): Json {
   const { description, example, openapi, ...derived } = z.toJSONSchema(schema, { io: 'input' }) as Json;
   delete derived.$schema;
   if (typeof description !== 'string' || example === undefined) {
-    throw new Error(`query parameter ${key} needs .meta({ description, example }) (see src/params.ts)`);
+    throw new Error(`query parameter ${key} needs .meta({ description, example }) (see src/api/params.ts)`);
   }
   return { name: key, in: 'query', required: false, description, example, schema: openapi ?? derived };
 }

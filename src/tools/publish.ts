@@ -7,9 +7,9 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { loadDrop } from './drop.js';
-import { MANIFEST_FILE } from './manifest.js';
-import { parseS3Url, s3Client } from './remote.js';
+import { loadDrop } from '../data/drop.js';
+import { MANIFEST_FILE } from '../data/manifest.js';
+import { parseS3Url, s3Client } from '../data/remote.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.parquet': 'application/vnd.apache.parquet',

@@ -1,10 +1,10 @@
-import { flatTable } from '../formats/table.js';
-import { HttpError } from '../http/errors.js';
+import { flatTable } from '../../formats/table.js';
+import { HttpError } from '../../http/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { z } from 'zod';
-import type { Row } from '../data/store.js';
+import type { Row } from '../../data/store.js';
 import { define, ORDER, type Stage } from './endpoint.js';
 import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured.js';
 

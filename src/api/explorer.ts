@@ -6,8 +6,8 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { render, type Rendered } from './http/caching.js';
-import { projectRoot } from './data/sql.js';
+import { render, type Rendered } from '../http/caching.js';
+import { projectRoot } from '../data/sql.js';
 
 /** Where the built files are served; the build writes these URLs into the page. */
 export const EXPLORER_ASSETS_PATH = '/budget/explorer/';

@@ -2,9 +2,9 @@
  * What the endpoints that take `measure` and `change` share (docs/api.md, "Measures and
  * changes"): their parameters, the Budget-Measure header, and the measuring of rows that sum
  * a filter's years (budget-categories, organization/stats) or form a series by year (totals,
- * debt, outstanding-debt, deficit). src/measures.ts does the arithmetic.
+ * debt, outstanding-debt, deficit). src/api/measures.ts does the arithmetic.
  */
-import type { Lease, Row } from '../data/store.js';
+import type { Lease, Row } from '../../data/store.js';
 import { invalid, measurer, rounded, shareTotals, sumMeasured, withChanges, withPreviousYears, type MeasureRequest, type Measurer, type ShareKind, type ShareOf } from '../measures.js';
 import { param } from '../params.js';
 

@@ -1,12 +1,12 @@
 /**
  * The shapes of the JSON answers, as zod schemas: the OpenAPI document is generated from them
- * (src/openapi.ts), the tests validate real answers against that document, and src/endpoints/ types
+ * (src/api/openapi.ts), the tests validate real answers against that document, and src/api/endpoints/ types
  * its CSV/Arrow flatteners with them, so code, document and downloads cannot drift apart unseen.
  *
  * Each schema that becomes a named OpenAPI component carries a `title`, used as its name.
  */
 import { z } from 'zod';
-import { PROBLEM_CODES } from './http/errors.js';
+import { PROBLEM_CODES } from '../http/errors.js';
 
 // Examples are real answers from the sample drop in data/ (Tunisia, amounts in MDT).
 const UNIT = "in the drop's unit (the sample data: MDT, millions of Tunisian dinars), rounded to 3 decimals";

@@ -18,8 +18,8 @@
  * years before last; and five sources. Without it, the lines have the complementary flag only.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Manifest } from './manifest.js';
-import type { TableSpec } from './schema.js';
+import type { Manifest } from '../data/manifest.js';
+import type { TableSpec } from '../data/schema.js';
 import { typedColumns, writeDropFiles, type TableProgress } from './write.js';
 
 interface SynthOptions {

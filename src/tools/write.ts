@@ -6,8 +6,8 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
-import { MANIFEST_FILE, sha256File, type Manifest, type Units } from './manifest.js';
-import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
+import { MANIFEST_FILE, sha256File, type Manifest, type Units } from '../data/manifest.js';
+import { TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
 
 interface DropInfo {
   version: string;

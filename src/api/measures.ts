@@ -9,10 +9,10 @@
  * decimals, money (nominal, real) to 3, half away from zero. pct_gdp is the same division as the
  * outstanding-debt ratio (figure × 100 ÷ GDP, as a double, then rounded), so the two agree.
  */
-import type { LoadedDrop } from './data/drop.js';
-import type { Lease, Row } from './data/store.js';
-import { HttpError } from './http/errors.js';
-import { roundHalfAway } from './numbers.js';
+import type { LoadedDrop } from '../data/drop.js';
+import type { Lease, Row } from '../data/store.js';
+import { HttpError } from '../http/errors.js';
+import { roundHalfAway } from '../domain/numbers.js';
 import type { Measure } from './params.js';
 
 type SeriesName = 'gdp' | 'population' | 'cpi';

@@ -3,9 +3,9 @@
  * year (the one asked for, or each year's most final one; docs/api.md, "Stages").
  */
 import type { z } from 'zod';
-import type { Row } from '../data/store.js';
-import { flatTable } from '../formats/table.js';
-import { roundHalfAway } from '../numbers.js';
+import type { Row } from '../../data/store.js';
+import { flatTable } from '../../formats/table.js';
+import { roundHalfAway } from '../../domain/numbers.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flatTable, float64, int32, int64, table, utf8 } from '../formats/table.js';
+import { flatTable, float64, int32, int64, table, utf8 } from '../../formats/table.js';
 import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';

@@ -5,11 +5,11 @@
  * answer. pipeline.ts runs every endpoint the same way; openapi.ts documents them.
  */
 import { z } from 'zod';
-import type { Lease, Row } from '../data/store.js';
-import type { ExportQuery } from '../formats/format.js';
-import { isFormatName, type FormatName } from '../formats/registry.js';
-import { downloadTable } from '../formats/measured.js';
-import type { FlatRow, Table } from '../formats/table.js';
+import type { Lease, Row } from '../../data/store.js';
+import type { ExportQuery } from '../../formats/format.js';
+import { isFormatName, type FormatName } from '../../formats/registry.js';
+import { downloadTable } from '../../formats/measured.js';
+import type { FlatRow, Table } from '../../formats/table.js';
 import type { Page } from '../paging.js';
 import { param, parseQuery } from '../params.js';
 

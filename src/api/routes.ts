@@ -1,6 +1,6 @@
 /**
  * Where things are served: the one API prefix, and the service routes (everything but the data
- * endpoints, which src/endpoints/ lists) as one table. app.ts serves them, the index and the
+ * endpoints, which src/api/endpoints/ lists) as one table. app.ts serves them, the index and the
  * OpenAPI document list them, and the rate limiter exempts the ones marked `rateLimited: false`.
  */
 import type { z } from 'zod';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { tagOf } from './http/caching.js';
+import { tagOf } from '../http/caching.js';
 import { SERVICE_ROUTES } from './routes.js';
 
 const DOCS_PATH = SERVICE_ROUTES.docs.path;

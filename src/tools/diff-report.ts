@@ -4,7 +4,7 @@
  * year before and after.
  */
 import type { DropDiff, Key, TableDiff } from '../data/diff.js';
-import { jsonText } from '../json.js';
+import { jsonText } from '../domain/json.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const amount = (n: number | null) => (n === null ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: 3 }));

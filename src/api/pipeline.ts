@@ -4,23 +4,23 @@
  * answer: JSON rendered whole (and cached), any other format as a streamed download.
  */
 import type { RequestHandler } from 'express';
-import type { Lease, Store } from './data/store.js';
+import type { Lease, Store } from '../data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
-import { fileName, sendDownload, type DownloadBody } from './formats/download.js';
-import type { DownloadFormat } from './formats/format.js';
-import { negotiate } from './formats/negotiate.js';
-import { FORMATS } from './formats/registry.js';
-import type { Table } from './formats/table.js';
-import { notes } from './http/access-log.js';
-import { answerKey, canonicalQuery, type CanonicalQuery } from './http/canonical-query.js';
-import { freshTag, isCompressible, render, sendRendered, tagOf } from './http/caching.js';
-import { encodedTag, negotiateEncoding } from './http/encoding.js';
-import { HttpError } from './http/errors.js';
-import type { CachedLookup } from './http/fast-path.js';
-import { DEFAULT_CSP } from './http/headers.js';
-import type { ResponseCache } from './http/response-cache.js';
-import { jsonText } from './json.js';
+import { fileName, sendDownload, type DownloadBody } from '../formats/download.js';
+import type { DownloadFormat } from '../formats/format.js';
+import { negotiate } from '../formats/negotiate.js';
+import { FORMATS } from '../formats/registry.js';
+import type { Table } from '../formats/table.js';
+import { notes } from '../http/access-log.js';
+import { answerKey, canonicalQuery, type CanonicalQuery } from '../http/canonical-query.js';
+import { freshTag, isCompressible, render, sendRendered, tagOf } from '../http/caching.js';
+import { encodedTag, negotiateEncoding } from '../http/encoding.js';
+import { HttpError } from '../http/errors.js';
+import type { CachedLookup } from '../http/fast-path.js';
+import { DEFAULT_CSP } from '../http/headers.js';
+import type { ResponseCache } from '../http/response-cache.js';
+import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { spellings } from './routes.js';
 

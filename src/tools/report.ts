@@ -4,8 +4,8 @@
 import type { LoadedDrop } from '../data/drop.js';
 import type { Problem } from '../data/problems.js';
 import type { Manifest } from '../data/manifest.js';
-import type { TableProgress } from '../data/write.js';
-import { jsonText } from '../json.js';
+import type { TableProgress } from './write.js';
+import { jsonText } from '../domain/json.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const seconds = (s: number) => `${s.toFixed(1)} s`;

@@ -11,8 +11,8 @@
 import { access, open } from 'node:fs/promises';
 import path from 'node:path';
 import { quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
-import type { Manifest } from './manifest.js';
-import { requiredColumns, type ColumnSpec, type TableSpec } from './schema.js';
+import type { Manifest } from '../data/manifest.js';
+import { requiredColumns, type ColumnSpec, type TableSpec } from '../data/schema.js';
 import { parquetType, typedColumns, writeDropFiles, type WriteOptions } from './write.js';
 
 
