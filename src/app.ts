@@ -208,6 +208,9 @@ function meta(store: Store) {
     coverage: drop.coverage,
     gaps: drop.gaps,
     units: manifest.units ?? null,
+    // Passed through from drop.json when the drop says (the explorer reads them).
+    ...(manifest.stages && { stages: manifest.stages }),
+    ...(manifest.known_gaps && { known_gaps: manifest.known_gaps }),
     last_reload: store.lastReload,
     previous_version: store.replacedVersion,
     changes: store.lastChange && { tables: store.lastChange.tables, years_with_moved_totals: store.lastChange.years_with_moved_totals },

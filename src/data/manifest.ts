@@ -19,6 +19,13 @@ export const UnitsSchema = z.object({
   scale: z.number().positive(),
 });
 
+const Bilingual = z.object({ en: z.string(), fr: z.string() });
+const StageName = z.enum(['initial', 'amended', 'outturn']);
+/** What a stage's figures cover (contract section 10); the explorer draws stages apart unless comparable. */
+const StageInfo = z.object({ label: Bilingual, basis: Bilingual, comparable_with: z.array(StageName) });
+/** A gap the drop declares, and why (contract section 10). */
+const KnownGap = z.object({ table: z.string(), stage: z.string().nullable(), years: z.array(z.number().int()), reason: Bilingual });
+
 /**
  * drop.json (docs/data-drops.md#dropjson). Unknown keys are kept out; `source`, `license` (the data's
  * licence) and `units` are optional.
@@ -30,6 +37,8 @@ export const ManifestSchema = z.object({
   source: z.string().optional(),
   license: z.string().optional(),
   units: UnitsSchema.optional(),
+  stages: z.partialRecord(StageName, StageInfo).optional(),
+  known_gaps: z.array(KnownGap).optional(),
   files: z.record(
     z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
     z.object({ sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }), rows: z.number().int().min(0) }),

@@ -6,7 +6,7 @@ import type { Answer, Capabilities, Params } from './api.js';
 import { h } from './dom.js';
 import type { Context, Unit } from './figure.js';
 import { t, type LabelKey } from './i18n.js';
-import { stageLabel } from './series.js';
+import { knownGaps, stageLabel } from './series.js';
 import type { State } from './state.js';
 
 export interface ViewContext extends Context {
@@ -80,3 +80,12 @@ export function provenanceColumns(ctx: ViewContext, rows: Provenanced[]): { colu
   return { columns, cells, line };
 }
 
+
+/** The gaps the drop declares for these tables in the reader's year and stage, as notes. */
+export function gapNotes(ctx: ViewContext, tables: string[]): Node[] {
+  const year = ctx.state.year;
+  if (year === undefined) return [];
+  return knownGaps(ctx.meta, tables, ctx.state.stage, [year]).map((gap) =>
+    h('span', { class: 'known-gap' }, t(ctx.lang, 'knownGap', { years: gap.years.join(', '), stage: gap.stage ? ` (${stageName(ctx, gap.stage)})` : '', reason: gap.reason[ctx.lang] })),
+  );
+}

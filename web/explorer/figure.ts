@@ -230,7 +230,10 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
         : undefined,
     },
   };
-  ctx.charts.push(new Chart(canvas, config));
+  const drawn = new Chart(canvas, config);
+  // The browser tests read the chart's scales and points from here (test/explorer-page.test.ts).
+  (canvas as HTMLCanvasElement & { chart?: Chart }).chart = drawn;
+  ctx.charts.push(drawn);
   ctx.drawn();
 }
 

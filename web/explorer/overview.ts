@@ -133,10 +133,14 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
     const law = row.stage === 'initial' || row.stage === 'amended';
     const surplus = row.value < 0;
     const amount = v(Math.abs(row.value));
-    const key = law ? (surplus ? 'deficit.surplusLaw' : 'deficit.headlineLaw') : surplus ? 'deficit.surplusOutturn' : 'deficit.headlineOutturn';
+    // A row without a stage is neither a plan nor an outturn: the sentence says neither.
+    const key = law
+      ? surplus ? 'deficit.surplusLaw' : 'deficit.headlineLaw'
+      : row.stage === 'outturn'
+        ? surplus ? 'deficit.surplusOutturn' : 'deficit.headlineOutturn'
+        : surplus ? 'deficit.surplus.neutral' : 'deficit.headline';
     summary = t(lang, key, { year: row.year, amount, stage: law ? t(lang, `deficit.name.${row.stage as 'initial' | 'amended'}`) : '' });
     const forecast = row.stage ? isForecast(meta, row.year, row.stage) : false;
-    const basis = row.stage ? stageBasis(meta, row.stage, lang) : undefined;
     const gaps = knownGaps(meta, ['deficit'], row.stage ?? undefined, [row.year]);
     const ratio = row.percent != null && !unit.percent ? t(lang, 'deficit.ofGdp', { percent: ctx.fmt.percent(row.percent) }) : undefined;
     headline = h(
@@ -144,7 +148,6 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
       { class: 'headline' },
       h('p', { class: 'big' }, h('span', { class: 'big-number' }, amount), ' ', h('span', { class: 'big-label' }, `${t(lang, surplus ? 'deficit.surplus' : 'deficit.series')} ${row.year}`)),
       h('p', { class: 'headline-meta' }, [ratio, row.stage ? stageName(ctx, row.stage) : undefined, forecast ? t(lang, 'col.forecast') : undefined].filter(Boolean).join(' · ')),
-      basis ? h('p', { class: 'note' }, t(lang, 'basis', { stage: stageName(ctx, row.stage!), basis })) : null,
       gaps.map((gap) => h('p', { class: 'note known-gap' }, gap.reason[lang])),
     );
     summary += ratio ? ` (${ratio}).` : '.';
@@ -152,14 +155,16 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
   } else {
     summary = t(lang, 'deficit.none', { year: state.year ?? '' });
     const gaps = knownGaps(meta, ['deficit'], state.stage, state.year === undefined ? [] : [state.year]);
+    // No number to lead with: the sentence says so in large type, and nothing is drawn from empty data.
     headline = h('div', { class: 'headline' }, h('p', { class: 'big big-none' }, summary), gaps.map((gap) => h('p', { class: 'note known-gap' }, gap.reason[lang])));
+    summary = '';
   }
   const datasets = stagedLines(ctx, rows, (r) => r.value, years, t(lang, 'deficit.series'), COLOURS.expenses);
   return figure(ctx, {
     id: 'deficit',
     title: t(lang, 'deficit.title'),
     headline,
-    summary,
+    summary: summary || undefined,
     chart: rows.length ? { type: 'line', labels: [], datasets, unit, time: true } : undefined,
     empty: t(lang, 'noData'),
     notes: seriesNotes(ctx, ['deficit'], rows, years, state.stage),
@@ -285,7 +290,7 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
     const expenses = expensesOf(row)!;
     const ownAmount = own(p)!;
     const values = { year: row.year, stage: stageText, expenses: v(expenses), own: v(ownAmount), share: expenses ? ctx.fmt.percent(Math.round((ownAmount / expenses) * 10000) / 100) : '—', borrowing: v(p.borrowing) };
-    summary = t(lang, shown.includes('borrowing') || p.borrowing ? 'financing.summary' : 'financing.summaryNoBorrowing', values);
+    summary = t(lang, p.borrowing ? 'financing.summary' : 'financing.summaryNoBorrowing', values);
   }
   const notes = seriesNotes(ctx, ['expenses', 'resources'], totals.data.map((r) => ({ ...r, stage: r.stage ?? stage })), years, stage);
   if (shown.includes('other')) notes.unshift(t(lang, 'financing.rule'));
@@ -331,9 +336,14 @@ export async function ratios(ctx: ViewContext): Promise<HTMLElement> {
   ];
   const pct = (value: number | null | undefined) => (value == null ? t(lang, 'noFigure') : ctx.fmt.percent(value));
   const year = state.year;
+  const dy = year === undefined ? undefined : d.get(year)?.percent;
+  const oy = year === undefined ? undefined : o.get(year)?.value;
   const summary =
-    year !== undefined && (d.has(year) || o.has(year))
-      ? t(lang, 'ratios.summary', { year, deficit: pct(d.get(year)?.percent), debt: pct(o.get(year)?.value) })
+    year !== undefined && (dy != null || oy != null)
+      ? t(lang, 'ratios.in', {
+          year,
+          parts: [dy != null ? t(lang, 'ratios.deficitOf', { value: pct(dy) }) : t(lang, 'ratios.noDeficit'), oy != null ? t(lang, 'ratios.debtOf', { value: pct(oy) }) : t(lang, 'ratios.noDebt')].join(', '),
+        })
       : t(lang, 'noDataYear', { year: year ?? '' });
   const percent: Unit = { percent: true, label: '%' };
   return figure(ctx, {

@@ -64,7 +64,9 @@ export function stageGroups(meta: Meta, stages: readonly string[]): string[][] {
     }
   }
   const groups = new Map<string, string[]>();
-  for (const stage of stages) groups.set(root(stage), [...(groups.get(root(stage)) ?? []), stage]);
+  // In the order of the budget's life (initial, amended, outturn), whatever the rows' order.
+  const rank = (s: string) => (SERIES_STAGES.indexOf(s as SeriesStage) + 4) % 4;
+  for (const stage of [...stages].sort((a, b) => rank(a) - rank(b))) groups.set(root(stage), [...(groups.get(root(stage)) ?? []), stage]);
   return [...groups.values()];
 }
 

@@ -4,7 +4,7 @@
  * endpoints whose OpenAPI parameters accept them.
  */
 import { ApiError, get, getAll, type Answer } from './api.js';
-import { choice, provenanceColumns, unitOf, type Provenanced, type ViewContext } from './common.js';
+import { choice, gapNotes, provenanceColumns, unitOf, type Provenanced, type ViewContext } from './common.js';
 import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type FigureSpec, type Unit } from './figure.js';
 import { t } from './i18n.js';
@@ -58,7 +58,7 @@ function trail(ctx: ViewContext, whole: string, ancestors: { id: number; name: s
   );
 }
 
-function drillFigure(ctx: ViewContext, spec: { parentAmount?: number | null; otherYears?: number[]; id: string; title: string; whole: string; nameColumn: string; colour: string; items: Item[]; ancestors: { id: number; name: string }[]; unit: Unit; answers: Answer<unknown>[]; summaryKey: 'tree.summary' | 'debt.summary' }): HTMLElement {
+function drillFigure(ctx: ViewContext, spec: { table: string; parentAmount?: number | null; otherYears?: number[]; id: string; title: string; whole: string; nameColumn: string; colour: string; items: Item[]; ancestors: { id: number; name: string }[]; unit: Unit; answers: Answer<unknown>[]; summaryKey: 'tree.summary' | 'debt.summary' }): HTMLElement {
   const { lang, state } = ctx;
   const { unit } = spec;
   const v = (value: number | null | undefined) => formatValue(ctx.fmt, unit, value);
@@ -95,6 +95,7 @@ function drillFigure(ctx: ViewContext, spec: { parentAmount?: number | null; oth
     empty: t(lang, 'noDataYear', { year: state.year ?? '' }),
     after: !hasData && spec.otherYears?.length ? yearsWithData(ctx, spec.otherYears) : undefined,
     note: items.some((item) => item.drillable) ? t(lang, 'tree.hint') : undefined,
+    notes: gapNotes(ctx, [spec.table]),
     table: {
       columns: [spec.nameColumn, t(lang, 'col.amount'), t(lang, 'col.share'), ...prov.columns],
       numeric: [1, 2],
@@ -141,6 +142,7 @@ async function tree(ctx: ViewContext, kind: 'expenses' | 'resources'): Promise<H
   const level = ancestors.at(-1)?.children ?? roots;
   return drillFigure(ctx, {
     id: `tree-${kind}`,
+    table: kind,
     title: t(lang, kind === 'expenses' ? 'tree.expenses' : 'tree.resources', { year: state.year ?? '' }),
     whole: t(lang, 'tree.all'),
     nameColumn: t(lang, 'col.category'),
@@ -181,6 +183,7 @@ async function debt(ctx: ViewContext): Promise<HTMLElement> {
   for (let id = state.node ?? null; id !== null && origins.has(id); id = origins.get(id)!.parent) ancestors.unshift(origins.get(id)!);
   return drillFigure(ctx, {
     id: 'debt',
+    table: 'debt',
     otherYears,
     title: t(lang, 'debt.title', { year: state.year ?? '' }),
     whole: t(lang, 'debt.all'),
@@ -242,6 +245,7 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
           }
         : undefined,
       empty: t(lang, 'noDataYear', { year: state.year ?? '' }),
+      notes: gapNotes(ctx, ['expenses', 'resources', 'organizations']),
       table: {
         columns: [t(lang, 'col.rank'), t(lang, 'col.organization'), t(lang, 'col.expenses'), t(lang, 'col.resources'), ...prov.columns],
         numeric: [2, 3],
