@@ -355,8 +355,8 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       });
       expect(hollow).toBe('#fff');
       expect((await rows(s.page, 'deficit')).at(-1)).toEqual(['2022', '70 MDT', '7%', 'Initial law (forecast)', 'Loi de finances 2022 (Ministère des Finances)']);
-      expect(await s.page.locator('#deficit .note', { hasText: 'Hollow points are forecasts' }).textContent()).toBe(
-        'Hollow points are forecasts: a law’s figure for a year after the latest outturn in the drop (2021).',
+      expect(await s.page.locator('#deficit .note', { hasText: 'Hollow points' }).textContent()).toBe(
+        'Hollow points and pale bars are forecasts: a law’s figure for a year after the latest outturn in the drop (2021).',
       );
     });
 
@@ -568,6 +568,23 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       t = await appServing(SAMPLE);
     });
     afterAll(() => t.close());
+
+    it('draws no chart and makes no claim for organizations per inhabitant in a year without population', async () => {
+      const s = await session(t);
+      try {
+        // The sample's population starts in 2018: every 2016 figure per inhabitant is null.
+        await s.page.goto(`${s.base}/?view=organizations&year=2016&measure=per_capita&lang=en`);
+        await ready(s.page);
+        expect(await text(s.page, '#organizations .empty')).toBe(
+          'No figure for 2016 in this measure: the drop lacks the series it needs that year (population or prices).',
+        );
+        expect(await s.page.locator('#organizations .summary, #organizations canvas').count()).toBe(0);
+        expect((await rows(s.page, 'organizations'))[0]!.slice(2)).toEqual(['no data', 'no data']);
+        expect(s.problems).toEqual([]);
+      } finally {
+        await s.close();
+      }
+    });
 
     it.each([
       ['desktop', { width: 1280, height: 800 }],

@@ -210,7 +210,22 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
             }
           : { y: valueAxis },
       plugins: {
-        legend: { display: chart.datasets.length > 1, position: 'bottom', labels: { boxWidth: 24, boxHeight: 10 } },
+        legend: {
+          display: chart.datasets.length > 1,
+          position: 'bottom',
+          labels: {
+            // A line's key is a short line with its dashes, a bar's a box: a dashed box reads as neither.
+            usePointStyle: true,
+            pointStyleWidth: 28,
+            generateLabels: (c) =>
+              Chart.defaults.plugins.legend.labels.generateLabels(c).map((item) => {
+                const dataset = c.data.datasets[item.datasetIndex ?? 0] as { type?: string; borderDash?: number[]; borderColor?: string };
+                const line = (dataset.type ?? chart.type) === 'line';
+                // With point styles, Chart.js takes the key's style from the first point, which has no dashes.
+                return line ? { ...item, pointStyle: 'line', lineWidth: 3, lineDash: dataset.borderDash ?? [], strokeStyle: dataset.borderColor ?? item.strokeStyle } : { ...item, pointStyle: 'rect' };
+              }),
+          },
+        },
         tooltip: {
           callbacks: {
             title: chart.time ? (items) => String(items[0]?.parsed.x ?? '') : undefined,

@@ -93,8 +93,8 @@ const LABELS = {
   'col.forecast': { en: 'forecast', fr: 'prévision' },
   noFigure: { en: 'no data', fr: 'pas de données' },
   forecastNote: {
-    en: 'Hollow points are forecasts: a law’s figure for a year after the latest outturn in the drop ({year}).',
-    fr: 'Les points creux sont des prévisions : le chiffre d’une loi pour une année postérieure à la dernière exécution du jeu de données ({year}).',
+    en: 'Hollow points and pale bars are forecasts: a law’s figure for a year after the latest outturn in the drop ({year}).',
+    fr: 'Les points creux et les barres pâles sont des prévisions : le chiffre d’une loi pour une année postérieure à la dernière exécution du jeu de données ({year}).',
   },
   stagesApart: {
     en: 'Stages that do not cover the same scope are drawn as separate lines: {stages}.',
@@ -156,6 +156,10 @@ const LABELS = {
   'unit.real': { en: '{unit}, {year} prices', fr: '{unit}, prix de {year}' },
   'unit.perCapita': { en: '{currency} per inhabitant', fr: '{currency} par habitant' },
   noData: { en: 'No data for this view in the drop being served.', fr: 'Pas de données pour cette vue dans le jeu de données servi.' },
+  noFigureMeasure: {
+    en: 'No figure for {year} in this measure: the drop lacks the series it needs that year (population or prices).',
+    fr: 'Pas de chiffre pour {year} dans cette mesure : il manque au jeu de données la série nécessaire cette année-là (population ou prix).',
+  },
   noDataYear: { en: 'No data for {year} in the drop being served.', fr: 'Pas de données pour {year} dans le jeu de données servi.' },
   loadFailed: { en: 'Could not load this chart: {detail}', fr: 'Impossible de charger ce graphique : {detail}' },
   yearsWithData: { en: 'Years with data:', fr: 'Années avec des données :' },

@@ -244,7 +244,7 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
             onPick: (index) => ctx.navigate({ org: shown[index]!.organization_id }, 'org-title'),
           }
         : undefined,
-      empty: t(lang, 'noDataYear', { year: state.year ?? '' }),
+      empty: t(lang, ranked.length ? 'noFigureMeasure' : 'noDataYear', { year: state.year ?? '' }),
       notes: gapNotes(ctx, ['expenses', 'resources', 'organizations']),
       table: {
         columns: [t(lang, 'col.rank'), t(lang, 'col.organization'), t(lang, 'col.expenses'), t(lang, 'col.resources'), ...prov.columns],
