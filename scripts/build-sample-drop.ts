@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { buildDrop } from '../src/tools/build.js';
 import { projectRoot } from '../src/data/sql.js';
+import { definitions, knownGaps, stages } from './sample-meanings.js';
 
 const root = projectRoot();
 
@@ -39,6 +40,9 @@ const manifest = await buildDrop(path.join(root, 'data', 'sources'), path.join(r
     'sources.parquet, per-row provenance in data/SOURCES.md, the reference figures in data/sources/reference/',
   license: 'CC-BY-4.0 (this compilation; the figures are facts published by the sources listed in sources.parquet)',
   units: { name: 'MDT', currency: 'TND', scale: 1000000 },
+  stages,
+  known_gaps: knownGaps,
+  definitions,
 });
 
 for (const [file, { rows, sha256 }] of Object.entries(manifest.files)) {

@@ -52,6 +52,20 @@ describe('budget-data build and validate', () => {
     ]);
   });
 
+  it('prints a drop\'s version with its control characters escaped, so that it cannot drive the terminal', async () => {
+    // OSC 0 sets the terminal's title; CSI 31 m turns the text red; 0x9b is a one-byte CSI.
+    const version = 'v1\x1b]0;owned\x07\x1b[31m\u009b2J\u202e';
+    const drop = await writeDrop(small, { version });
+    const validated = await cli('validate', drop);
+    expect(validated.code).toBe(0);
+    expect(validated.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
+    expect(validated.stdout).toContain('valid: "v1\\x1b]0;owned\\x07\\x1b[31m\\x9b2J\\u202e" in ');
+
+    const diffed = await cli('diff', drop, await writeDrop(small));
+    expect(diffed.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
+    expect(diffed.stdout.split('\n')[0]).toMatch(/^before: "v1\\x1b\]0;owned\\x07\\x1b\[31m\\x9b2J\\u202e" \(/);
+  });
+
   it('says which file is wrong when a drop cannot be read at all', async () => {
     const drop = await writeDrop(small);
     writeFileSync(path.join(drop, 'drop.json'), 'not json');

@@ -8,7 +8,6 @@ import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { compressor, type Encoding } from '../http/encoding.js';
-import { API_PREFIX } from '../api/routes.js';
 import type { DownloadFormat } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
@@ -19,7 +18,7 @@ interface Download {
   format: DownloadFormat;
   /** Compress the stream with this encoding (only ever asked for text formats). */
   encoding?: Encoding;
-  /** The attachment's file name, extension included; see fileName(). */
+  /** The attachment's file name, extension included; see api/download-name.ts. */
   fileName: string;
   /** Started only for a GET, so HEAD and 304 run no query. */
   body(): DownloadBody;
@@ -54,24 +53,6 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
     if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     throw error;
   }
-}
-
-/**
- * `expenses-year-2023-organization-1.csv`: the endpoint, then each parameter given (format aside)
- * as name-value, in the endpoint's order. Values are already validated; anything outside
- * [A-Za-z0-9._-] is still replaced, so the name is safe in a header and in any file system.
- */
-export function fileName(path: string, params: Record<string, unknown>, format: DownloadFormat): string {
-  const endpoint = path.slice(`${API_PREFIX}/`.length).replace(/\/$/, '').replaceAll('/', '-');
-  const given = Object.entries(params).filter(([name, value]) => name !== 'format' && value !== undefined);
-  const stem = [endpoint, ...given.flatMap(([name, value]) => [name, Array.isArray(value) ? yearsText(value) : String(value)])].join('-');
-  return `${stem.replace(/[^A-Za-z0-9._-]+/g, '_')}.${format.extension}`;
-}
-
-/** A list of years as the client could have written it: a range when the years follow each other. */
-function yearsText(years: readonly number[]): string {
-  const consecutive = years.every((year, i) => i === 0 || year === years[i - 1]! + 1);
-  return consecutive && years.length > 1 ? `${years[0]}..${years.at(-1)}` : years.join(',');
 }
 
 /** The chunks again, first one included; stopping early stops the source too (its finally runs). */

@@ -11,6 +11,7 @@ export const PROBLEM_CODES = [
   'unauthorized',
   'not_found',
   'method_not_allowed',
+  'sunset',
   'rate_limited',
   'overloaded',
   'query_timeout',

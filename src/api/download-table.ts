@@ -4,7 +4,7 @@
  * columns (one pair per figure, `change_<figure>` and `change_pct_<figure>`, when a row has
  * several figures, as the JSON objects flatten with `_`).
  */
-import type { FlatRow, Table } from './table.js';
+import type { FlatRow, Table } from '../formats/table.js';
 
 export function downloadTable(table: Table, figures: readonly string[] | undefined, params: Record<string, unknown>): Table {
   if (!figures) return table;
