@@ -427,7 +427,13 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(await s.page.locator('#ratios .note', { hasText: 'separate lines' }).textContent()).toBe(
         'Stages that do not cover the same scope are drawn as separate lines: Initial law / Amended law; Outturn.',
       );
-      expect(await s.page.locator('#ratios .note', { hasText: 'Outturn:' }).textContent()).toBe('Outturn: expenses excluding debt principal; own resources only');
+      // What each stage covers, from /meta/ stages, folded under the chart.
+      await s.page.locator('#ratios details.bases summary').click();
+      expect(await s.page.locator('#ratios details.bases .note').allTextContents()).toEqual([
+        'Initial law: expenses including debt principal; resources including borrowing',
+        'Amended law: as the initial law',
+        'Outturn: expenses excluding debt principal; own resources only',
+      ]);
     });
 
     it('makes the headline and every chart follow the stage switch', async () => {

@@ -121,7 +121,7 @@ export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
   }
   if (spec.after && !ctx.embed) section.append(spec.after);
   if (spec.note) section.append(h('p', { class: 'note' }, spec.note));
-  for (const note of spec.notes ?? []) section.append(h('p', { class: 'note' }, note));
+  for (const note of spec.notes ?? []) section.append(note instanceof HTMLDetailsElement ? note : h('p', { class: 'note' }, note));
   if (spec.table && spec.table.rows.length > 0 && !ctx.embed) {
     const details = h('details', { class: 'table', open: spec.tableOpen }, h('summary', {}, t(ctx.lang, 'table')), table(spec.table));
     section.append(details);

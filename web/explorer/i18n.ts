@@ -111,6 +111,7 @@ const LABELS = {
   embedOpen: { en: 'Open in the explorer', fr: 'Ouvrir dans l’explorateur' },
   embedMissing: { en: 'This chart does not exist in this view: {chart}.', fr: 'Ce graphique n’existe pas dans cette vue : {chart}.' },
   basis: { en: '{stage}: {basis}', fr: '{stage} : {basis}' },
+  basesTitle: { en: 'What each stage covers', fr: 'Ce que couvre chaque étape' },
   'ratios.title': { en: 'Deficit and outstanding debt, % of GDP', fr: 'Déficit et encours de la dette, en % du PIB' },
   'ratios.deficit': { en: 'Deficit (% of GDP)', fr: 'Déficit (% du PIB)' },
   'ratios.debt': { en: 'Outstanding debt (% of GDP)', fr: 'Encours de la dette (% du PIB)' },

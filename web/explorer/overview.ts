@@ -97,16 +97,22 @@ function seriesNotes(ctx: ViewContext, tables: string[], rows: SeriesRow[], year
   const notes: (string | Node)[] = [];
   const latest = latestOutturn(meta);
   if (latest !== undefined && rows.some((r) => r.stage && isForecast(meta, r.year, r.stage))) notes.push(t(lang, 'forecastNote', { year: latest }));
-  const stages = [...new Set(rows.map((r) => r.stage).filter((s): s is string => Boolean(s)))];
-  const groups = stageGroups(meta, stages);
+  const groups = stageGroups(meta, [...new Set(rows.map((r) => r.stage).filter((s): s is string => Boolean(s)))]);
+  const stages = groups.flat();
   if (groups.length > 1) notes.push(t(lang, 'stagesApart', { stages: groups.map((g) => g.map((s) => stageName(ctx, s)).join(' / ')).join('; ') }));
-  for (const s of stages) {
-    const basis = stageBasis(meta, s, lang);
-    if (basis) notes.push(t(lang, 'basis', { stage: stageName(ctx, s), basis }));
-  }
+  // One gap may be declared for several tables (expenses and resources): said once.
+  const said = new Set<string>();
   for (const gap of knownGaps(meta, tables, stage, years)) {
-    notes.push(h('span', { class: 'known-gap' }, t(lang, 'knownGap', { years: gap.years.join(', '), stage: gap.stage ? ` (${stageName(ctx, gap.stage)})` : '', reason: gap.reason[lang] })));
+    const text = t(lang, 'knownGap', { years: gap.years.join(', '), stage: gap.stage ? ` (${stageName(ctx, gap.stage)})` : '', reason: gap.reason[lang] });
+    if (!said.has(text)) notes.push(h('span', { class: 'known-gap' }, text));
+    said.add(text);
   }
+  // What each stage covers can be long: folded, under the notes a reader needs first.
+  const bases = stages.flatMap((s) => {
+    const basis = stageBasis(meta, s, lang);
+    return basis ? [h('p', { class: 'note' }, t(lang, 'basis', { stage: stageName(ctx, s), basis }))] : [];
+  });
+  if (bases.length) notes.push(h('details', { class: 'bases' }, h('summary', {}, t(lang, 'basesTitle')), bases));
   return notes;
 }
 
