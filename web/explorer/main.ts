@@ -42,7 +42,7 @@ async function start(): Promise<void> {
   const learn = (loaded: Capabilities) => {
     caps = loaded;
     measures = MEASURES.filter(
-      (m) => m === 'nominal' || (MEASURED.some((path) => caps.accepts(path, 'measure', m)) && (!NEEDS[m] || NEEDS[m] in meta.files)),
+      (m) => m === 'nominal' || (MEASURED.some((path) => caps.accepts(path, 'measure', m)) && (!NEEDS[m] || NEEDS[m] in meta.files) && (m !== 'per_capita' || Boolean(meta.units?.scale))),
     );
     stages = STAGES.filter((s) => STAGED.some((path) => caps.accepts(path, 'stage', s)));
     if (caps.has('sources/')) {
