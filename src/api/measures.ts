@@ -11,7 +11,7 @@
  */
 import type { LoadedDrop } from '../data/drop.js';
 import type { Lease, Row } from '../data/store.js';
-import { HttpError } from '../http/errors.js';
+import { problem } from '../domain/errors.js';
 import { roundHalfAway } from '../domain/numbers.js';
 import type { Measure } from './params.js';
 
@@ -149,7 +149,7 @@ function need(series: ReadonlyMap<number, number> | null, name: SeriesName, meas
 }
 
 /** A 400 on one parameter whose value the drop or the other parameters cannot serve. */
-export const invalid = (parameter: string, message: string) => HttpError.badRequest('invalid_parameter', [{ parameter, message }]);
+export const invalid = problem.invalidParameter;
 
 const missing = (what: string, measure: Measure) =>
   invalid('measure', `${measure} needs ${what}, which this data drop does not have`);

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { FORMAT_NAMES } from '../formats/registry.js';
-import { HttpError, type ParameterError } from '../http/errors.js';
+import { problem, type ParameterError } from '../domain/errors.js';
 
 const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
 const ID_MESSAGE = 'must be a positive integer';
@@ -214,8 +214,7 @@ export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.inf
   const unknown = [...values.keys()].filter((key) => !accepted.includes(key));
   if (unknown.length > 0) {
     const list = accepted.length ? `accepted parameters: ${accepted.join(', ')}` : 'this endpoint takes no parameters';
-    throw HttpError.badRequest(
-      'unknown_parameter',
+    throw problem.unknownParameters(
       unknown.map((parameter) => ({ parameter: shown(parameter), message: `is not a parameter of this endpoint (${list})` })),
     );
   }
@@ -231,7 +230,7 @@ export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.inf
   if (!parsed.success) {
     for (const issue of parsed.error.issues) errors.push({ parameter: String(issue.path[0]), message: issue.message });
   }
-  if (errors.length > 0 || !parsed.success) throw HttpError.badRequest('invalid_parameter', errors);
+  if (errors.length > 0 || !parsed.success) throw problem.invalidParameters(errors);
   return parsed.data;
 }
 

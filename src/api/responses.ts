@@ -6,7 +6,7 @@
  * Each schema that becomes a named OpenAPI component carries a `title`, used as its name.
  */
 import { z } from 'zod';
-import { PROBLEM_CODES } from '../http/errors.js';
+import { PROBLEM_CODES } from '../domain/errors.js';
 
 // Examples are real answers from the sample drop in data/ (Tunisia, amounts in MDT).
 const UNIT = "in the drop's unit (the sample data: MDT, millions of Tunisian dinars), rounded to 3 decimals";

@@ -15,7 +15,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { HttpError } from '../http/errors.js';
+import { problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
 import { readSql } from './sql.js';
@@ -63,9 +63,7 @@ class Admission {
 
   enter(): void {
     if (this.active >= this.limits.maxConcurrent) {
-      throw new HttpError(503, 'overloaded', 'the server is answering as many queries as it can; retry in a second', undefined, {
-        'Retry-After': '1',
-      });
+      throw problem.overloaded();
     }
     this.active += 1;
   }
@@ -185,7 +183,7 @@ export class ServedDrop {
       return await work();
     } catch (error) {
       if (interrupted) {
-        throw new HttpError(503, 'query_timeout', `the query took longer than ${this.limits.timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`);
+        throw problem.queryTimeout(this.limits.timeoutMs);
       }
       throw error;
     } finally {

@@ -1,5 +1,5 @@
 import { flatTable } from '../../formats/table.js';
-import { HttpError } from '../../http/errors.js';
+import { problem } from '../../domain/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
@@ -56,7 +56,7 @@ function totalsStage(includeComplementary: boolean | undefined, stage: Stage | u
   const synonym = includeComplementary ? 'amended' : 'initial';
   if (stage !== undefined && stage !== synonym) {
     const message = `include_complementary=${includeComplementary} means stage=${synonym}, which contradicts stage=${stage}`;
-    throw HttpError.badRequest('invalid_parameter', [
+    throw problem.invalidParameters([
       { parameter: 'include_complementary', message: `must agree with stage (${message})` },
       { parameter: 'stage', message: `must agree with include_complementary (${message})` },
     ]);
