@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { tagOf } from '../http/caching.js';
 import { SERVICE_ROUTES } from './routes.js';
+import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS } from './versioning.js';
 
 const DOCS_PATH = SERVICE_ROUTES.docs.path;
 const OPENAPI_PATH = SERVICE_ROUTES.openapi.path;
@@ -57,6 +58,12 @@ export const DOCS_PAGE = `<!DOCTYPE html>
       <strong>The data:</strong> licence <span id="data-license">(see <a href="/budget/api/meta/">/budget/api/meta/</a>)</span>;
       amounts in <span id="data-units">the data drop's units</span>.
       The licence shown below is the software's, not the data's.
+    </p>
+    <p id="api-version" style="font-family: sans-serif; margin: 1em 20px;">
+      <strong>Versions:</strong> API ${API_VERSION}; what each version changed is in the
+      <a href="${CHANGELOG_PATH}">changelog</a>. Within a major version changes are additive only: ignore fields
+      you do not know. Something deprecated stays served for at least ${MINIMUM_NOTICE_MONTHS} months and says so in
+      its answers (<code>Deprecation</code>, <code>Sunset</code> and <code>Link</code> headers).
     </p>
     <div id="swagger-ui"></div>
     <script src="${DOCS_PATH}swagger-ui-bundle.js"></script>

@@ -15,7 +15,7 @@ import { FORMATS } from '../formats/registry.js';
 import type { Table } from '../formats/table.js';
 import { notes } from '../http/access-log.js';
 import { answerKey, canonicalQuery, type CanonicalQuery } from '../http/canonical-query.js';
-import { freshTag, isCompressible, render, sendRendered, tagOf } from '../http/caching.js';
+import { freshTag, isCompressible, render, sendRendered, tagOf, type Rendered } from '../http/caching.js';
 import { encodedTag, negotiateEncoding } from '../http/encoding.js';
 import { problem, type HttpError } from '../domain/errors.js';
 import type { CachedLookup } from '../http/fast-path.js';
@@ -24,6 +24,7 @@ import type { ResponseCache } from '../http/response-cache.js';
 import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { spellings } from './routes.js';
+import { deprecationHeaders, pastSunset, usedBy, type Used } from './versioning.js';
 
 export function dataUnavailable(): HttpError {
   return problem.dataUnavailable();
@@ -40,9 +41,9 @@ const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
  * when the answer was rendered; an invalid query's key (a repeated or unknown parameter, a bad
  * format) never names an entry.
  */
-export function cachedLookup(store: Store, cache: ResponseCache): CachedLookup {
+export function cachedLookup(store: Store, cache: ResponseCache, endpoints: readonly Endpoint[] = ENDPOINTS): CachedLookup {
   const byPath = new Map(
-    ENDPOINTS.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
+    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
   );
   return (method, url, accept) => {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
@@ -70,7 +71,14 @@ export function cachedAnswers(lookup: CachedLookup): RequestHandler {
   };
 }
 
-export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: string, cache: ResponseCache): RequestHandler {
+export function endpointHandler(
+  endpoint: Endpoint,
+  store: Store,
+  cacheControl: string,
+  cache: ResponseCache,
+  /** The clock deprecations' sunsets are read against; a test sets its own. */
+  now: () => Date = () => new Date(),
+): RequestHandler {
   const order = orderOf(endpoint);
   return async (req, res) => {
     // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
@@ -80,11 +88,17 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
     try {
       const bound = endpoint.bind(req.originalUrl);
       const formatName = negotiate(req.headers.accept, bound.format);
+      const used = deprecatedUse(endpoint, bound, req.originalUrl, formatName);
+      if (used.length > 0) {
+        notes(res).deprecated = used.map((u) => u.what);
+        const gone = pastSunset(used, now());
+        if (gone) throw gone;
+      }
       if (!lease) throw dataUnavailable();
       const query = canonicalQuery(req.originalUrl, order);
       const key = answerKey(lease.drop.data.fingerprint, endpoint.path, query, formatName);
       const etag = tagOf(key);
-      const headers = await bound.headers(lease);
+      const headers = { ...(await bound.headers(lease)), ...deprecationHeaders(used) };
       const format = FORMATS[formatName];
       const encoding = isCompressible(format.contentType) ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
       const fresh = freshTag(req.headers['if-none-match'], etag, encoding);
@@ -94,7 +108,11 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       }
       if (!format.download) {
         notes(res).cache = 'hit';
-        const rendered = await cache.getOrRender(key, async () => {
+        // An answer that used something deprecated is never cached: each use is logged, and a
+        // sunset is checked against the clock of each request.
+        const renderOnce = (key: string, rendering: () => Promise<Rendered>) =>
+          used.length > 0 ? rendering() : cache.getOrRender(key, rendering);
+        const rendered = await renderOnce(key, async () => {
           notes(res).cache = 'miss';
           const body = await jsonBody(endpoint, bound, query, lease);
           const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
@@ -122,6 +140,17 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       lease?.release();
     }
   };
+}
+
+/** What a request used of its endpoint's deprecated parts. */
+function deprecatedUse(endpoint: Endpoint, bound: Bound, url: string, format: string): Used[] {
+  if (!endpoint.deprecations) return [];
+  const fields = bound.params.fields;
+  return usedBy(endpoint.deprecations, {
+    given: new URL(url, 'http://local').searchParams.keys(),
+    format,
+    fields: Array.isArray(fields) ? fields.map(String) : undefined,
+  });
 }
 
 async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease): Promise<unknown> {

@@ -51,6 +51,12 @@ export const SERVICE_ROUTES = {
     summary: `This OpenAPI 3.1 document (read it at ${API_PREFIX}/docs/)`,
     inIndex: true,
   }),
+  changelog: route({
+    path: `${API_PREFIX}/changelog`,
+    operationId: 'getChangelog',
+    summary: "The API's changelog (Markdown): what each version added, changed, deprecated or removed",
+    inIndex: true,
+  }),
   docs: route({ path: `${API_PREFIX}/docs/`, operationId: 'getDocs', summary: 'The docs page: read and try the API in a browser' }),
   healthz: route({
     path: '/healthz',

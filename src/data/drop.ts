@@ -229,14 +229,34 @@ function asInFile(problem: Problem, shape: DropShape): Problem {
 const isFile = async (file: string) => (await stat(file).catch(() => null))?.isFile() ?? false;
 
 /**
- * The checksums of the files the service reads: the nine tables and the optional ones the drop
- * has (a drop without optional tables keeps the fingerprint it always had). Other entries of
- * `files` are never read.
+ * The drop's identity: the checksums of the files the service reads (the nine tables and the
+ * optional ones the drop has; other entries of `files` are never read), and every drop.json field
+ * that can change an answer (docs/data-drops.md#fingerprint): all of them but the free-text
+ * `version`, `created_at` and `description`. A field is added only when the drop has it, so a drop
+ * without the optional parts keeps the fingerprint it always had; a field added to ManifestSchema
+ * later is covered without a change here.
  */
-function fingerprintOf(manifest: Manifest): string {
+export function fingerprintOf(manifest: Manifest): string {
   const lines = TABLES.filter((table) => manifest.files[fileName(table)])
     .map(fileName)
     .sort()
     .map((name) => `${name}:${manifest.files[name]!.sha256.toLowerCase()}`);
-  return createHash('sha256').update(lines.join('\n')).digest('hex');
+  const fields = Object.entries(manifest)
+    .filter(([key, value]) => !FREE_TEXT.has(key) && key !== 'files' && value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, value]) => `drop.json ${key}:${canonicalJson(value)}`);
+  return createHash('sha256').update([...lines, ...fields].join('\n')).digest('hex');
+}
+
+/** drop.json fields that describe the drop without changing any answer. */
+const FREE_TEXT = new Set(['version', 'created_at', 'description']);
+
+/** JSON with object keys sorted, so that the same content written in another key order is the same drop. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
+import { LINE_STAGES, SERIES_STAGES, TABLES } from './schema.js';
 
 /** The manifest's file name in a drop directory; it is written last. */
 export const MANIFEST_FILE = 'drop.json';
@@ -19,9 +20,63 @@ export const UnitsSchema = z.object({
   scale: z.number().positive(),
 });
 
+/** A text in both of the service's languages. */
+export const TextSchema = z.object({ en: z.string().min(1), fr: z.string().min(1) }, { error: 'must be {"en": text, "fr": text}' });
+
+/** The stages a reader asks for (section 8): what `stages` in drop.json describes. */
+const StageName = z.enum(SERIES_STAGES);
+
+/**
+ * What each stage's figures are and cover (docs/data-drops.md#stages-known-gaps-and-definitions): a reader told "outturn"
+ * must also be told that it leaves out debt principal, say, before setting it beside the law.
+ */
+export const StagesSchema = z
+  .partialRecord(StageName, z.object({ label: TextSchema, basis: TextSchema, comparable_with: z.array(StageName) }))
+  .superRefine((stages, ctx) => {
+    // "A is comparable with B" and not the reverse would draw one series one way and two the other.
+    for (const [stage, described] of Object.entries(stages)) {
+      for (const other of described?.comparable_with ?? []) {
+        const back = stages[other];
+        if (back && !back.comparable_with.includes(stage as (typeof SERIES_STAGES)[number]) && other !== stage) {
+          ctx.addIssue({ code: 'custom', path: [other, 'comparable_with'], message: `must list ${stage}, which lists ${other}` });
+        }
+      }
+    }
+  });
+
+/** An omission the drop knows of and says (docs/data-drops.md#stages-known-gaps-and-definitions). */
+export const KnownGapSchema = z
+  .object({
+    table: z.enum(TABLES.map((t) => t.name) as [string, ...string[]]),
+    stage: z.string().nullable(),
+    years: z.array(z.int().min(1900).max(2100)),
+    reason: TextSchema,
+  })
+  .superRefine((gap, ctx) => {
+    // The stage in the table's own vocabulary (lines: initial, amendment, outturn; series: initial,
+    // amended, outturn); tables without stages take null.
+    const allowed: readonly string[] = STAGED_LINES.has(gap.table) ? LINE_STAGES : STAGED_SERIES.has(gap.table) ? SERIES_STAGES : [];
+    if (gap.stage !== null && !allowed.includes(gap.stage)) {
+      ctx.addIssue({ code: 'custom', path: ['stage'], message: allowed.length ? `must be null or one of ${allowed.join(', ')}` : `must be null: ${gap.table} has no stages` });
+    }
+  });
+
+const STAGED_LINES = new Set(['expenses', 'resources']);
+const STAGED_SERIES = new Set(['debt', 'outstanding_debt', 'deficit']);
+
+/**
+ * The drop's own wording for a field: `FIELD` (every endpoint) or `ENDPOINT.FIELD`, the endpoint
+ * as its path after /budget/api/ (`organization/stats.total_expenses`). The keys are checked
+ * against the service's field table when the drop loads.
+ */
+export const DefinitionsSchema = z.record(
+  z.string().regex(/^([a-z][a-z/-]*\.)?[a-z][a-z_]*$/, { error: 'keys must be FIELD or ENDPOINT.FIELD' }),
+  TextSchema,
+);
+
 /**
  * drop.json (docs/data-drops.md#dropjson). Unknown keys are kept out; `source`, `license` (the data's
- * licence) and `units` are optional.
+ * licence), `units`, `stages`, `known_gaps` and `definitions` are optional.
  */
 export const ManifestSchema = z.object({
   version: z.string(),
@@ -30,6 +85,9 @@ export const ManifestSchema = z.object({
   source: z.string().optional(),
   license: z.string().optional(),
   units: UnitsSchema.optional(),
+  stages: StagesSchema.optional(),
+  known_gaps: z.array(KnownGapSchema).optional(),
+  definitions: DefinitionsSchema.optional(),
   files: z.record(
     z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
     z.object({ sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }), rows: z.number().int().min(0) }),
@@ -39,3 +97,7 @@ export const ManifestSchema = z.object({
 
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type Units = z.infer<typeof UnitsSchema>;
+export type Stages = z.infer<typeof StagesSchema>;
+export type KnownGap = z.infer<typeof KnownGapSchema>;
+export type Definitions = z.infer<typeof DefinitionsSchema>;
+export type Text = z.infer<typeof TextSchema>;

@@ -13,6 +13,7 @@ export const PROBLEMS = {
   unauthorized: { status: 401, when: 'an X-API-Key that is malformed or not a known key' },
   not_found: { status: 404, when: 'nothing is served at this path' },
   method_not_allowed: { status: 405, when: 'a method other than GET, HEAD or OPTIONS' },
+  sunset: { status: 410, when: 'a deprecated endpoint, parameter, field or format used after its sunset' },
   rate_limited: { status: 429, when: 'over the rate limit' },
   overloaded: { status: 503, when: 'the server is answering as many queries as it can' },
   query_timeout: { status: 503, when: 'the query took too long and was stopped' },
@@ -77,13 +78,20 @@ export const problem = {
   invalidParameters: (errors: ParameterError[]) => listed('invalid_parameter', errors),
   /** One parameter whose value the drop or the other parameters cannot serve. */
   invalidParameter: (parameter: string, message: string) => listed('invalid_parameter', [{ parameter, message }]),
-  unknownParameters: (errors: ParameterError[]) => listed('unknown_parameter', errors),
+  /** The unknown parameters named, and how many more were not (a URL of thousands of names gets a short answer). */
+  unknownParameters: (errors: ParameterError[], more = 0) => {
+    const named = listed('unknown_parameter', errors);
+    if (more === 0) return named;
+    return HttpError.of('unknown_parameter', `${named.detail}; and ${more} more unknown ${more === 1 ? 'parameter' : 'parameters'}`, { errors });
+  },
   /** 400 by default; 408 and 431 when Node's parser gave up on the request's head. */
   invalidRequest: (detail: string, status: 400 | 408 | 431 = 400) => HttpError.of('invalid_request', detail, { status }),
   badEncoding: () => HttpError.of('invalid_request', 'the URL is not valid percent-encoded UTF-8'),
   unauthorized: (detail: string, challenge: string) => HttpError.of('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } }),
   notFound: (detail: string) => HttpError.of('not_found', detail),
   methodNotAllowed: (method: string, allowed: string) => HttpError.of('method_not_allowed', `${method} is not allowed here; use ${allowed}`),
+  /** `detail` names what was withdrawn, when, and what replaces it. */
+  sunset: (detail: string) => HttpError.of('sunset', detail),
   rateLimited: (detail: string) => HttpError.of('rate_limited', detail),
   overloaded: () =>
     HttpError.of('overloaded', 'the server is answering as many queries as it can; retry in a second', { headers: { 'Retry-After': '1' } }),

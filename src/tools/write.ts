@@ -15,6 +15,10 @@ interface DropInfo {
   source?: string;
   license?: string;
   units?: Units;
+  /** What the stages cover, the gaps the drop knows of, its own wording of fields (docs/data-drops.md#dropjson). */
+  stages?: Manifest['stages'];
+  known_gaps?: Manifest['known_gaps'];
+  definitions?: Manifest['definitions'];
   /** ISO 8601; defaults to now. Pass a fixed value to make drop.json reproducible. */
   createdAt?: string;
 }
@@ -101,6 +105,9 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
     ...(options.source === undefined ? {} : { source: options.source }),
     ...(options.license === undefined ? {} : { license: options.license }),
     ...(options.units === undefined ? {} : { units: options.units }),
+    ...(options.stages === undefined ? {} : { stages: options.stages }),
+    ...(options.known_gaps === undefined ? {} : { known_gaps: options.known_gaps }),
+    ...(options.definitions === undefined ? {} : { definitions: options.definitions }),
     files,
   };
   await writeManifest(outDir, manifest);
