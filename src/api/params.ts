@@ -6,6 +6,7 @@
  * `years=2020` never silently returns everything.
  */
 import { z } from 'zod';
+import { DEFAULT_STAGE, inWords, STAGE_MEANINGS, STAGES } from '../domain/stages.js';
 import { FORMAT_NAMES } from '../formats/registry.js';
 import { problem, type ParameterError } from '../domain/errors.js';
 
@@ -55,7 +56,7 @@ const YEARS_TYPE = {
   ],
 };
 const ID_TYPE = { type: 'integer', format: 'int64', minimum: 1 } as const;
-const STAGE_TYPE = { type: 'string', enum: ['initial', 'amended', 'outturn'], description: 'case-insensitive' } as const;
+const STAGE_TYPE = { type: 'string', enum: STAGES, description: 'case-insensitive' } as const;
 
 /**
  * `2016`, `2016,2018` or `2016..2020` (docs/api.md): the years asked for, ascending and distinct.
@@ -105,7 +106,7 @@ const measureOf = (measures: readonly Measure[]) =>
 const stage = z
   .string()
   .transform((v) => v.toLowerCase())
-  .pipe(z.enum(['initial', 'amended', 'outturn'], { error: 'must be one of initial, amended, outturn' }));
+  .pipe(z.enum(STAGES, { error: `must be one of ${STAGES.join(', ')}` }));
 
 export const param = {
   year: yearSet.meta({
@@ -175,17 +176,17 @@ export const param = {
       openapi: { type: 'string', enum: ['expense', 'resource', 'dépense', 'depense', 'ressource'] },
     }),
   stage: stage.meta({
-    description:
-      'Which lines count: initial (the finance law as adopted), amended (the default: initial lines and the ' +
-      'amendments of complementary laws) or outturn (executed); case-insensitive',
-    example: 'amended',
+    description: `Which lines count: ${inWords(
+      STAGES.map((s) => `${s} (${s === DEFAULT_STAGE ? 'the default: ' : ''}${STAGE_MEANINGS[s].lines})`),
+    )}; case-insensitive`,
+    example: DEFAULT_STAGE,
     openapi: STAGE_TYPE,
   }),
   seriesStage: stage.meta({
     description:
-      "Which figures: initial (the finance law's), amended (as amended) or outturn (executed); by default each " +
-      "year's most final one (outturn, then amended, then initial); case-insensitive",
-    example: 'outturn',
+      `Which figures: ${inWords(STAGES.map((s) => `${s} (${STAGE_MEANINGS[s].series})`))}; by default each ` +
+      `year's most final one (${[...STAGES].reverse().join(', then ')}); case-insensitive`,
+    example: STAGES.at(-1),
     openapi: STAGE_TYPE,
   }),
   format: z

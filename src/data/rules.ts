@@ -5,7 +5,8 @@
  * column, in columns.ts: these rules can rely on well-typed tables, with the optional columns and
  * tables a drop leaves out filled in (schema.ts).
  */
-import { LINE_STAGES, SERIES_STAGES, TABLES } from './schema.js';
+import { LINE_STAGES, SERIES_STAGES } from '../domain/stages.js';
+import { TABLES } from './schema.js';
 import type { DropShape } from './shape.js';
 
 export interface Rule {

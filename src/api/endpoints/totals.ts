@@ -5,7 +5,8 @@ import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { z } from 'zod';
 import type { Row } from '../../data/store.js';
-import { define, ORDER, type Stage } from './endpoint.js';
+import { stageOrDefault, type Stage } from '../../domain/stages.js';
+import { define, ORDER } from './endpoint.js';
 import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured.js';
 
 export const totals = define({
@@ -52,7 +53,7 @@ export const totals = define({
  * otherwise, the request is ambiguous.
  */
 function totalsStage(includeComplementary: boolean | undefined, stage: Stage | undefined): Stage {
-  if (includeComplementary === undefined) return stage ?? 'amended';
+  if (includeComplementary === undefined) return stageOrDefault(stage);
   const synonym = includeComplementary ? 'amended' : 'initial';
   if (stage !== undefined && stage !== synonym) {
     const message = `include_complementary=${includeComplementary} means stage=${synonym}, which contradicts stage=${stage}`;
