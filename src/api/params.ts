@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { DEFAULT_STAGE, inWords, STAGE_MEANINGS, STAGES } from '../domain/stages.js';
 import { FORMAT_NAMES } from '../formats/registry.js';
+import { MEASURE_NAMES, MEASURES, measureSpec, type Measure } from './measures.js';
 import { problem, type ParameterError } from '../domain/errors.js';
 
 const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
@@ -91,15 +92,9 @@ function parseYears(text: string, ctx: z.RefinementCtx, alsoAccepted = ''): numb
 
 const YEARS_MESSAGE = 'must be a year, a list of years (2016,2018) or a range (2016..2020), each between 1900 and 2100';
 
-export const MEASURES = ['nominal', 'pct_gdp', 'per_capita', 'real', 'share'] as const;
-export type Measure = (typeof MEASURES)[number];
-
 const measureOf = (measures: readonly Measure[]) =>
   z.enum(measures as [Measure, ...Measure[]], { error: `must be one of ${measures.join(', ')}` }).meta({
-    description:
-      'nominal (default): amounts as recorded; pct_gdp: percent of the year\'s GDP; per_capita: currency units per ' +
-      'inhabitant; real: at the prices of base_year (CPI)' +
-      (measures.includes('share') ? '; share: percent of the year\'s total of the same kind' : ''),
+    description: measures.map((m) => MEASURES[m].description).join('; '),
     example: 'nominal',
   });
 
@@ -129,8 +124,8 @@ export const param = {
     openapi: YEAR_TYPE,
   }),
   /** Every measure; endpoints whose rows do not split a whole take measureWithoutShare. */
-  measure: measureOf(MEASURES),
-  measureWithoutShare: measureOf(MEASURES.filter((m) => m !== 'share')),
+  measure: measureOf(MEASURE_NAMES),
+  measureWithoutShare: measureOf(MEASURE_NAMES.filter((m) => !measureSpec(m).ofParts)),
   change: z
     .enum(['previous_year'], { error: 'must be previous_year' })
     .meta({ description: 'previous_year: add change and change_pct against the calendar year before', example: 'previous_year' }),

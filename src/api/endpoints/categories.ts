@@ -6,7 +6,7 @@ import type { Row } from '../../data/store.js';
 import type { ShareKind } from '../measures.js';
 import { stageOrDefault } from '../../domain/stages.js';
 import { define, named, ORDER } from './endpoint.js';
-import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured.js';
+import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
 export const budgetCategories = define({
   path: `${API_PREFIX}/budget-categories/`,

@@ -7,7 +7,7 @@ import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../../dom
 import { invalid, type MeasureRequest, type Measurer, type ShareKind } from '../measures.js';
 import type { Stage } from '../../domain/stages.js';
 import { named, type Variant } from './endpoint.js';
-import { measureHeader, measurerFor } from './measured.js';
+import { measureHeader, measurerFor } from './measured-rows.js';
 
 /** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). */
 const TREE_TABLE = table<TreeNode>(

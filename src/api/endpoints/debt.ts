@@ -11,7 +11,7 @@ import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { seriesStage } from '../../domain/stages.js';
 import { define, ORDER, provenance } from './endpoint.js';
-import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured.js';
+import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured-rows.js';
 
 export const debt = define({
   path: `${API_PREFIX}/debt/`,

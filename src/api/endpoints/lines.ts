@@ -10,7 +10,7 @@ import { API_PREFIX } from '../routes.js';
 import { categoryTree, treeHeaders, treeVariant } from './category-tree.js';
 import { stageOrDefault } from '../../domain/stages.js';
 import { define, named, ORDER, page, provenance } from './endpoint.js';
-import { measuring } from './measured.js';
+import { measuring } from './measured-rows.js';
 
 /** An expense line as served, from a row of ids (sql/expenses.sql). */
 const expenseItem =

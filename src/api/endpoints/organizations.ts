@@ -6,7 +6,7 @@ import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { stageOrDefault } from '../../domain/stages.js';
 import { define, ORDER, page } from './endpoint.js';
-import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured.js';
+import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
 export const organizations = define({
   path: `${API_PREFIX}/organization/`,

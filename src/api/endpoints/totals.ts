@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Row } from '../../data/store.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { define, ORDER } from './endpoint.js';
-import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured.js';
+import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured-rows.js';
 
 export const totals = define({
   path: `${API_PREFIX}/totals/`,
