@@ -41,7 +41,7 @@ export interface ProblemBody {
 
 /** The one error type of the service: a status, a stable `code`, and a message safe to show. Made by `problem`. */
 export class HttpError extends Error {
-  private constructor(
+  protected constructor(
     readonly status: number,
     readonly code: ProblemCode,
     readonly detail: string,
@@ -64,9 +64,16 @@ export class HttpError extends Error {
     return HttpError.of(code, errors.map((e) => `${e.parameter} ${e.message}`).join('; '), { errors });
   }
 
-  /** Only the constructors below make one, so that each code keeps its status. */
+  /** Used by the constructors below only (and ClientGone), so that each code keeps its status and no problem is built by hand. */
   static of(code: ProblemCode, detail: string, options: { errors?: ParameterError[]; headers?: Record<string, string>; status?: number } = {}): HttpError {
     return new HttpError(options.status ?? PROBLEMS[code].status, code, detail, options.errors, options.headers);
+  }
+}
+
+/** A query withdrawn from the queue because its client hung up: nobody reads this answer (pipeline.ts tells it apart). */
+export class ClientGone extends HttpError {
+  constructor() {
+    super(PROBLEMS.overloaded.status, 'overloaded', 'the client closed the connection before its query could start');
   }
 }
 
@@ -93,8 +100,9 @@ export const problem = {
   /** `detail` names what was withdrawn, when, and what replaces it. */
   sunset: (detail: string) => HttpError.of('sunset', detail),
   rateLimited: (detail: string) => HttpError.of('rate_limited', detail),
-  overloaded: () =>
-    HttpError.of('overloaded', 'the server is answering as many queries as it can; retry in a second', { headers: { 'Retry-After': '1' } }),
+  overloaded: (detail = 'the server is answering as many queries as it can; retry in a second') =>
+    HttpError.of('overloaded', detail, { headers: { 'Retry-After': '1' } }),
+  clientGone: () => new ClientGone(),
   queryTimeout: (timeoutMs: number) =>
     HttpError.of('query_timeout', `the query took longer than ${timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`),
   dataUnavailable: () =>
