@@ -2,6 +2,7 @@
  * What every view shares: the context a view draws in, the parameters it passes to an endpoint,
  * the unit of an answer, and the stage and source columns of rows that carry them.
  */
+import { STAGE_LABELS } from '../../src/domain/stages.js';
 import type { Answer, Capabilities, Params } from './api.js';
 import { h } from './dom.js';
 import type { Context, Unit } from './figure.js';
@@ -56,7 +57,7 @@ export interface Provenanced {
 }
 
 export const stageName = (ctx: ViewContext, stage: string | null | undefined): string =>
-  stage ? stageLabel(ctx.meta, stage, ctx.lang) ?? (['initial', 'amended', 'amendment', 'outturn'].includes(stage) ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage) : '';
+  stage ? stageLabel(ctx.meta, stage, ctx.lang) ?? (stage in STAGE_LABELS ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage) : '';
 
 /** Stage and source columns, for rows that carry them. */
 export function provenanceColumns(ctx: ViewContext, rows: Provenanced[]): { columns: string[]; cells(row: Provenanced): (string | Node)[]; line(row: Provenanced): string | undefined } {

@@ -4,15 +4,15 @@
  * joined into one line (`stages[x].comparable_with`), which figures are forecasts, and which gaps
  * the drop declares (`known_gaps`).
  */
+import { LINES_OF, SERIES_STAGES, type Stage } from '../../src/domain/stages.js';
 import type { KnownGap, Meta } from './api.js';
 import type { Lang } from './i18n.js';
 
-export type SeriesStage = 'initial' | 'amended' | 'outturn';
-export const SERIES_STAGES: readonly SeriesStage[] = ['initial', 'amended', 'outturn'];
+export type SeriesStage = Stage;
 
 /** The line stages (`initial`, `amendment`, `outturn`) whose lines make up a roll-up of `stage`. */
-function lineStages(stage: SeriesStage): string[] {
-  return stage === 'amended' ? ['initial', 'amendment'] : [stage];
+function lineStages(stage: SeriesStage): readonly string[] {
+  return LINES_OF[stage];
 }
 
 /**
