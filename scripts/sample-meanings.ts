@@ -83,8 +83,36 @@ export const knownGaps: NonNullable<Manifest['known_gaps']> = [
     'expenses',
     'initial',
     range(2017, 2025),
-    'Expenses by ministry exist for 2016 only; 2017\u20132025 are split by nature under one organization for the whole budget (no complete table by mission was found).',
-    'Les dépenses par ministère n\u2019existent que pour 2016 ; 2017\u20132025 sont réparties par nature sous une seule organisation pour tout le budget (aucun tableau complet par mission n\u2019a été trouvé).',
+    'No complete table by mission was found for these years. The missions the sources give are lines of their own; the rest of each year\u2019s mission credits is one derived line, \u201cAutres missions (non itemisées dans les sources)\u201d (2017 7 889,9; 2018 5 093,7; 2019 11 710,6; 2020 16 454,8; 2021 11 531,8; 2022 18 465,2; 2023 30 803,4; 2024 13 891,3; 2025 4 555,4 MDT). 2023 has only 6 missions: the LF 2023 figures of Interior, Defence, Health, Agriculture, Justice and Trade were published only as percentage changes.',
+    'Aucun tableau complet par mission n\u2019a été trouvé pour ces années. Les missions que donnent les sources sont des lignes à part ; le reste des crédits des missions de chaque année est une ligne calculée, \u00ab Autres missions (non itemisées dans les sources) \u00bb (2017 7 889,9 ; 2018 5 093,7 ; 2019 11 710,6 ; 2020 16 454,8 ; 2021 11 531,8 ; 2022 18 465,2 ; 2023 30 803,4 ; 2024 13 891,3 ; 2025 4 555,4 MDT). 2023 n\u2019a que 6 missions : les chiffres LF 2023 de l\u2019Intérieur, de la Défense, de la Santé, de l\u2019Agriculture, de la Justice et du Commerce n\u2019ont été publiés qu\u2019en variations.',
+  ),
+  gap(
+    'expenses',
+    'initial',
+    range(2016, 2025),
+    'Expense lines are by mission, and the sources give a mission\u2019s total (2016: and its development part), not its split by nature: salaries, operating costs, subsidies and investment are not lines (the whole State\u2019s figures are in data/sources/reference/expenses_by_nature.csv). Only the debt service (interest, principal), Treasury loans and unforeseen expenses keep their own categories.',
+    'Les lignes de dépenses sont par mission, et les sources donnent le total d\u2019une mission (2016 : et sa part de développement), pas sa ventilation par nature : rémunérations, fonctionnement, subventions et investissement ne sont pas des lignes (les chiffres de l\u2019État entier sont dans data/sources/reference/expenses_by_nature.csv). Seuls le service de la dette (intérêts, principal), les prêts du Trésor et les dépenses imprévues gardent leurs catégories.',
+  ),
+  gap(
+    'expenses',
+    'initial',
+    [2021, 2022],
+    'The interest on the debt (the financing mission) of the finance laws 2021 and 2022 was not published: it is inside the \u201cAutres missions\u201d line of those years, and the debt service organization has the principal only.',
+    'Les intérêts de la dette (mission des dépenses de financement) des lois de finances 2021 et 2022 n\u2019ont pas été publiés : ils sont dans la ligne \u00ab Autres missions \u00bb de ces années, et l\u2019organisation du service de la dette n\u2019a que le principal.',
+  ),
+  gap(
+    'expenses',
+    'amendment',
+    [2020, 2021, 2022],
+    'The complementary laws\u2019 changes are not split by mission (only a few missions\u2019 amended figures were published): they sit on \u201cÉtat \u2014 non réparti par mission\u201d, except the changes to debt principal.',
+    'Les modifications des lois de finances complémentaires ne sont pas ventilées par mission (seuls quelques chiffres révisés de missions ont été publiés) : elles sont sur \u00ab État \u2014 non réparti par mission \u00bb, sauf celles du principal de la dette.',
+  ),
+  gap(
+    'expenses',
+    'initial',
+    [2016],
+    'The 2016 mission table (Al Bawsala) is the draft\u2019s: only one change made at the vote is known, the 200 MDT added to Defence (2 094,824 to 2 294,824), which is a line of its own; other changes at the vote, if any, are not in the sources.',
+    'Le tableau des missions 2016 (Al Bawsala) est celui du projet : une seule modification du vote est connue, les 200 MDT ajoutés à la Défense (de 2 094,824 à 2 294,824), qui sont une ligne à part ; d\u2019autres modifications au vote, s\u2019il y en a eu, ne sont pas dans les sources.',
   ),
   ...['expenses', 'resources'].map((table) =>
     gap(
@@ -119,9 +147,9 @@ export const knownGaps: NonNullable<Manifest['known_gaps']> = [
   gap(
     'population',
     null,
-    [...range(2010, 2017), 2025],
-    'Population is the INS estimate at 1 July of one vintage, 2018\u20132024 only; no estimate of that vintage was found for other years, so per-inhabitant figures exist for 2018\u20132024 only.',
-    'La population est l\u2019estimation de l\u2019INS au 1er juillet d\u2019un même millésime, 2018\u20132024 seulement ; aucune estimation de ce millésime n\u2019a été trouvée pour les autres années : les chiffres par habitant n\u2019existent que pour 2018\u20132024.',
+    range(2010, 2015),
+    'No population before 2016. For 2016\u20132025 the series is one INS basis, the projection 2014\u20132044 made before the 2024 census, because INS estimates at 1 July exist for 2018\u20132024 only. It runs above the estimates (2018 +0,4 %, 2023 +3,0 %) and above the 2024 census (12 336 026 against 11 972 169): per-inhabitant figures are that much lower.',
+    'Pas de population avant 2016. Pour 2016\u20132025 la série est une seule base INS, la projection 2014\u20132044 faite avant le recensement de 2024, parce que les estimations INS au 1er juillet n\u2019existent que pour 2018\u20132024. Elle dépasse les estimations (2018 +0,4 %, 2023 +3,0 %) et le recensement de 2024 (12 336 026 contre 11 972 169) : les chiffres par habitant sont d\u2019autant plus bas.',
   ),
 ];
 

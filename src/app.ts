@@ -20,6 +20,7 @@ import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
 import { rateLimiter, socketAddressUnlessProxied, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
+import type { ExportFiles } from './http/export-files.js';
 import { logger } from './lib/log.js';
 import { openApiDocument } from './api/openapi.js';
 import { cachedAnswers, cachedLookup, dataUnavailable, endpointHandler } from './api/pipeline.js';
@@ -43,6 +44,8 @@ export interface AppOptions {
   endpoints?: readonly Endpoint[];
   /** The clock that deprecations' sunsets are read against; a test sets its own. */
   now?: () => Date;
+  /** Whole exports kept as files; server.ts gives the folder of EXPORT_CACHE_DIR. Without it, every export is streamed. */
+  exportFiles?: ExportFiles;
 }
 
 const noParameters = z.object({});
@@ -62,6 +65,7 @@ export function createApp({
   fastPath = true,
   endpoints = ENDPOINTS,
   now,
+  exportFiles,
 }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -83,6 +87,10 @@ export function createApp({
   const onError = errorHandler();
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
+  store.onSwap(() => {
+    const served = store.served;
+    if (served) void exportFiles?.keepOnly(served.fingerprint);
+  });
   const lookup = cachedLookup(store, cache, endpoints);
   if (fastPath) answerCachedFirst(app, front, onError, lookup);
   app.use(front);
@@ -104,7 +112,7 @@ export function createApp({
     });
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
-  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, now));
+  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles }));
 
   // Answers that never change are rendered once; the OpenAPI document only when first asked for.
   const healthy = json({ status: 'ok' });

@@ -59,6 +59,9 @@ const EnvSchema = z.object({
   TRUST_PROXY: trustProxy.optional(),
   CACHE_MAX_AGE: nonNegativeInt('must be an integer >= 0 (seconds)').default(300),
   RESPONSE_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes; 0 turns the response cache off)').default(64),
+  /** Whole exports kept as files, per drop (http/export-files.ts); unset: a folder of this process under TMPDIR. */
+  EXPORT_CACHE_DIR: z.string().trim().min(1).optional(),
+  EXPORT_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes of export files; 0 turns them off)').default(2048),
   /** Unset: twice the connection pool (see Store). */
   MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').optional(),
   QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),

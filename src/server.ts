@@ -4,7 +4,10 @@
  * accepting, close DuckDB and exit 0.
  */
 import type { Server, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApp } from './app.js';
+import { ExportFiles } from './http/export-files.js';
 import { parseConfig, type Config } from './config.js';
 import { loadDrop } from './data/drop.js';
 import { Reloader } from './data/reloader.js';
@@ -50,7 +53,14 @@ async function main(): Promise<void> {
     'data drop loaded',
   );
 
-  const server = createHttpServer(createApp({ config, store, counts, apiKeys })).listen(config.PORT, config.HOST, () => {
+  // A folder of this process's own unless one is configured, so two servers never share files.
+  const exportFiles = new ExportFiles(
+    config.EXPORT_CACHE_DIR ?? path.join(tmpdir(), `budget-exports-${process.pid}`),
+    config.EXPORT_CACHE_MB * 2 ** 20,
+  );
+  // Files left by an earlier start may have been written by other code: never served again.
+  await exportFiles.clear();
+  const server = createHttpServer(createApp({ config, store, counts, apiKeys, exportFiles })).listen(config.PORT, config.HOST, () => {
     const address = server.address();
     logger.info({ host: config.HOST, port: typeof address === 'object' ? address?.port : config.PORT }, 'listening');
   });
@@ -73,7 +83,7 @@ async function main(): Promise<void> {
     drainThenStop(server, inFlight, () => {
       store.close();
       void counts?.close();
-      process.exit(0);
+      void exportFiles.clear().finally(() => process.exit(0));
     });
   };
   process.once('SIGTERM', shutdown);

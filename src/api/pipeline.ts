@@ -7,7 +7,8 @@ import type { RequestHandler } from 'express';
 import type { Lease, Store } from '../data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
-import { sendDownload, type DownloadBody } from '../formats/download.js';
+import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
+import type { ExportFiles } from '../http/export-files.js';
 import { fileName } from './download-name.js';
 import type { DownloadFormat } from '../formats/format.js';
 import { negotiate } from '../formats/negotiate.js';
@@ -71,13 +72,19 @@ export function cachedAnswers(lookup: CachedLookup): RequestHandler {
   };
 }
 
+export interface HandlerOptions {
+  /** The clock deprecations' sunsets are read against; a test sets its own. */
+  now?: () => Date;
+  /** Whole exports kept as files (http/export-files.ts); without it every export is streamed. */
+  exportFiles?: ExportFiles;
+}
+
 export function endpointHandler(
   endpoint: Endpoint,
   store: Store,
   cacheControl: string,
   cache: ResponseCache,
-  /** The clock deprecations' sunsets are read against; a test sets its own. */
-  now: () => Date = () => new Date(),
+  { now = () => new Date(), exportFiles }: HandlerOptions = {},
 ): RequestHandler {
   const order = orderOf(endpoint);
   return async (req, res) => {
@@ -130,11 +137,21 @@ export function endpointHandler(
       // A download is streamed: compressed on the fly when asked, whatever its size.
       res.set({ ETag: encoding ? encodedTag(etag, encoding) : etag, 'Cache-Control': cacheControl, ...headers });
       const { table } = bound;
+      const download = { format, encoding, fileName: fileName(endpoint.path, bound.params, format) };
+      // A whole export is the same bytes for every request of this drop: sent from its file once
+      // one request has written it (docs/performance.md#full-exports).
+      const whole = exportFiles && bound.exportAll && isWholeExport(pagingOf(bound));
+      const fingerprint = lease.drop.data.fingerprint;
+      const file = whole ? await exportFiles.find(fingerprint, key) : undefined;
+      if (file) {
+        notes(res).cache = 'hit';
+        lease.release();
+        return await sendExportFile(req, res, download, file);
+      }
       await sendDownload(req, res, {
-        format,
-        encoding,
-        fileName: fileName(endpoint.path, bound.params, format),
+        ...download,
         body: () => downloadBody(bound, lease, format, table),
+        record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
       });
     } finally {
       lease?.release();

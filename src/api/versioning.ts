@@ -1,5 +1,5 @@
 /**
- * The API's promise to the people who build on it (docs/api.md#versioning): a semantic version,
+ * The API's promise to the people who build on it (docs/api.md#versioning-and-deprecation): a semantic version,
  * a changelog, and deprecation announced in the answers themselves. An endpoint, a parameter, a
  * field or a format is deprecated by one mark in the endpoint's description (endpoints/); from
  * that mark come `deprecated: true` in the OpenAPI document, the `Deprecation`, `Sunset` and

@@ -22,6 +22,11 @@ export function problemReport(dir: string, problems: Problem[]): string {
   return printableLines(lines);
 }
 
+/** A refused build: the version refused and every problem, already in the analyst's terms. */
+export function refusedReport(version: string, problems: string[]): string {
+  return [`refused "${version}": ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}${problems.length >= 20 ? ' (the first 20)' : ''}`, ...problems].join('\n');
+}
+
 export function validSummary(drop: LoadedDrop, elapsed: number): string {
   return printable(`valid: "${drop.manifest.version}" in ${drop.dir}; ${rowCounts(drop.manifest)}; years ${yearRange(drop.years)}; fingerprint ${drop.fingerprint} (${seconds(elapsed)})`);
 }
