@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
-import { LINE_STAGES, SERIES_STAGES, TABLES } from './schema.js';
+import { LINE_STAGES, SERIES_STAGES } from '../domain/stages.js';
+import { TABLES } from './schema.js';
 
 /** The manifest's file name in a drop directory; it is written last. */
 export const MANIFEST_FILE = 'drop.json';

@@ -1,6 +1,14 @@
 /** Labels in English and French, and numbers formatted for the reader's language. */
+import { STAGE_LABELS } from '../../src/domain/stages.js';
+
 export type Lang = 'en' | 'fr';
 export const LANGS: readonly Lang[] = ['en', 'fr'];
+
+/** `stage.initial` and the like, from the one list of stages. */
+function stageLabels() {
+  type Keyed = { [K in keyof typeof STAGE_LABELS as `stage.${K}`]: (typeof STAGE_LABELS)[K] };
+  return Object.fromEntries(Object.entries(STAGE_LABELS).map(([stage, label]) => [`stage.${stage}`, label])) as Keyed;
+}
 
 const LABELS = {
   title: { en: 'Budget explorer', fr: 'Explorateur du budget' },
@@ -25,10 +33,7 @@ const LABELS = {
   'measure.pct_gdp': { en: '% of GDP', fr: '% du PIB' },
   'measure.per_capita': { en: 'Per inhabitant', fr: 'Par habitant' },
   'stage.default': { en: 'Default (latest law or outturn)', fr: 'Par défaut (dernière loi ou exécution)' },
-  'stage.initial': { en: 'Initial law', fr: 'Loi initiale' },
-  'stage.amended': { en: 'Amended law', fr: 'Loi rectifiée' },
-  'stage.amendment': { en: 'Amendment', fr: 'Modification' },
-  'stage.outturn': { en: 'Outturn', fr: 'Exécution' },
+  ...stageLabels(),
   'totals.title': { en: 'Expenses, resources and balance over the years', fr: 'Dépenses, ressources et solde au fil des ans' },
   'totals.expensesAmended': { en: 'Expenses (amended law)', fr: 'Dépenses (loi rectifiée)' },
   'totals.expensesInitial': { en: 'Expenses (initial law)', fr: 'Dépenses (loi initiale)' },

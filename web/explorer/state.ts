@@ -2,14 +2,14 @@
  * What the reader is looking at, kept in the page's query string so that a link (or a reload)
  * shows the same thing: view, year, measure, stage, language, and where they drilled down to.
  */
+import { STAGES, type Stage } from '../../src/domain/stages.js';
 import { LANGS, type Lang } from './i18n.js';
 
 export const VIEWS = ['overview', 'expenses', 'resources', 'organizations', 'debt'] as const;
 export type View = (typeof VIEWS)[number];
 export const MEASURES = ['nominal', 'real', 'pct_gdp', 'per_capita'] as const;
 export type Measure = (typeof MEASURES)[number];
-export const STAGES = ['initial', 'amended', 'outturn'] as const;
-export type Stage = (typeof STAGES)[number];
+export { STAGES, type Stage };
 
 export interface State {
   view: View;

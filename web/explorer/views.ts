@@ -3,6 +3,7 @@
  * main.ts puts them on the page. Every request passes the reader's measure and stage only to the
  * endpoints whose OpenAPI parameters accept them.
  */
+import { STAGE_LABELS } from '../../src/domain/stages.js';
 import { ApiError, get, getAll, type Answer, type Capabilities, type Params } from './api.js';
 import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type Context, type Dataset, type FigureSpec, type Provenance, type Unit } from './figure.js';
@@ -80,7 +81,7 @@ interface Provenanced {
 }
 
 const stageName = (ctx: ViewContext, stage: string | null | undefined) =>
-  stage ? (['initial', 'amended', 'amendment', 'outturn'].includes(stage) ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage) : '';
+  stage ? (stage in STAGE_LABELS ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage) : '';
 
 /** Stage and source columns, for rows that carry them. */
 function provenanceColumns(ctx: ViewContext, rows: Provenanced[]): { columns: string[]; cells(row: Provenanced): (string | Node)[]; line(row: Provenanced): string | undefined } {
