@@ -408,7 +408,13 @@ export const Meta = z
       )
       .meta({ description: 'Omissions the drop states (beside the computed gaps); [] when it states none' }),
     last_reload: z
-      .looseObject({ status: z.enum(['ok', 'rejected']), reason: z.string().nullable(), at: z.string() })
+      .looseObject({
+        status: z.enum(['ok', 'rejected']),
+        reason: z.string().nullable(),
+        code: z.enum(['invalid_drop', 'download_failed', 'load_failed']).nullable(),
+        file: z.string().nullable(),
+        at: z.string(),
+      })
       .nullable()
       .meta({ description: 'Outcome of the last reload, null if none happened' }),
     rate_limit: z
