@@ -355,6 +355,9 @@ export interface ReloadOutcome {
   at: string;
   /** The version served after the attempt: the new drop's, or the old one's when rejected. */
   version: string | null;
+  /** A rejection: the version refused (from its drop.json, null when unreadable) and every problem (up to 20). */
+  rejected_version?: string | null;
+  problems?: string[];
 }
 
 export class Store {
@@ -440,8 +443,9 @@ export class Store {
   }
 
   /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with the reason. */
-  recordReload(status: ReloadOutcome['status'], reason: string | null = null): void {
+  recordReload(status: ReloadOutcome['status'], reason: string | null = null, rejected?: { version: string | null; problems: string[] }): void {
     this.record(status, reason, new Date());
+    if (rejected) this.outcome = { ...this.outcome!, rejected_version: rejected.version, problems: rejected.problems };
   }
 
   private record(status: ReloadOutcome['status'], reason: string | null, at: Date): void {
