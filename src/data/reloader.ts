@@ -15,7 +15,7 @@ import { changeBetween } from './diff.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
 import { describeProblem } from './problems.js';
 import { MANIFEST_FILE } from './manifest.js';
-import type { Lease, ReloadOutcome, Store } from './store.js';
+import type { Lease, ReloadFailure, ReloadOutcome, Store } from './store.js';
 
 export interface ReloaderOptions {
   dataDir: string;
@@ -107,10 +107,8 @@ export class Reloader {
       const reason = error instanceof DropError ? error.message : `could not load the drop: ${(error as Error).message}`;
       // Every problem, and the version refused (not the one still served), so that whoever
       // published it can fix it from /meta/ alone (docs/data-drops.md#reloading).
-      const problems = error instanceof DropError ? error.problems.slice(0, 20).map(describeProblem) : [reason];
-      const rejected = await refusedVersion(this.dataDir);
-      this.store.recordReload('rejected', reason, { version: rejected, problems });
-      logger.error({ ...log, reason, rejected, serving: this.store.served?.manifest.version }, 'data drop rejected; still serving the previous drop');
+      this.store.recordReload('rejected', { ...failureOf(error), rejected_version: await refusedVersion(this.dataDir) });
+      logger.error({ ...log, reason, serving: this.store.served?.manifest.version }, 'data drop rejected; still serving the previous drop');
     }
     return this.store.lastReload!;
   }
@@ -213,4 +211,13 @@ async function refusedVersion(dataDir: string): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+/** What /meta/ shows of a failed load: a DropError's rule without the server's paths; of anything else, only that it failed. */
+export function failureOf(error: unknown): ReloadFailure {
+  if (error instanceof DropError) {
+    const problems = error.problems.slice(0, 20).map((p) => describeProblem({ ...p, where: undefined }));
+    return { code: 'invalid_drop', file: error.problems[0]?.file ?? null, reason: error.publicReason, problems };
+  }
+  return { code: 'load_failed', file: null, reason: 'the drop could not be loaded (the server log says why)' };
 }
