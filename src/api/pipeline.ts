@@ -19,7 +19,7 @@ import { notes } from '../http/access-log.js';
 import { answerKey, canonicalQuery, type CanonicalQuery } from '../http/canonical-query.js';
 import { freshTag, isCompressible, render, sendRendered, tagOf, type Rendered } from '../http/caching.js';
 import { encodedTag, negotiateEncoding } from '../http/encoding.js';
-import { HttpError } from '../http/errors.js';
+import { problem, type HttpError } from '../domain/errors.js';
 import type { CachedLookup } from '../http/fast-path.js';
 import { DEFAULT_CSP } from '../http/headers.js';
 import type { ResponseCache } from '../http/response-cache.js';
@@ -29,7 +29,7 @@ import { spellings } from './routes.js';
 import { deprecationHeaders, pastSunset, usedBy, type Used } from './versioning.js';
 
 export function dataUnavailable(): HttpError {
-  return new HttpError(503, 'data_unavailable', 'no data drop is loaded yet; try again shortly');
+  return problem.dataUnavailable();
 }
 
 const VARY = 'Accept, Accept-Encoding';

@@ -15,7 +15,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { HttpError } from '../http/errors.js';
+import { ClientGone, problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
 import { readSql } from './sql.js';
@@ -54,15 +54,8 @@ export interface QueryLimits {
   queueWaitMs: number;
 }
 
-const overloaded = (detail: string) =>
-  new HttpError(503, 'overloaded', detail, undefined, { 'Retry-After': '1' });
-
-/** A query withdrawn from the queue because its client hung up: nobody reads this answer. */
-export class ClientGone extends HttpError {
-  constructor() {
-    super(503, 'overloaded', 'the client closed the connection before its query could start');
-  }
-}
+const overloaded = problem.overloaded;
+export { ClientGone };
 
 /**
  * Counts the queries running or waiting, across drops. The cap is only a memory bound: whether
@@ -75,7 +68,7 @@ class Admission {
 
   enter(): void {
     if (this.active >= this.limits.maxConcurrent) {
-      throw overloaded('the server is answering as many queries as it can; retry in a second');
+      throw overloaded();
     }
     this.active += 1;
   }
@@ -104,7 +97,7 @@ class Waiters {
 
   wait(signal: AbortSignal | undefined): Promise<DuckDBConnection> {
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(new ClientGone());
+      if (signal?.aborted) return reject(problem.clientGone());
       const leave = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -113,7 +106,7 @@ class Waiters {
       };
       const onAbort = () => {
         leave();
-        reject(new ClientGone());
+        reject(problem.clientGone());
       };
       const waiter: Waiter = {
         since: performance.now(),
@@ -231,7 +224,7 @@ export class ServedDrop {
             yield chunk;
             // A format that gathers many chunks before it writes (Parquet's row groups) would
             // otherwise go on reading for a client that has hung up.
-            if (signal?.aborted) throw new ClientGone();
+            if (signal?.aborted) throw problem.clientGone();
           }
           finished = true;
         } finally {
@@ -266,7 +259,7 @@ export class ServedDrop {
       return await work();
     } catch (error) {
       if (interrupted) {
-        throw new HttpError(503, 'query_timeout', `the query took longer than ${this.limits.timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`);
+        throw problem.queryTimeout(this.limits.timeoutMs);
       }
       throw error;
     } finally {
@@ -366,11 +359,25 @@ export interface Lease {
   release(): void;
 }
 
+/**
+ * Why a drop was not served, as /meta/ may publish it: a code, the file it is about, and words
+ * with no server path or internal URL in them; the log has the whole story (security review,
+ * finding 7).
+ */
+export interface ReloadFailure {
+  /** invalid_drop: a rule of the drop is broken; download_failed: DATA_URL could not be read; load_failed: anything else. */
+  code: 'invalid_drop' | 'download_failed' | 'load_failed';
+  file: string | null;
+  reason: string;
+}
+
 /** The last attempt to load a drop, as /budget/api/meta/ shows it. */
 export interface ReloadOutcome {
   status: 'ok' | 'rejected';
-  /** Why the drop was rejected (the DropError message), or null. */
+  /** Why the drop was rejected, or null. */
   reason: string | null;
+  code: ReloadFailure['code'] | null;
+  file: string | null;
   at: string;
   /** The version served after the attempt: the new drop's, or the old one's when rejected. */
   version: string | null;
@@ -463,13 +470,20 @@ export class Store {
     this.swapListeners.push(listener);
   }
 
-  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with the reason. */
-  recordReload(status: ReloadOutcome['status'], reason: string | null = null): void {
-    this.record(status, reason, new Date());
+  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with why. */
+  recordReload(status: ReloadOutcome['status'], failure: ReloadFailure | null = null): void {
+    this.record(status, failure, new Date());
   }
 
-  private record(status: ReloadOutcome['status'], reason: string | null, at: Date): void {
-    this.outcome = { status, reason, at: at.toISOString(), version: this.served?.manifest.version ?? null };
+  private record(status: ReloadOutcome['status'], failure: ReloadFailure | null, at: Date): void {
+    this.outcome = {
+      status,
+      reason: failure?.reason ?? null,
+      code: failure?.code ?? null,
+      file: failure?.file ?? null,
+      at: at.toISOString(),
+      version: this.served?.manifest.version ?? null,
+    };
   }
 
   close(): void {

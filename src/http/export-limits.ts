@@ -13,7 +13,7 @@ import type { Request, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { PassThrough, type Transform } from 'node:stream';
 import { notes } from './access-log.js';
-import { HttpError } from './errors.js';
+import { problem } from './errors.js';
 
 export interface ExportLimitOptions {
   /** Full exports a client may start per minute; 0: not limited. */
@@ -59,23 +59,17 @@ export class ExportLimits {
       const remaining = Math.max(0, perMinute - window.started - 1);
       if (window.started >= perMinute) {
         setExportHeaders(res, perMinute, 0, reset);
-        throw new HttpError(429, 'rate_limited', `too many full exports: the limit is ${perMinute} per minute per client; retry after ${reset} s, or ask for a page (limit and offset)`, undefined, {
-          'Retry-After': String(reset),
-        });
+        throw problem.tooManyExports(`too many full exports: the limit is ${perMinute} per minute per client; retry after ${reset} s, or ask for a page (limit and offset)`, reset);
       }
       window.started += 1;
       setExportHeaders(res, perMinute, remaining, reset);
     }
     const mine = this.byClient.get(client) ?? 0;
     if (mine >= perClient) {
-      throw new HttpError(429, 'rate_limited', `too many full exports at once: a client may run ${perClient} at a time; retry when yours has finished`, undefined, {
-        'Retry-After': '5',
-      });
+      throw problem.tooManyExports(`too many full exports at once: a client may run ${perClient} at a time; retry when yours has finished`, 5);
     }
     if (this.running >= atOnce) {
-      throw new HttpError(503, 'overloaded', 'the server is making as many full exports as it may; retry in a few seconds', undefined, {
-        'Retry-After': '5',
-      });
+      throw problem.exportsBusy();
     }
     this.running += 1;
     this.byClient.set(client, mine + 1);
