@@ -2,8 +2,7 @@
  * Debt by origin, outstanding debt and the deficit: the per-year macro series, at one stage per
  * year (the one asked for, or each year's most final one; docs/api.md, "Stages").
  */
-import type { z } from 'zod';
-import type { Row } from '../../data/store.js';
+import type { RowOf } from '../../data/queries.js';
 import { flatTable } from '../../formats/table.js';
 import { roundHalfAway } from '../../domain/numbers.js';
 import { param } from '../params.js';
@@ -12,6 +11,9 @@ import { API_PREFIX } from '../routes.js';
 import { seriesStage } from '../../domain/stages.js';
 import { define, ORDER, provenance } from './endpoint.js';
 import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured-rows.js';
+
+/** A percentage as shown: 2 decimals, half away from zero. */
+const percent = (value: number | null) => (value === null ? null : roundHalfAway(value, 2));
 
 export const debt = define({
   path: `${API_PREFIX}/debt/`,
@@ -33,12 +35,9 @@ export const debt = define({
         return measuredSeries(
           params,
           lease,
-          (year) => lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
+          (year: number[] | undefined) => lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
           ['value'],
-          (r: Row) =>
-            ({ year: Number(r.year), debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }) as z.infer<
-              typeof item.Debt
-            >,
+          (r: RowOf<'debt'>) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }),
           { key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } },
         );
       },
@@ -61,13 +60,13 @@ export const outstandingDebt = define({
       answer: async ({ year, stage, change }, lease) => {
         const last = year === 'last';
         const years = Array.isArray(year) ? year : undefined;
-        const shape = (r: Row) => ({ ...r, year: Number(r.year), value: roundHalfAway(r.value as number, 2) }) as z.infer<typeof item.OutstandingDebt>;
+        const shape = (r: RowOf<'outstanding_debt'>) => ({ ...r, value: percent(r.value) });
         if (!change) return (await lease.query('outstanding_debt', { year: years ?? null, last, stage: seriesStage(stage) })).map(shape);
         // The year before each year asked for (the last one's too) is read for its change.
         const rows = await measuredSeries(
           { year: years, change },
           lease,
-          (withPrevious) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage: seriesStage(stage) }),
+          (withPrevious: number[] | undefined) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage: seriesStage(stage) }),
           ['outstanding_debt'],
           shape,
         );
@@ -94,9 +93,9 @@ export const deficit = define({
         measuredSeries(
           params,
           lease,
-          (year) => lease.query('deficit', { year: year ?? null, stage: seriesStage(params.stage) }),
+          (year: number[] | undefined) => lease.query('deficit', { year: year ?? null, stage: seriesStage(params.stage) }),
           ['value'],
-          (r: Row) => ({ ...r, year: Number(r.year), percent: roundHalfAway(r.percent as number, 2) }) as z.infer<typeof item.Deficit>,
+          (r: RowOf<'deficit'>) => ({ ...r, percent: percent(r.percent) }),
         ),
     },
   ],

@@ -3,8 +3,7 @@ import { problem } from '../../domain/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import type { z } from 'zod';
-import type { Row } from '../../data/store.js';
+import type { RowOf } from '../../data/queries.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { define, ORDER } from './endpoint.js';
 import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured-rows.js';
@@ -35,12 +34,9 @@ export const totals = define({
         return measuredSeries(
           params,
           lease,
-          (year) => lease.query('totals', { year: year ?? null, stage }),
+          (year: number[] | undefined) => lease.query('totals', { year: year ?? null, stage }),
           ['total_expenses', 'total_resources', 'balance'],
-          (r: Row) =>
-            ({ year: Number(r.year), total_expenses: r.total_expenses, total_resources: r.total_resources, balance: r.balance }) as z.infer<
-              typeof item.Total
-            >,
+          (r: RowOf<'totals'>) => ({ year: r.year, total_expenses: r.total_expenses, total_resources: r.total_resources, balance: r.balance }),
         );
       },
     },
