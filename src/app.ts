@@ -10,7 +10,7 @@ import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './api/docs.js';
 import { ENDPOINTS, type Endpoint } from './api/endpoints/index.js';
 import { API_VERSION, changelogText } from './api/versioning.js';
-import { EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './api/explorer.js';
+import { EMBED_CSP, EMBED_PAGES, EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './api/explorer.js';
 import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
 import { accessLog } from './http/access-log.js';
@@ -162,6 +162,14 @@ export function createApp({
       if (!explorer) throw notBuilt();
       res.set('Content-Security-Policy', EXPLORER_CSP);
       sendRendered(req, res, explorer.page);
+    });
+  }
+  for (const path of EMBED_PAGES) {
+    route(path, (req, res) => {
+      if (!explorer) throw notBuilt();
+      res.removeHeader('X-Frame-Options');
+      res.set('Content-Security-Policy', EMBED_CSP);
+      sendRendered(req, res, explorer.embed);
     });
   }
   route(`${EXPLORER_ASSETS_PATH}:asset`, (req, res) => {

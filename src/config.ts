@@ -69,6 +69,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_REDIS_URL: url(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional(),
   API_KEYS_FILE: z.string().trim().min(1).optional(),
   DATA_URL: url(/^(s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/\S*)?|https?:\/\/\S+)$/, 'an s3://bucket/prefix/ or http(s):// URL').optional(),
+  /** The most a DATA_URL drop's files may weigh together (src/data/remote.ts). */
+  DATA_MAX_MB: positiveInt('must be an integer >= 1 (megabytes)').default(4096),
   DATA_POLL_SECONDS: nonNegativeInt('must be an integer >= 0 (seconds; 0 looks for a new drop only on SIGHUP)').default(60),
 });
 

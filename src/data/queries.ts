@@ -39,6 +39,11 @@ interface SeriesValue {
   year: number;
   value: number;
 }
+/** What a roll-up sums: the sources of its rows, and whether one of them is derived. */
+interface Summed {
+  source_ids: number[];
+  derived: boolean;
+}
 interface SeriesProvenance extends Provenance {
   /** null for a series whose drop gives it no stages. */
   stage: Stage | null;
@@ -94,12 +99,12 @@ export const QUERIES = {
   >()(['year', 'search', 'stage'], ['id', 'name', 'code', 'year', 'expenses', 'resources']),
   organization_stats: query<
     { year: Years; organization_id: Id | null; stage: Stage; by_year: boolean },
-    { organization_id: Id; year: number | null; total_expenses: number | null; total_resources: number | null }
-  >()(['year', 'organization_id', 'stage', 'by_year'], ['organization_id', 'year', 'total_expenses', 'total_resources']),
+    Summed & { organization_id: Id; year: number | null; total_expenses: number | null; total_resources: number | null }
+  >()(['year', 'organization_id', 'stage', 'by_year'], ['organization_id', 'year', 'total_expenses', 'total_resources', 'source_ids', 'derived']),
   budget_categories: query<
     { year: Years; type: 'expense' | 'resource' | null; stage: Stage; by_year: boolean },
-    { id: Id; year: number | null; type: 'expense' | 'resource'; parent_id: Id | null; expenses: number; resources: number }
-  >()(['year', 'type', 'stage', 'by_year'], ['id', 'year', 'type', 'parent_id', 'expenses', 'resources']),
+    Summed & { id: Id; year: number | null; type: 'expense' | 'resource'; parent_id: Id | null; expenses: number; resources: number }
+  >()(['year', 'type', 'stage', 'by_year'], ['id', 'year', 'type', 'parent_id', 'expenses', 'resources', 'source_ids', 'derived']),
   category_tree: query<{ type: 'expense' | 'resource'; year: Years; stage: Stage }, TreeNode>()(
     ['type', 'year', 'stage'],
     ['year', 'id', 'parent_id', 'amount'],
@@ -108,9 +113,9 @@ export const QUERIES = {
     ['organization', 'year', 'stage'],
     ['year', 'id', 'parent_id', 'amount'],
   ),
-  totals: query<{ year: Years; stage: Stage }, { year: number; total_expenses: number; total_resources: number; balance: number }>()(
+  totals: query<{ year: Years; stage: Stage }, Summed & { year: number; total_expenses: number; total_resources: number; balance: number }>()(
     ['year', 'stage'],
-    ['year', 'total_expenses', 'total_resources', 'balance'],
+    ['year', 'total_expenses', 'total_resources', 'balance', 'source_ids', 'derived'],
   ),
   share_totals: query<{ year: Years; stage: Stage }, { year: number; kind: 'expense' | 'resource'; total: number }>()(
     ['year', 'stage'],
@@ -122,12 +127,12 @@ export const QUERIES = {
   >()(['year', 'top_level', 'parent', 'stage'], ['year', 'id', 'parent', 'name', 'value', 'stage', 'source_id', 'derived']),
   outstanding_debt: query<
     { year: Years; last: boolean; stage: Stage | null },
-    SeriesValue & SeriesProvenance & { outstanding_debt: number; gdp: number | null; value: number | null }
-  >()(['year', 'last', 'stage'], ['year', 'outstanding_debt', 'gdp', 'value', 'stage', 'source_id', 'derived']),
-  deficit: query<{ year: Years; stage: Stage | null }, SeriesValue & SeriesProvenance & { percent: number | null; gdp: number | null }>()(
-    ['year', 'stage'],
-    ['year', 'value', 'percent', 'gdp', 'stage', 'source_id', 'derived'],
-  ),
+    SeriesProvenance & { year: number; outstanding_debt: number; gdp: number | null; value: number | null; published_value: number | null }
+  >()(['year', 'last', 'stage'], ['year', 'outstanding_debt', 'gdp', 'value', 'published_value', 'stage', 'source_id', 'derived']),
+  deficit: query<
+    { year: Years; stage: Stage | null },
+    SeriesValue & SeriesProvenance & { percent: number | null; published_percent: number | null; gdp: number | null }
+  >()(['year', 'stage'], ['year', 'value', 'percent', 'published_percent', 'gdp', 'stage', 'source_id', 'derived']),
   measure_gdp: query<Record<never, never>, SeriesValue>()([], ['year', 'value']),
   measure_population: query<Record<never, never>, SeriesValue>()([], ['year', 'value']),
   measure_cpi: query<Record<never, never>, SeriesValue>()([], ['year', 'value']),

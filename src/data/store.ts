@@ -342,11 +342,25 @@ export interface Lease {
   release(): void;
 }
 
+/**
+ * Why a drop was not served, as /meta/ may publish it: a code, the file it is about, and words
+ * with no server path or internal URL in them; the log has the whole story (security review,
+ * finding 7).
+ */
+export interface ReloadFailure {
+  /** invalid_drop: a rule of the drop is broken; download_failed: DATA_URL could not be read; load_failed: anything else. */
+  code: 'invalid_drop' | 'download_failed' | 'load_failed';
+  file: string | null;
+  reason: string;
+}
+
 /** The last attempt to load a drop, as /budget/api/meta/ shows it. */
 export interface ReloadOutcome {
   status: 'ok' | 'rejected';
-  /** Why the drop was rejected (the DropError message), or null. */
+  /** Why the drop was rejected, or null. */
   reason: string | null;
+  code: ReloadFailure['code'] | null;
+  file: string | null;
   at: string;
   /** The version served after the attempt: the new drop's, or the old one's when rejected. */
   version: string | null;
@@ -434,13 +448,20 @@ export class Store {
     this.swapListeners.push(listener);
   }
 
-  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with the reason. */
-  recordReload(status: ReloadOutcome['status'], reason: string | null = null): void {
-    this.record(status, reason, new Date());
+  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with why. */
+  recordReload(status: ReloadOutcome['status'], failure: ReloadFailure | null = null): void {
+    this.record(status, failure, new Date());
   }
 
-  private record(status: ReloadOutcome['status'], reason: string | null, at: Date): void {
-    this.outcome = { status, reason, at: at.toISOString(), version: this.served?.manifest.version ?? null };
+  private record(status: ReloadOutcome['status'], failure: ReloadFailure | null, at: Date): void {
+    this.outcome = {
+      status,
+      reason: failure?.reason ?? null,
+      code: failure?.code ?? null,
+      file: failure?.file ?? null,
+      at: at.toISOString(),
+      version: this.served?.manifest.version ?? null,
+    };
   }
 
   close(): void {

@@ -77,7 +77,7 @@ const COLLATOR = new Intl.Collator('en', { sensitivity: 'variant', numeric: fals
  * and share, which is of those years' totals). A change compares the single year asked for with
  * the year before.
  */
-export async function measuredSums<Q extends { year: number | null }, R extends Record<string, unknown>>(
+export async function measuredSums<Q extends { year: number | null; source_ids: number[]; derived: boolean }, R extends Record<string, unknown>>(
   params: MeasureRequest & { year?: number[]; change?: 'previous_year' },
   lease: Lease,
   query: (years: number[] | undefined, byYear: boolean) => Promise<Q[]>,
@@ -107,16 +107,19 @@ export async function measuredSums<Q extends { year: number | null }, R extends 
       return rounded(out as R, names as (keyof R & string)[], m);
     });
   }
-  const sums = new Map<unknown, { row: Q; parts: Map<string, (number | null)[]> }>();
+  const sums = new Map<unknown, { row: Q; parts: Map<string, (number | null)[]>; sources: Set<number>; derived: boolean }>();
   for (const r of await query(params.year, true)) {
     let entry = sums.get(r[id]);
-    if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])) }));
+    if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])), sources: new Set(), derived: false }));
     // An organization without lines has one row without a year: nothing to add.
     if (r.year === null) continue;
     for (const f of fields) entry.parts.get(f.name)!.push(m.apply(figureOf(r[f.name]), Number(r.year), f.kind(r)));
+    // What the sum over the years sums: every year's sources and derived lines.
+    for (const source of r.source_ids ?? []) entry.sources.add(source);
+    entry.derived ||= r.derived === true;
   }
-  return [...sums.values()].map(({ row, parts }) => {
-    const out = shape(row) as Record<string, unknown>;
+  return [...sums.values()].map(({ row, parts, sources, derived }) => {
+    const out = shape({ ...row, source_ids: [...sources].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), derived }) as Record<string, unknown>;
     for (const n of names) out[n] = sumMeasured(parts.get(n)!);
     return rounded(out as R, names as (keyof R & string)[], m);
   });

@@ -36,7 +36,15 @@ export const totals = define({
           lease,
           (year: number[] | undefined) => lease.query('totals', { year: year ?? null, stage }),
           ['total_expenses', 'total_resources', 'balance'],
-          (r: RowOf<'totals'>) => ({ year: r.year, total_expenses: r.total_expenses, total_resources: r.total_resources, balance: r.balance }),
+          (r: RowOf<'totals'>) => ({
+            year: r.year,
+            total_expenses: r.total_expenses,
+            total_resources: r.total_resources,
+            balance: r.balance,
+            stage,
+            source_ids: r.source_ids,
+            derived: r.derived,
+          }),
         );
       },
     },
