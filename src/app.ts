@@ -21,6 +21,7 @@ import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
 import { rateLimiter, socketAddressUnlessProxied, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
+import { ExportLimits } from './http/export-limits.js';
 import type { ExportFiles } from './http/export-files.js';
 import { logger } from './lib/log.js';
 import { openApiDocument } from './api/openapi.js';
@@ -113,7 +114,17 @@ export function createApp({
     });
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
-  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles }));
+  // The per-minute and per-client budgets are rate limits (off with RATE_LIMIT=0); the server's
+  // budget and the cuts protect the connections, and always apply.
+  const limited = config.RATE_LIMIT > 0;
+  const exportLimits = new ExportLimits({
+    perMinute: limited ? config.EXPORT_RATE_LIMIT : 0,
+    perClient: limited ? config.EXPORTS_PER_CLIENT : Infinity,
+    atOnce: config.EXPORTS_AT_ONCE,
+    stallMs: config.EXPORT_STALL_MS,
+    maxMs: config.EXPORT_MAX_SECONDS * 1000,
+  });
+  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles, exportLimits }));
 
   // Answers that never change are rendered once; the OpenAPI document only when first asked for.
   const healthy = json({ status: 'ok' });
@@ -140,6 +151,8 @@ export function createApp({
     readyz: () => {
       if (!store.ready) throw dataUnavailable();
       if (store.shuttingDown) throw dataUnavailable();
+      const stuck = store.stuckFor;
+      if (stuck > 0) throw problem.poolHeld(stuck);
       return json({ status: 'ready', version: store.served?.manifest.version });
     },
   };

@@ -9,6 +9,7 @@ import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
 import type { ExportFiles } from '../http/export-files.js';
+import type { ExportLimits } from '../http/export-limits.js';
 import { fileName } from './download-name.js';
 import type { DownloadFormat } from '../formats/format.js';
 import { negotiate } from '../formats/negotiate.js';
@@ -77,6 +78,8 @@ export interface HandlerOptions {
   now?: () => Date;
   /** Whole exports kept as files (http/export-files.ts); without it every export is streamed. */
   exportFiles?: ExportFiles;
+  /** What full exports may cost (http/export-limits.ts); without it they are not limited. */
+  exportLimits?: ExportLimits;
 }
 
 export function endpointHandler(
@@ -84,7 +87,7 @@ export function endpointHandler(
   store: Store,
   cacheControl: string,
   cache: ResponseCache,
-  { now = () => new Date(), exportFiles }: HandlerOptions = {},
+  { now = () => new Date(), exportFiles, exportLimits }: HandlerOptions = {},
 ): RequestHandler {
   const order = orderOf(endpoint);
   return async (req, res) => {
@@ -92,6 +95,7 @@ export function endpointHandler(
     // depending on Accept-Encoding: caches must key on both.
     res.setHeader('Vary', VARY);
     const lease = store.lease(hangUp(res));
+    let endExport: (() => void) | undefined;
     try {
       const bound = endpoint.bind(req.originalUrl);
       const formatName = negotiate(req.headers.accept, bound.format);
@@ -140,7 +144,8 @@ export function endpointHandler(
       const download = { format, encoding, fileName: fileName(endpoint.path, bound.params, format) };
       // A whole export is the same bytes for every request of this drop: sent from its file once
       // one request has written it (docs/performance.md#full-exports).
-      const whole = exportFiles && bound.exportAll && isWholeExport(pagingOf(bound));
+      const wholeExport = Boolean(bound.exportAll) && isWholeExport(pagingOf(bound));
+      const whole = exportFiles && wholeExport;
       const fingerprint = lease.drop.data.fingerprint;
       const file = whole ? await exportFiles.find(fingerprint, key) : undefined;
       if (file) {
@@ -148,12 +153,17 @@ export function endpointHandler(
         lease.release();
         return await sendExportFile(req, res, download, file);
       }
+      // A full export made from DuckDB holds a connection while it runs: it has its own budget.
+      const limited = exportLimits && wholeExport && req.method === 'GET' ? exportLimits : undefined;
+      endExport = limited?.enter(req, res);
       await sendDownload(req, res, {
         ...download,
         body: () => downloadBody(bound, lease, format, table),
         record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
+        watch: limited && (() => limited.watchdog(res)),
       });
     } finally {
+      endExport?.();
       lease?.release();
     }
   };

@@ -144,6 +144,8 @@ export class ServedDrop {
   private readonly prepared = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
   private readonly waiting: Waiters;
   private opened = 0;
+  /** When a connection was last handed out or given back (see stuckFor). */
+  private movedAt = performance.now();
   private leases = 0;
   private retired = false;
   private closed = false;
@@ -304,11 +306,27 @@ export class ServedDrop {
     this.closeIfDone();
   }
 
+  /**
+   * How long every pooled connection has been held with none given back or handed out, once that
+   * is longer than any query may run and wait (QUERY_TIMEOUT_MS + QUEUE_WAIT_MS); else 0. Queries
+   * end within their limit, so a pool held that long is held by something else (exports): it
+   * cannot serve, and /readyz says so.
+   */
+  stuckFor(now = performance.now()): number {
+    if (this.idle.length > 0 || this.opened < this.poolSize) return 0;
+    const held = now - this.movedAt;
+    return held > this.limits.timeoutMs + this.limits.queueWaitMs ? held : 0;
+  }
+
   private async acquire(signal?: AbortSignal): Promise<DuckDBConnection> {
     const free = this.idle.pop();
-    if (free) return free;
+    if (free) {
+      this.movedAt = performance.now();
+      return free;
+    }
     if (this.opened < this.poolSize) {
       this.opened += 1;
+      this.movedAt = performance.now();
       try {
         return await this.data.connect();
       } catch (error) {
@@ -320,6 +338,7 @@ export class ServedDrop {
   }
 
   private releaseConnection(connection: DuckDBConnection): void {
+    this.movedAt = performance.now();
     const next = this.waiting.next();
     if (next) next.give(connection);
     else this.idle.push(connection);
@@ -402,6 +421,11 @@ export class Store {
 
   get ready(): boolean {
     return this.current !== null;
+  }
+
+  /** How long the served drop's pool has been unable to serve (ServedDrop.stuckFor), or 0. */
+  get stuckFor(): number {
+    return this.current?.stuckFor() ?? 0;
   }
 
   /** The drop to answer one request with, or null before any drop is loaded; `signal`: the client hung up. */
