@@ -252,6 +252,11 @@ function meta(store: Store) {
     known_gaps: manifest.known_gaps ?? [],
     last_reload: store.lastReload,
     previous_version: store.replacedVersion,
-    changes: store.lastChange && { tables: store.lastChange.tables, years_with_moved_totals: store.lastChange.years_with_moved_totals },
+    changes: store.lastChange && {
+      tables: store.lastChange.tables,
+      years_with_moved_totals: store.lastChange.years_with_moved_totals,
+      drop_json: store.lastChange.drop_json,
+      notes: store.lastChange.notes,
+    },
   };
 }
