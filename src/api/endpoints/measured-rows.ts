@@ -137,7 +137,7 @@ export async function measuredSeries<Q extends { year: number }, R extends { yea
   fields: readonly NoInfer<keyof R & string>[],
   shape: (row: Q) => R,
   options: { key?: (row: NoInfer<R>) => unknown; share?: { kind: ShareKind; of: ShareOf } } = {},
-): Promise<unknown[]> {
+): Promise<R[]> {
   const { key, share } = options;
   const years = params.change && params.year ? withPreviousYears(params.year) : params.year;
   const m = await measurerFor(params, lease, years, share?.of);
