@@ -18,7 +18,7 @@ import { problem } from './domain/errors.js';
 import { errorHandler, wellEncodedUrl } from './http/errors.js';
 import { answerCachedFirst } from './http/fast-path.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
-import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
+import { apiKeyCheck, refuseUnknownKey, type ApiKeys } from './http/api-keys.js';
 import { rateLimiter, socketAddressUnlessProxied, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
 import { ExportLimits } from './http/export-limits.js';
@@ -86,6 +86,7 @@ export function createApp({
   const unlimited = new Set(UNLIMITED_PATHS);
   const front: RequestHandler[] = [accessLog(log), wellEncodedUrl, apiKeyCheck(apiKeys, (path) => unlimited.has(path))];
   if (config.RATE_LIMIT > 0 || apiKeys) front.push(rateLimiter({ perMinute: config.RATE_LIMIT, counts, unlimited: UNLIMITED_PATHS }));
+  front.push(refuseUnknownKey);
   const onError = errorHandler();
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
@@ -252,6 +253,11 @@ function meta(store: Store) {
     known_gaps: manifest.known_gaps ?? [],
     last_reload: store.lastReload,
     previous_version: store.replacedVersion,
-    changes: store.lastChange && { tables: store.lastChange.tables, years_with_moved_totals: store.lastChange.years_with_moved_totals },
+    changes: store.lastChange && {
+      tables: store.lastChange.tables,
+      years_with_moved_totals: store.lastChange.years_with_moved_totals,
+      drop_json: store.lastChange.drop_json,
+      notes: store.lastChange.notes,
+    },
   };
 }

@@ -10,6 +10,7 @@ import { DEFAULT_STAGE, inWords, STAGE_MEANINGS, STAGES } from '../domain/stages
 import { FORMAT_NAMES } from '../formats/registry.js';
 import { MEASURE_NAMES, MEASURES, measureSpec, type Measure } from './measures.js';
 import { problem, type ParameterError } from '../domain/errors.js';
+import { memo } from '../lib/memo.js';
 
 const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
 const ID_MESSAGE = 'must be a positive integer';
@@ -240,4 +241,38 @@ export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.inf
 /** A client's parameter name as echoed in an error: long enough to recognise, never the whole of a huge one. */
 function shown(name: string): string {
   return name.length > 64 ? `${name.slice(0, 64)}…` : name;
+}
+
+/**
+ * One canonical spelling for each valid value of each parameter of `schema` (http/canonical-query.ts):
+ * the value as parsed, written back (`02003` → `2003`, `TRUE` → `true`, `AMENDED` → `amended`,
+ * a year list sorted and without repeats, contiguous years of three or more as a range). A value
+ * that does not parse is kept as given. Remembered per value: this runs on every request.
+ */
+export function canonicalValues(schema: QuerySchema): (key: string, value: string) => string {
+  const spell = memo((pair: string): string => {
+    const at = pair.indexOf('\0');
+    const key = pair.slice(0, at);
+    const value = pair.slice(at + 1);
+    const parameter = schema.shape[key];
+    if (!parameter || value === '') return value;
+    const parsed = parameter.safeParse(value);
+    return parsed.success ? spelling(parsed.data) ?? value : value;
+  }, CANONICAL_REMEMBERED);
+  return (key, value) => spell(`${key}\0${value}`);
+}
+
+/** How many parameter values canonicalValues remembers per endpoint. */
+const CANONICAL_REMEMBERED = 10_000;
+
+function spelling(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((n) => typeof n === 'number')) {
+    // Years come sorted and distinct from parseYears.
+    const years = value as number[];
+    const contiguous = years.length >= 3 && years.at(-1)! - years[0]! === years.length - 1;
+    return contiguous ? `${years[0]}..${years.at(-1)}` : years.join(',');
+  }
+  return undefined;
 }

@@ -26,6 +26,8 @@ import type { ResponseCache } from '../http/response-cache.js';
 import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { spellings } from './routes.js';
+import { canonicalValues } from './params.js';
+import { memo } from '../lib/memo.js';
 import { deprecationHeaders, pastSunset, usedBy, type Used } from './versioning.js';
 
 export function dataUnavailable(): HttpError {
@@ -36,6 +38,8 @@ const VARY = 'Accept, Accept-Encoding';
 
 /** The order parameters are keyed in: the endpoint's. */
 const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
+/** Each endpoint's canonical values (params.ts), made once. */
+const normalizerOf = memo((endpoint: Endpoint) => canonicalValues(endpoint.query));
 
 /**
  * The answer already rendered for a request, if any: the hot path, before any routing, validation
@@ -45,7 +49,7 @@ const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
  */
 export function cachedLookup(store: Store, cache: ResponseCache, endpoints: readonly Endpoint[] = ENDPOINTS): CachedLookup {
   const byPath = new Map(
-    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
+    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e), normalize: normalizerOf(e) }] as const)),
   );
   return (method, url, accept) => {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
@@ -53,7 +57,7 @@ export function cachedLookup(store: Store, cache: ResponseCache, endpoints: read
     const endpoint = byPath.get(queryAt < 0 ? url : url.slice(0, queryAt));
     const drop = store.served;
     if (!endpoint || !drop) return undefined;
-    const query = canonicalQuery(url, endpoint.order);
+    const query = canonicalQuery(url, endpoint.order, endpoint.normalize);
     const representation = query.format ?? negotiate(accept, undefined);
     return cache.get(answerKey(drop.fingerprint, endpoint.path, query, representation));
   };
@@ -90,6 +94,7 @@ export function endpointHandler(
   { now = () => new Date(), exportFiles, exportLimits }: HandlerOptions = {},
 ): RequestHandler {
   const order = orderOf(endpoint);
+  const normalize = normalizerOf(endpoint);
   return async (req, res) => {
     // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
     // depending on Accept-Encoding: caches must key on both.
@@ -106,7 +111,7 @@ export function endpointHandler(
         if (gone) throw gone;
       }
       if (!lease) throw dataUnavailable();
-      const query = canonicalQuery(req.originalUrl, order);
+      const query = canonicalQuery(req.originalUrl, order, normalize);
       const key = answerKey(lease.drop.data.fingerprint, endpoint.path, query, formatName);
       const etag = tagOf(key);
       const headers = { ...(await bound.headers(lease)), ...deprecationHeaders(used) };

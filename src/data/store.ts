@@ -369,6 +369,9 @@ export interface ReloadFailure {
   code: 'invalid_drop' | 'download_failed' | 'load_failed';
   file: string | null;
   reason: string;
+  /** The version refused (from its drop.json; null when unreadable) and every problem, up to 20. */
+  rejected_version?: string | null;
+  problems?: string[];
 }
 
 /** The last attempt to load a drop, as /budget/api/meta/ shows it. */
@@ -381,6 +384,9 @@ export interface ReloadOutcome {
   at: string;
   /** The version served after the attempt: the new drop's, or the old one's when rejected. */
   version: string | null;
+  /** A rejection: the version refused (from its drop.json, null when unreadable) and every problem (up to 20). */
+  rejected_version?: string | null;
+  problems?: string[];
 }
 
 export class Store {
@@ -483,6 +489,7 @@ export class Store {
       file: failure?.file ?? null,
       at: at.toISOString(),
       version: this.served?.manifest.version ?? null,
+      ...(failure?.problems ? { rejected_version: failure.rejected_version ?? null, problems: failure.problems } : {}),
     };
   }
 
