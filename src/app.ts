@@ -24,6 +24,7 @@ import { openApiDocument } from './api/openapi.js';
 import { cachedAnswers, cachedLookup, dataUnavailable, endpointHandler } from './api/pipeline.js';
 import { parseQuery } from './api/params.js';
 import { SERVICE_ROUTES, spellings } from './api/routes.js';
+import { atomFeed, releaseList, releaseRoute } from './api/releases.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
@@ -91,6 +92,8 @@ export function createApp({ config, store, counts, apiKeys, log = logger, fastPa
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
   for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache));
+  // Every data endpoint as answered by one release (docs/api.md#releases).
+  for (const endpoint of ENDPOINTS) route(releaseRoute(endpoint.path), endpointHandler(endpoint, store, cacheControl, cache, true));
 
   // Answers that never change are rendered once; the OpenAPI document only when first asked for.
   const healthy = json({ status: 'ok' });
@@ -107,6 +110,9 @@ export function createApp({ config, store, counts, apiKeys, log = logger, fastPa
       return json({ ...meta(store), rate_limit: rateLimitStatus(config, counts) });
     },
     openapi: () => (openApiAnswer ??= json(openApiDocument())),
+    releases: () => json(releaseList(store.releases, store.served?.manifest.version)),
+    releasesFeed: () =>
+      render(Buffer.from(atomFeed(store.releases, store.served?.manifest.version)), { contentType: 'application/atom+xml; charset=utf-8', cacheControl }),
     docs: (res) => {
       res.set('Content-Security-Policy', DOCS_CSP);
       return docsPage;

@@ -38,6 +38,9 @@ const EnvSchema = z.object({
   API_KEYS_FILE: z.string().trim().min(1).optional(),
   DATA_URL: url(/^(s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/\S*)?|https?:\/\/\S+)$/, 'an s3://bucket/prefix/ or http(s):// URL').optional(),
   DATA_POLL_SECONDS: nonNegativeInt('must be an integer >= 0 (seconds; 0 looks for a new drop only on SIGHUP)').default(60),
+  /** Where every drop served is kept as a release (docs/api.md#releases); relative to the working directory. */
+  RELEASES_DIR: z.string().trim().min(1).default('releases'),
+  RELEASES_KEEP: positiveInt('must be an integer >= 1 (releases kept, the current one included)').default(20),
 });
 
 export type Config = Readonly<z.infer<typeof EnvSchema>>;

@@ -144,11 +144,13 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
 }
 
 function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
-  // Every service answer is JSON but the docs page's.
+  // Every service answer is JSON but the docs page's and the releases feed's.
   const content =
     route === SERVICE_ROUTES.docs
       ? { 'text/html': { schema: { type: 'string' } } }
-      : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
+      : route === SERVICE_ROUTES.releasesFeed
+        ? { 'application/atom+xml': { schema: { type: 'string' } } }
+        : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
   return {
     operationId: route.operationId,
     tags: ['service'],

@@ -23,6 +23,7 @@ import { DEFAULT_CSP } from '../http/headers.js';
 import type { ResponseCache } from '../http/response-cache.js';
 import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
+import { IMMUTABLE, RELEASES_PATH, acceptDatetime, mementoDatetime, permalink, releasePath, unknownRelease } from './releases.js';
 import { spellings } from './routes.js';
 
 export function dataUnavailable(): HttpError {
@@ -63,46 +64,56 @@ export function cachedLookup(store: Store, cache: ResponseCache): CachedLookup {
  */
 export function cachedAnswers(lookup: CachedLookup): RequestHandler {
   return (req, res, next) => {
-    const cached = lookup(req.method, req.originalUrl, req.headers.accept);
+    // A Memento request (Accept-Datetime) may be answered from another release than the cached answer's.
+    const cached = req.headers['accept-datetime'] === undefined ? lookup(req.method, req.originalUrl, req.headers.accept) : undefined;
     if (!cached) return next();
     notes(res).cache = 'hit';
     sendRendered(req, res, cached);
   };
 }
 
-export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: string, cache: ResponseCache): RequestHandler {
+/**
+ * `atRelease`: the endpoint's permalink route, /budget/api/releases/{version}/... (docs/api.md#releases).
+ */
+export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: string, cache: ResponseCache, atRelease = false): RequestHandler {
   const order = orderOf(endpoint);
   return async (req, res) => {
     // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
-    // depending on Accept-Encoding: caches must key on both.
-    res.setHeader('Vary', VARY);
-    const lease = store.lease();
+    // depending on Accept-Encoding, and from an older release with Accept-Datetime: caches must key on them.
+    res.setHeader('Vary', store.releases && !atRelease ? VARY_DATETIME : VARY);
+    let lease: Lease | null = null;
     try {
+      const version = atRelease ? String(req.params.version) : undefined;
+      if (version !== undefined && !isKept(store, version)) throw unknownRelease(`no release "${version.slice(0, 100)}" is kept`);
       const bound = endpoint.bind(req.originalUrl);
       const formatName = negotiate(req.headers.accept, bound.format);
-      if (!lease) throw dataUnavailable();
       const query = canonicalQuery(req.originalUrl, order);
-      const key = answerKey(lease.drop.data.fingerprint, endpoint.path, query, formatName);
+      const source = await sourceOf(req.get('Accept-Datetime'), endpoint, store, version, query, formatName, cacheControl);
+      lease = source.lease;
+      if (!lease) throw dataUnavailable();
+      res.setHeader('Vary', source.vary);
+      const key = answerKey(lease.drop.data.fingerprint, source.base, query, formatName + source.variant);
       const etag = tagOf(key);
-      const headers = await bound.headers(lease);
+      const headers = { ...(await bound.headers(lease)), ...source.headers };
       const format = FORMATS[formatName];
       const encoding = isCompressible(format.contentType) ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
       const fresh = freshTag(req.headers['if-none-match'], etag, encoding);
       if (fresh) {
-        res.set({ ETag: fresh, 'Cache-Control': cacheControl, ...headers }).status(304).end();
+        res.set({ ETag: fresh, 'Cache-Control': source.cacheControl, ...headers }).status(304).end();
         return;
       }
       if (!format.download) {
         notes(res).cache = 'hit';
+        const answering = lease;
         const rendered = await cache.getOrRender(key, async () => {
           notes(res).cache = 'miss';
-          const body = await jsonBody(endpoint, bound, query, lease);
+          const body = await jsonBody(endpoint, bound, query, answering, source.base);
           const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
           return render(Buffer.from(jsonText(body)), {
             contentType: format.contentType,
-            cacheControl,
+            cacheControl: source.cacheControl,
             etag,
-            vary: VARY,
+            vary: source.vary,
             csp: DEFAULT_CSP,
             headers: { ...headers, ...(link ? { Link: link } : {}) },
           });
@@ -110,13 +121,14 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
         return sendRendered(req, res, rendered);
       }
       // A download is streamed: compressed on the fly when asked, whatever its size.
-      res.set({ ETag: encoding ? encodedTag(etag, encoding) : etag, 'Cache-Control': cacheControl, ...headers });
+      res.set({ ETag: encoding ? encodedTag(etag, encoding) : etag, 'Cache-Control': source.cacheControl, ...headers });
       const { table } = bound;
+      const answering = lease;
       await sendDownload(req, res, {
         format,
         encoding,
         fileName: fileName(endpoint.path, bound.params, format),
-        body: () => downloadBody(bound, lease, format, table),
+        body: () => downloadBody(bound, answering, format, table),
       });
     } finally {
       lease?.release();
@@ -124,9 +136,74 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
   };
 }
 
-async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease): Promise<unknown> {
+const VARY_DATETIME = `${VARY}, Accept-Datetime`;
+
+/** Which data answers a request, and what the answer says of it (docs/api.md#releases). */
+interface Source {
+  lease: Lease | null;
+  /** The path the answer's paging links and cache key use: the endpoint's, or its permalink's. */
+  base: string;
+  cacheControl: string;
+  vary: string;
+  headers: Record<string, string>;
+  /** Tells apart answers of one path with other headers (a Memento answer and the permalink's). */
+  variant: string;
+}
+
+/** A version this process can answer: kept, or (with no releases kept) the one served. */
+function isKept(store: Store, version: string): boolean {
+  return store.releases ? store.releases.get(version) !== undefined : store.served?.manifest.version === version;
+}
+
+async function sourceOf(
+  datetime: string | undefined,
+  endpoint: Endpoint,
+  store: Store,
+  version: string | undefined,
+  query: CanonicalQuery,
+  formatName: string,
+  cacheControl: string,
+): Promise<Source> {
+  const { releases } = store;
+  const gone = (name: string) => unknownRelease(`release "${name.slice(0, 100)}" is no longer kept`);
+  if (version !== undefined) {
+    const lease = releases ? await releases.lease(version) : store.lease();
+    if (!lease || lease.drop.data.manifest.version !== version) {
+      lease?.release();
+      throw gone(version);
+    }
+    const release = releases?.get(version);
+    const headers: Record<string, string> = release ? { 'Memento-Datetime': mementoDatetime(release) } : {};
+    return { lease, base: releasePath(version, endpoint.path), cacheControl: IMMUTABLE, vary: VARY, headers, variant: '' };
+  }
+  if (!releases) return { lease: store.lease(), base: endpoint.path, cacheControl, vary: VARY, headers: {}, variant: '' };
+  if (datetime !== undefined) {
+    const instant = acceptDatetime(datetime);
+    const release = releases.at(instant);
+    if (!release) throw unknownRelease(`no release kept was served at ${instant.toUTCString()}`);
+    const lease = await releases.lease(release.version);
+    if (!lease) throw gone(release.version);
+    return {
+      lease,
+      base: releasePath(release.version, endpoint.path),
+      cacheControl,
+      vary: VARY_DATETIME,
+      headers: {
+        'Memento-Datetime': mementoDatetime(release),
+        'Content-Location': permalink(release.version, endpoint.path, query, formatName),
+        Link: `<${endpoint.path}>; rel="original timegate", <${RELEASES_PATH}>; rel="timemap"`,
+      },
+      variant: '@memento',
+    };
+  }
+  const lease = store.lease();
+  const headers: Record<string, string> = lease ? { 'Content-Location': permalink(lease.drop.data.manifest.version, endpoint.path, query, formatName) } : {};
+  return { lease, base: endpoint.path, cacheControl, vary: VARY_DATETIME, headers, variant: '' };
+}
+
+async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease, base: string): Promise<unknown> {
   const answer = await bound.answer(lease);
-  return endpoint.paged ? envelope(endpoint.path, query.pairs, answer as Page, pagingOf(bound)) : answer;
+  return endpoint.paged ? envelope(base, query.pairs, answer as Page, pagingOf(bound)) : answer;
 }
 
 /** limit and offset as parsed (only paged endpoints have them). */

@@ -10,6 +10,7 @@ export const PROBLEM_CODES = [
   'invalid_request',
   'unauthorized',
   'not_found',
+  'unknown_release',
   'method_not_allowed',
   'rate_limited',
   'overloaded',
