@@ -3,7 +3,8 @@
  * "restarted" over the same RELEASES_DIR (a new Store, a new app, releases read back from disk),
  * and old permalinks asked again. The real process (startup fallback, exit codes) is at the end.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -12,7 +13,10 @@ import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { Releases } from '../src/data/releases.js';
 import { Reloader, serveAtStartup } from '../src/data/reloader.js';
+import { RemoteDrops, s3Client } from '../src/data/remote.js';
 import { Store } from '../src/data/store.js';
+import { publishDrop } from '../src/tools/publish.js';
+import { startS3 } from './helpers/remote.js';
 import { small } from './fixtures/small.js';
 import { writeDrop, type DropData } from './helpers/drop.js';
 import { listening, start } from './helpers/server.js';
@@ -64,6 +68,7 @@ async function serve(target: string, releasesDir: string, link = path.join(root,
   const store = new Store(4);
   const releases = await Releases.open({ dir: releasesDir, keep: config.RELEASES_KEEP, store });
   await serveAtStartup(store, async () => link);
+  await releases.settled();
   const reloader = new Reloader({ dataDir: link, store, debounceMs: 50 });
   const app = createApp({ config, store });
   const r: Running = {
@@ -281,5 +286,63 @@ describe('a restart over a drop that fails validation', () => {
     const { code, stderr } = await nothing.exit;
     expect(code).toBe(1);
     expect(stderr).toContain('row count');
+  }, 60_000);
+});
+
+describe('DATA_URL drops', () => {
+  it('become releases the same way, and a new replica gets the history from the published versions', async () => {
+    const s3 = await startS3('drops');
+    const env = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL: s3.endpoint };
+    Object.assign(process.env, env);
+    const opened: { remote: RemoteDrops; store: Store; releases: Releases }[] = [];
+    try {
+      /** A replica as server.ts starts it with DATA_URL. */
+      const replica = async (releasesDir: string) => {
+        const store = new Store(4);
+        const releases = await Releases.open({ dir: releasesDir, keep: 20, store });
+        const remote = new RemoteDrops({ dataUrl: 's3://drops/budget/', store });
+        opened.push({ remote, store, releases });
+        await serveAtStartup(store, () => remote.download());
+        await releases.settled();
+        return { store, releases, remote, agent: request(createApp({ config: parseConfig({ RATE_LIMIT: '0', DATA_URL: 's3://drops/budget/' }), store })) };
+      };
+      await publishDrop(dropA, 's3://drops/budget/');
+      const first = await replica(path.join(root, 'releases-s3-1'));
+      const permalink = (await first.agent.get(DEFICIT)).headers['content-location'];
+      const before = (await first.agent.get(permalink)).text;
+      await publishDrop(dropB, 's3://drops/budget/');
+      await first.remote.check('test');
+      await first.releases.settled();
+      expect(first.store.served!.manifest.version).toBe('B');
+      expect((await first.agent.get(permalink)).text).toBe(before);
+      await expect(publishDrop(dropAClash, 's3://drops/budget/')).rejects.toThrow(/"A" is already published/);
+
+      // A new replica copies the published versions (s3://drops/budget/releases/) into its RELEASES_DIR first.
+      const seeded = path.join(root, 'releases-s3-2');
+      const client = s3Client();
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: 'drops', Prefix: 'budget/releases/' }));
+      for (const { Key } of listed.Contents ?? []) {
+        const target = path.join(seeded, Key!.slice('budget/releases/'.length));
+        mkdirSync(path.dirname(target), { recursive: true });
+        const object = await client.send(new GetObjectCommand({ Bucket: 'drops', Key }));
+        writeFileSync(target, await object.Body!.transformToByteArray());
+      }
+      client.destroy();
+      const second = await replica(seeded);
+      const list = (await second.agent.get('/budget/api/releases/')).body;
+      expect(list.map((x: { version: string; current: boolean }) => [x.version, x.current])).toEqual([
+        ['B', true],
+        ['A', false],
+      ]);
+      expect((await second.agent.get(permalink)).text).toBe(before);
+    } finally {
+      for (const { remote, store, releases } of opened) {
+        await remote.close();
+        releases.close();
+        store.close();
+      }
+      await s3.stop();
+      for (const name of Object.keys(env)) delete process.env[name];
+    }
   }, 60_000);
 });

@@ -45,6 +45,11 @@ most final stage unless one is asked for. Lines and series rows carry their \`st
 **Paging.** Paged endpoints answer \`{count, next, previous, results}\`; \`limit\` 1..1000 (default 100),
 \`offset\` >= 0. Every list has a fixed order, given per endpoint.
 
+**Releases and citing.** Every drop served is kept as a release: \`GET ${API_PREFIX}/releases/{version}/ENDPOINT\`
+answers any data endpoint from that release, for ever (\`Cache-Control: immutable\`; an unknown version is a 404
+\`unknown_release\`). Every data answer carries \`Content-Location\`: its permalink, the URL to cite. The releases are
+listed at \`${API_PREFIX}/releases/\` (and \`releases/feed.atom\`); \`Accept-Datetime\` (RFC 7089) answers as of a past instant.
+
 **HTTP.** GET and HEAD only (other methods: 405 with \`Allow\`); paths work with and without the trailing
 slash; CORS is open to any origin; every 200 has an \`ETag\` (send \`If-None-Match\` for a 304) and
 \`Cache-Control\`; the tag is the same whatever the order of the parameters. Errors are RFC 9457 problem documents (\`application/problem+json\`) with a stable

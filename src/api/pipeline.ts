@@ -150,9 +150,9 @@ interface Source {
   variant: string;
 }
 
-/** A version this process can answer: kept, or (with no releases kept) the one served. */
+/** A version this process can answer: the one served (kept, or being copied), or one kept. */
 function isKept(store: Store, version: string): boolean {
-  return store.releases ? store.releases.get(version) !== undefined : store.served?.manifest.version === version;
+  return store.served?.manifest.version === version || store.releases?.get(version) !== undefined;
 }
 
 async function sourceOf(

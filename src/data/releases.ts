@@ -40,9 +40,13 @@ export interface Release extends ReleaseRecord {
 }
 
 const RECORD_FILE = 'release.json';
+/** Beside a published version's drop.json (tools/publish.ts): when it was published. */
+export const PUBLISHED_FILE = 'published.json';
 /** Older releases kept open at once; each holds at most OLD_MEMORY_LIMIT of DuckDB buffers. */
 const OPEN_RELEASES = 2;
 const OLD_MEMORY_LIMIT = '256MB';
+/** Database files opened by this process, for their names. */
+let databases = 0;
 
 export const firstServed = (release: ReleaseRecord): string => release.served[0]!.from;
 export const lastServed = (release: ReleaseRecord): string | null => release.served.at(-1)!.until;
@@ -62,7 +66,6 @@ export class Releases {
   private readonly opened = new Map<string, Promise<ServedDrop>>();
   /** Changes to the directory run one after the other. */
   private writes: Promise<unknown> = Promise.resolve();
-  private databases = 0;
 
   private constructor({ dir, keep, store }: ReleasesOptions) {
     this.dir = path.resolve(dir);
@@ -70,21 +73,44 @@ export class Releases {
     this.store = store;
   }
 
-  /** Reads the releases kept in `dir` (created when missing); a directory that is not a release is left alone. */
+  /**
+   * Reads the releases kept in `dir` (created when missing). A directory with a drop.json but no
+   * release.json is a published version copied in (docs/deploying.md#releases): taken as served
+   * from its published.json's published_at (else its created_at) until the next one. Any other
+   * directory is left alone.
+   */
   static async open(options: ReleasesOptions): Promise<Releases> {
     const releases = new Releases(options);
     await mkdir(releases.dir, { recursive: true });
+    const seeded: Release[] = [];
     for (const entry of await readdir(releases.dir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
       const dir = path.join(releases.dir, entry.name);
+      // A copy cut short (the process stopped while keeping a release) is removed.
+      if (entry.name.startsWith('.staging-')) await rm(dir, { recursive: true, force: true });
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
       try {
-        const record = JSON.parse(await readFile(path.join(dir, RECORD_FILE), 'utf8')) as ReleaseRecord;
         const manifest = ManifestSchema.parse(JSON.parse(await readFile(path.join(dir, MANIFEST_FILE), 'utf8')));
+        const record = await readJson<ReleaseRecord>(path.join(dir, RECORD_FILE));
         // The fingerprint is worked out again: what it covers may have grown since it was written.
-        releases.kept.set(record.version, { ...record, fingerprint: fingerprintOf(manifest), dir });
+        const fingerprint = fingerprintOf(manifest);
+        if (record) {
+          releases.kept.set(record.version, { ...record, fingerprint, dir });
+        } else {
+          const published = await readJson<{ published_at?: string }>(path.join(dir, PUBLISHED_FILE));
+          const from = new Date(published?.published_at ?? manifest.created_at).toISOString();
+          seeded.push({ version: manifest.version, created_at: manifest.created_at, fingerprint, files: manifest.files, served: [{ from, until: null }], changes: null, dir });
+        }
       } catch (error) {
-        logger.warn({ dir, err: error }, 'not a release (no readable release.json and drop.json); left alone');
+        logger.warn({ dir, err: error }, 'not a release (no readable drop.json); left alone');
       }
+    }
+    for (const release of seeded) {
+      if (releases.kept.has(release.version)) continue;
+      const from = firstServed(release);
+      const next = [...seeded, ...releases.kept.values()].map(firstServed).filter((t) => t > from).sort()[0];
+      release.served[0]!.until = next ?? null;
+      releases.kept.set(release.version, release);
+      await writeRecord(release);
     }
     options.store.releases = releases;
     return releases;
@@ -130,7 +156,7 @@ export class Releases {
   /** Throws a DropError when `drop`'s version is kept with other content: a version names one content. */
   admit(drop: LoadedDrop): void {
     const kept = this.kept.get(drop.manifest.version);
-    if (!kept || sameContent(kept, drop)) return;
+    if (!kept || sameContent(kept, { fingerprint: drop.fingerprint, files: drop.manifest.files })) return;
     throw new DropError([
       fileProblem(
         MANIFEST_FILE,
@@ -208,13 +234,15 @@ export class Releases {
   }
 
   private async openRelease(release: Release): Promise<ServedDrop> {
-    const file = path.join(tmpdir(), `budget-release-${process.pid}-${++this.databases}.duckdb`);
-    const removeFile = () => void Promise.all([rm(file, { force: true }), rm(`${file}.wal`, { force: true })]);
+    const file = path.join(tmpdir(), `budget-release-${process.pid}-${++databases}.duckdb`);
+    const removeFile = () => Promise.all([rm(file, { force: true }), rm(`${file}.wal`, { force: true })]);
     try {
+      // A file left by an earlier process of the same pid would be taken for this release's tables.
+      await removeFile();
       const data = await loadDrop(release.dir, { databaseFile: file, memoryLimit: OLD_MEMORY_LIMIT });
-      return this.store.serveOther(data, removeFile);
+      return this.store.serveOther(data, () => void removeFile());
     } catch (error) {
-      removeFile();
+      void removeFile();
       throw error;
     }
   }
@@ -303,16 +331,28 @@ export class Releases {
 }
 
 /** Same files with the same checksums, and the same fingerprint (which also covers answer-changing drop.json fields). */
-function sameContent(kept: ReleaseRecord, drop: LoadedDrop): boolean {
-  if (kept.fingerprint !== drop.fingerprint) return false;
-  const a = kept.files;
-  const b = drop.manifest.files;
-  const names = Object.keys(a);
-  return names.length === Object.keys(b).length && names.every((name) => b[name] !== undefined && b[name].sha256.toLowerCase() === a[name]!.sha256.toLowerCase());
+export function sameContent(a: { fingerprint: string; files: Manifest['files'] }, b: { fingerprint: string; files: Manifest['files'] }): boolean {
+  if (a.fingerprint !== b.fingerprint) return false;
+  const names = Object.keys(a.files);
+  return (
+    names.length === Object.keys(b.files).length &&
+    names.every((name) => b.files[name] !== undefined && b.files[name].sha256.toLowerCase() === a.files[name]!.sha256.toLowerCase())
+  );
 }
 
-/** A directory name for a free-text version: readable, and unique by its hash. */
-function directoryName(version: string): string {
+/** A JSON file's contents, or undefined when there is no such file. */
+async function readJson<T>(file: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return JSON.parse(text) as T;
+}
+
+/** A directory name for a free-text version: readable, and unique by its hash (also the published copy's, tools/publish.ts). */
+export function directoryName(version: string): string {
   const readable = version.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 60);
   return `${readable || 'release'}-${createHash('sha256').update(version).digest('hex').slice(0, 12)}`;
 }

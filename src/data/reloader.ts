@@ -217,7 +217,9 @@ export async function serveAtStartup(store: Store, locate: () => Promise<string>
     logger.error({ reason: rejected, serving: fallback.version }, 'the drop cannot be served; serving the newest kept release instead');
   }
   store.swap(drop);
-  await keepRelease(store, drop);
+  // Copying a large drop's files takes a while: the server listens meanwhile, answering the
+  // current release's permalinks from memory (Releases.settled() says when it is kept).
+  void keepRelease(store, drop);
   if (rejected !== undefined) store.recordReload('rejected', rejected);
 }
 
