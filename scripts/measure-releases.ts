@@ -51,12 +51,14 @@ async function serve(dataDir: string, releasesDir: string, label: string, work: 
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
+  const started = performance.now();
   try {
     for (;;) {
       const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
       if (ready) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    console.log(`${label}: /readyz 200 ${((performance.now() - started) / 1000).toFixed(1)} s after spawn (load + validate)`);
     // Let the first release's copy finish and the allocator settle.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     console.log(`${label}: idle after start-up, RSS ${mb(status(child.pid!).rss)}`);

@@ -179,7 +179,7 @@ function index() {
       })),
       ...Object.values(SERVICE_ROUTES)
         .filter((route) => route.inIndex)
-        .map((route) => ({ path: route.path, summary: route.summary, parameters: [], paged: false, formats: ['json'] })),
+        .map((route) => ({ path: route.path, summary: route.summary, parameters: [], paged: false, formats: [route === SERVICE_ROUTES.releasesFeed ? 'atom' : 'json'] })),
     ],
     health: { live: healthz.path, ready: readyz.path },
   };

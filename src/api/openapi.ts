@@ -81,6 +81,11 @@ export function openApiDocument(): Json {
     const answer = component(body, `${name(items[0]!)}${endpoint.paged ? 'Page' : 'List'}`);
     paths[endpoint.path] = { get: dataOperation(endpoint, answer) };
   }
+  // The same endpoints answered from one release (docs/api.md#releases).
+  for (const endpoint of ENDPOINTS) {
+    const operation = (paths[endpoint.path] as { get: Json }).get;
+    paths[`${API_PREFIX}/releases/{version}/${endpoint.path.slice(API_PREFIX.length + 1)}`] = { get: atRelease(operation) };
+  }
   for (const route of Object.values(SERVICE_ROUTES)) {
     paths[route.path] = { get: serviceOperation(route, route.answer ? component(route.answer) : undefined) };
   }
@@ -103,11 +108,28 @@ export function openApiDocument(): Json {
     tags: [
       { name: 'data', description: `The budget data. ${UNITS}` },
       { name: 'service', description: 'Index, description of the data drop, this document, health checks' },
+      { name: 'releases', description: 'Every data endpoint as one release answered it: permalinks that never change' },
     ],
     paths,
     // An API key is optional: it only buys a client its own rate limit.
     security: [{}, { apiKey: [] }],
     components: { schemas, responses: PROBLEM_RESPONSES, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
+  };
+}
+
+/** A data operation as answered from one release: a `version` path parameter, immutable answers, 404 unknown_release. */
+function atRelease(operation: Json): Json {
+  return {
+    ...operation,
+    operationId: `${operation.operationId}AtRelease`,
+    tags: ['releases'],
+    summary: `${operation.summary}, from one release (a permalink)`,
+    description: `The answer of ${operation.operationId} as the release \`version\` gave it, for ever: \`Cache-Control: public, max-age=31536000, immutable\`. Every current answer names its permalink in \`Content-Location\`.`,
+    parameters: [
+      { name: 'version', in: 'path', required: true, description: "A release's version (percent-encoded), as GET /budget/api/releases/ lists them", schema: { type: 'string' }, example: 'tunisia-sample-2026.12' },
+      ...(operation.parameters as Json[]),
+    ],
+    responses: { ...(operation.responses as Json), 404: { $ref: '#/components/responses/UnknownRelease' } },
   };
 }
 
@@ -224,6 +246,7 @@ const PROBLEM_RESPONSES: Json = {
   TooManyRequests: problem('Over the rate limit (code rate_limited)', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
   InternalError: problem('The server failed (code internal_error); it shows no internals'),
   DataUnavailable: problem('No data drop is loaded yet (code data_unavailable); try again shortly'),
+  UnknownRelease: problem('No such release is kept (code unknown_release); the releases are listed at /budget/api/releases/'),
 };
 
 const SECURITY_SCHEMES: Json = {
