@@ -37,7 +37,7 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/explorer ./dist/explorer
-COPY package.json ./
+COPY package.json CHANGELOG.md ./
 COPY sql ./sql
 # The sample drop, without the source CSVs it was built from.
 COPY data/*.parquet data/drop.json data/SOURCES.md ./data/

@@ -40,7 +40,8 @@ if ! podman image exists docker.io/library/redis:7-bookworm && ! timeout 60 podm
   podman build --pull=never -q -t docker.io/library/redis:7-bookworm -f "$work/Containerfile.redis" "$work" >/dev/null
 fi
 
-podman network create "$net" >/dev/null
+# A fixed subnet, so that TRUST_PROXY can name it: the client below stands in for the ingress.
+podman network create --subnet 10.89.77.0/24 "$net" >/dev/null
 cat >"$work/config.yaml" <<YAML
 apiVersion: v1
 kind: ConfigMap
@@ -48,7 +49,7 @@ metadata: { name: budget-api }
 data:
   RATE_LIMIT: "5"
   RATE_LIMIT_REDIS_URL: redis://redis-pod-0:6379
-  TRUST_PROXY: "1"
+  TRUST_PROXY: "10.89.77.0/24"
 YAML
 # Podman 4.3 publishes every containerPort on the host's every address, one host port for all
 # replicas: the copies played here declare no ports (probes name the port by number) and leave

@@ -8,7 +8,8 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.js';
 import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './api/docs.js';
-import { ENDPOINTS } from './api/endpoints/index.js';
+import { ENDPOINTS, type Endpoint } from './api/endpoints/index.js';
+import { API_VERSION, changelogText } from './api/versioning.js';
 import { EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './api/explorer.js';
 import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
@@ -19,6 +20,7 @@ import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
 import { rateLimiter, socketAddressUnlessProxied, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
+import type { ExportFiles } from './http/export-files.js';
 import { logger } from './lib/log.js';
 import { openApiDocument } from './api/openapi.js';
 import { cachedAnswers, cachedLookup, dataUnavailable, endpointHandler } from './api/pipeline.js';
@@ -39,6 +41,12 @@ export interface AppOptions {
   log?: Logger;
   /** Cached answers before the Express router (http/fast-path.ts); off only to compare both paths in tests. */
   fastPath?: boolean;
+  /** The data endpoints served: every one the API has, unless a test describes its own. */
+  endpoints?: readonly Endpoint[];
+  /** The clock that deprecations' sunsets are read against; a test sets its own. */
+  now?: () => Date;
+  /** Whole exports kept as files; server.ts gives the folder of EXPORT_CACHE_DIR. Without it, every export is streamed. */
+  exportFiles?: ExportFiles;
 }
 
 const noParameters = z.object({});
@@ -49,7 +57,17 @@ const UNLIMITED_PATHS = Object.values(SERVICE_ROUTES)
   .filter((route) => !route.rateLimited)
   .flatMap((route) => spellings(route.path));
 
-export function createApp({ config, store, counts, apiKeys, log = logger, fastPath = true }: AppOptions): Express {
+export function createApp({
+  config,
+  store,
+  counts,
+  apiKeys,
+  log = logger,
+  fastPath = true,
+  endpoints = ENDPOINTS,
+  now,
+  exportFiles,
+}: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -70,7 +88,11 @@ export function createApp({ config, store, counts, apiKeys, log = logger, fastPa
   const onError = errorHandler();
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
-  const lookup = cachedLookup(store, cache);
+  store.onSwap(() => {
+    const served = store.served;
+    if (served) void exportFiles?.keepOnly(served.fingerprint);
+  });
+  const lookup = cachedLookup(store, cache, endpoints);
   if (fastPath) answerCachedFirst(app, front, onError, lookup);
   app.use(front);
   // The fast path has already answered every cached request: looking again would only miss again.
@@ -91,15 +113,16 @@ export function createApp({ config, store, counts, apiKeys, log = logger, fastPa
     });
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
-  for (const endpoint of ENDPOINTS) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache));
+  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles }));
   // Every data endpoint as answered by one release (docs/api.md#releases).
-  for (const endpoint of ENDPOINTS) route(releaseRoute(endpoint.path), endpointHandler(endpoint, store, cacheControl, cache, true));
+  for (const endpoint of endpoints) route(releaseRoute(endpoint.path), endpointHandler(endpoint, store, cacheControl, cache, { now, atRelease: true }));
 
   // Answers that never change are rendered once; the OpenAPI document only when first asked for.
   const healthy = json({ status: 'ok' });
-  const indexAnswer = json(index());
+  const indexAnswer = json(index(endpoints));
   let openApiAnswer: Rendered | undefined;
   const docsPage = render(Buffer.from(DOCS_PAGE), { contentType: 'text/html; charset=utf-8', cacheControl });
+  const changelogAnswer = render(Buffer.from(changelogText()), { contentType: 'text/markdown; charset=utf-8', cacheControl });
   const docsScript = render(Buffer.from(DOCS_SCRIPT), { contentType: 'text/javascript; charset=utf-8', cacheControl });
 
   // One answer per service route of the table in routes.ts; a route added there must be answered here.
@@ -109,7 +132,8 @@ export function createApp({ config, store, counts, apiKeys, log = logger, fastPa
       if (!store.served) throw dataUnavailable();
       return json({ ...meta(store), rate_limit: rateLimitStatus(config, counts) });
     },
-    openapi: () => (openApiAnswer ??= json(openApiDocument())),
+    openapi: () => (openApiAnswer ??= json(openApiDocument(endpoints))),
+    changelog: () => changelogAnswer,
     releases: () => json(releaseList(store.releases, store.served?.manifest.version)),
     releasesFeed: () =>
       render(Buffer.from(atomFeed(store.releases, store.served?.manifest.version)), { contentType: 'application/atom+xml; charset=utf-8', cacheControl }),
@@ -163,14 +187,15 @@ const methodNotAllowed: RequestHandler = (req, res) => {
   throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${ALLOWED_METHODS}`);
 };
 
-function index() {
+function index(endpoints: readonly Endpoint[]) {
   const { openapi, docs, healthz, readyz } = SERVICE_ROUTES;
   return {
     name: 'Public Budget Data Service',
     description: 'Read-only data on the state budget: totals, categories, expenses, resources, organizations, debt and deficit.',
-    documentation: { openapi: openapi.path, docs: docs.path },
+    api_version: API_VERSION,
+    documentation: { openapi: openapi.path, docs: docs.path, changelog: SERVICE_ROUTES.changelog.path },
     endpoints: [
-      ...ENDPOINTS.map((e) => ({
+      ...endpoints.map((e) => ({
         path: e.path,
         summary: e.summary,
         parameters: Object.keys(e.query.shape),
@@ -194,6 +219,7 @@ function meta(store: Store) {
   const drop = store.served!;
   const { manifest } = drop;
   return {
+    api_version: API_VERSION,
     version: manifest.version,
     description: manifest.description,
     created_at: manifest.created_at,
@@ -206,6 +232,8 @@ function meta(store: Store) {
     coverage: drop.coverage,
     gaps: drop.gaps,
     units: manifest.units ?? null,
+    stages: manifest.stages ?? null,
+    known_gaps: manifest.known_gaps ?? [],
     last_reload: store.lastReload,
     previous_version: store.replacedVersion,
     changes: store.lastChange && { tables: store.lastChange.tables, years_with_moved_totals: store.lastChange.years_with_moved_totals },

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const PORT_MESSAGE = 'must be an integer between 0 and 65535';
@@ -10,15 +11,42 @@ const port = z
 const nonNegativeInt = (what: string) => z.string().trim().regex(/^\d{1,12}$/, { error: what }).transform(Number);
 const positiveInt = (what: string) => z.string().trim().regex(/^0*[1-9]\d{0,11}$/, { error: what }).transform(Number);
 
-/** `TRUST_PROXY` takes what Express's `trust proxy` setting takes: a boolean, a hop count, or addresses. */
+/** Express's names for address ranges (proxy-addr), accepted in TRUST_PROXY's list. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, an address/prefix (CIDR) or one of PROXY_RANGES. */
+function isProxyAddress(text: string): boolean {
+  if (PROXY_RANGES.has(text)) return true;
+  const [address = '', prefix, ...rest] = text.split('/');
+  const kind = isIP(address);
+  if (kind === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (kind === 4 ? 32 : 128));
+}
+
+/**
+ * `TRUST_PROXY` names the proxies whose X-Forwarded-For is believed (docs/deploying.md): their
+ * addresses or ranges (CIDR), or a hop count when every request is known to pass exactly that
+ * many. `true` is refused: it believes the left-most address, which is whatever the client wrote,
+ * so that a client picks its own rate-limit budget (security review, finding 3).
+ */
 const trustProxy = z
   .string()
   .trim()
   .min(1)
-  .transform((value): boolean | number | string => {
-    if (/^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  .transform((value, ctx): false | number | string[] => {
+    if (/^false$/i.test(value)) return false;
     if (/^\d+$/.test(value)) return Number(value);
-    return value;
+    if (/^true$/i.test(value)) {
+      ctx.addIssue({ code: 'custom', message: "must name the proxies, not trust every hop: their addresses or CIDR ranges (10.0.0.0/8, loopback), or a hop count; 'true' would let any client choose its address with X-Forwarded-For" });
+      return z.NEVER;
+    }
+    const list = value.split(',').map((item) => item.trim());
+    const bad = list.find((item) => !isProxyAddress(item));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be a hop count or a comma-separated list of addresses, CIDR ranges or ${[...PROXY_RANGES].join(', ')}; ${JSON.stringify(bad)} is none of these` });
+      return z.NEVER;
+    }
+    return list;
   });
 
 const url = (pattern: RegExp, what: string) => z.string().trim().regex(pattern, { error: `must be ${what}` });
@@ -31,9 +59,13 @@ const EnvSchema = z.object({
   TRUST_PROXY: trustProxy.optional(),
   CACHE_MAX_AGE: nonNegativeInt('must be an integer >= 0 (seconds)').default(300),
   RESPONSE_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes; 0 turns the response cache off)').default(64),
-  /** Unset: twice the connection pool (see Store). */
-  MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').optional(),
+  /** Whole exports kept as files, per drop (http/export-files.ts); unset: a folder of this process under TMPDIR. */
+  EXPORT_CACHE_DIR: z.string().trim().min(1).optional(),
+  EXPORT_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes of export files; 0 turns them off)').default(2048),
+  /** Only a memory bound: overload is decided by QUEUE_WAIT_MS (contract section 11). */
+  MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').default(1000),
   QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),
+  QUEUE_WAIT_MS: positiveInt('must be an integer >= 1 (milliseconds a query may wait for a connection)').default(1000),
   RATE_LIMIT_REDIS_URL: url(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional(),
   API_KEYS_FILE: z.string().trim().min(1).optional(),
   DATA_URL: url(/^(s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/\S*)?|https?:\/\/\S+)$/, 'an s3://bucket/prefix/ or http(s):// URL').optional(),
@@ -57,7 +89,16 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(env[name])} ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(name.endsWith('_URL') ? withoutUserInfo(env[name] ?? '') : env[name])} ${issue.message}`);
   }
   return Object.freeze(parsed.data);
+}
+
+/**
+ * A URL as an error may show it: its user-info (`user:password@`) is cut, so that a mistyped
+ * RATE_LIMIT_REDIS_URL never writes its password to the log. Cut up to the last `@`, scheme or
+ * not: a password may hold `/`, `@` or spaces unescaped in a URL that is invalid anyway.
+ */
+export function withoutUserInfo(url: string): string {
+  return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[\s\S]*@/, '$1');
 }

@@ -4,7 +4,10 @@
  * accepting, close DuckDB and exit 0.
  */
 import type { Server, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApp } from './app.js';
+import { ExportFiles } from './http/export-files.js';
 import { parseConfig, type Config } from './config.js';
 import { Releases } from './data/releases.js';
 import { Reloader, serveAtStartup } from './data/reloader.js';
@@ -28,6 +31,7 @@ async function main(): Promise<void> {
   const store = new Store(Number(process.env.UV_THREADPOOL_SIZE) || 4, {
     maxConcurrent: config.MAX_CONCURRENT_QUERIES,
     timeoutMs: config.QUERY_TIMEOUT_MS,
+    queueWaitMs: config.QUEUE_WAIT_MS,
   });
   // With DATA_URL the drop is downloaded to a local directory first, then loaded as any other.
   const remote = config.DATA_URL ? new RemoteDrops({ dataUrl: config.DATA_URL, store }) : undefined;
@@ -56,7 +60,14 @@ async function main(): Promise<void> {
     'data drop loaded',
   );
 
-  const server = createHttpServer(createApp({ config, store, counts, apiKeys })).listen(config.PORT, config.HOST, () => {
+  // A folder of this process's own unless one is configured, so two servers never share files.
+  const exportFiles = new ExportFiles(
+    config.EXPORT_CACHE_DIR ?? path.join(tmpdir(), `budget-exports-${process.pid}`),
+    config.EXPORT_CACHE_MB * 2 ** 20,
+  );
+  // Files left by an earlier start may have been written by other code: never served again.
+  await exportFiles.clear();
+  const server = createHttpServer(createApp({ config, store, counts, apiKeys, exportFiles })).listen(config.PORT, config.HOST, () => {
     const address = server.address();
     logger.info({ host: config.HOST, port: typeof address === 'object' ? address?.port : config.PORT }, 'listening');
   });
@@ -80,7 +91,7 @@ async function main(): Promise<void> {
     drainThenStop(server, inFlight, () => {
       store.close();
       void counts?.close();
-      process.exit(0);
+      void exportFiles.clear().finally(() => process.exit(0));
     });
   };
   process.once('SIGTERM', shutdown);

@@ -21,13 +21,13 @@ describe('budget-data build and validate', () => {
   it('builds a drop from CSV files that then validates, with progress on stderr', async () => {
     const built = await cli('build', path.join(ROOT, 'data', 'sources'), dir('built'), '--version', 'v1', '--description', 'the sample', '--license', 'CC0');
     expect(built).toMatchObject({ code: 0 });
-    expect(built.stdout).toMatch(/^built "v1" in .*built in [\d.]+ s: organizations 31, categories 38, expenses 133, resources 86,/);
-    expect(built.stderr).toMatch(/^expenses\.parquet +133 rows in [\d.]+ s, [\d,]+ rows\/s$/m);
+    expect(built.stdout).toMatch(/^built "v1" in .*built in [\d.]+ s: organizations 34, categories 39, expenses 219, resources 86,/);
+    expect(built.stderr).toMatch(/^expenses\.parquet +219 rows in [\d.]+ s, [\d,]+ rows\/s$/m);
     expect(JSON.parse(readFileSync(path.join(dir('built'), 'drop.json'), 'utf8'))).toMatchObject({ version: 'v1', description: 'the sample', license: 'CC0' });
 
     const validated = await cli('validate', dir('built'));
     expect(validated).toMatchObject({ code: 0, stderr: '' });
-    expect(validated.stdout).toMatch(/^valid: "v1" in .*; organizations 31, categories 38, expenses 133, .*; years 2010–2025; fingerprint [0-9a-f]{64} \([\d.]+ s\)\n$/);
+    expect(validated.stdout).toMatch(/^valid: "v1" in .*; organizations 34, categories 39, expenses 219, .*; years 2010–2025; fingerprint [0-9a-f]{64} \([\d.]+ s\)\n(warning: .*\n)*$/);
   });
 
   it('reports every broken rule of an invalid drop, with counts and example rows, and exits 1', async () => {
@@ -52,21 +52,38 @@ describe('budget-data build and validate', () => {
     ]);
   });
 
+  it('prints a drop\'s version with its control characters escaped, so that it cannot drive the terminal', async () => {
+    // OSC 0 sets the terminal's title; CSI 31 m turns the text red; 0x9b is a one-byte CSI.
+    const version = 'v1\x1b]0;owned\x07\x1b[31m\u009b2J\u202e';
+    const drop = await writeDrop(small, { version });
+    const validated = await cli('validate', drop);
+    expect(validated.code).toBe(0);
+    expect(validated.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
+    expect(validated.stdout).toContain('valid: "v1\\x1b]0;owned\\x07\\x1b[31m\\x9b2J\\u202e" in ');
+
+    const diffed = await cli('diff', drop, await writeDrop(small));
+    expect(diffed.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
+    expect(diffed.stdout.split('\n')[0]).toMatch(/^before: "v1\\x1b\]0;owned\\x07\\x1b\[31m\\x9b2J\\u202e" \(/);
+  });
+
   it('says which file is wrong when a drop cannot be read at all', async () => {
     const drop = await writeDrop(small);
     writeFileSync(path.join(drop, 'drop.json'), 'not json');
-    expect(await cli('validate', drop)).toMatchObject({ code: 1, stdout: `invalid: 1 problem in ${drop}\ndrop.json: must be valid JSON\n` });
+    expect(await cli('validate', drop)).toMatchObject({ code: 1, stdout: `invalid: 1 problem in ${drop}\ndrop.json: must be valid JSON: line 1, column 1: drop.json is one JSON object, starting with {\n` });
   });
 
   it('stops a build on a bad number, naming the CSV file, the row and the value, and exits 1', async () => {
     const src = dir('bad-src');
     cpSync(path.join(ROOT, 'data', 'sources'), src, { recursive: true });
     const csv = path.join(src, 'expenses.csv');
-    writeFileSync(csv, readFileSync(csv, 'utf8').replace('\n8,2017,6540,', '\n8,2017,65x0,'));
-    const { code, stdout, stderr } = await cli('build', src, dir('bad-out'));
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace('\n16,2018,2787,', '\n16,2018,27x7,'));
+    const { code, stdout } = await cli('build', src, dir('bad-out'), '--version', 'v-bad');
     expect(code).toBe(1);
-    expect(stdout).toBe('');
-    expect(stderr).toContain(`budget-data: build failed: ${csv}: data row 2: amount is not a number: "65x0"\n`);
+    expect(stdout).toBe(
+      'refused "v-bad": 1 problem\n' +
+        'expenses.csv, line 3, column amount: "27x7" is not a number with at most 3 decimals, such as 13700.5 (with --locale fr: 13 700,5)\n' +
+        `${dir('bad-out')} was left as it was\n`,
+    );
   });
 });
 
@@ -143,6 +160,6 @@ describe('budget-data usage', () => {
   it('exits 2 with a clear line on a bad command line', async () => {
     expect(await cli('synth', dir('x'))).toMatchObject({ code: 2, stderr: expect.stringContaining('synth takes one of --scale N or --lines L') });
     expect(await cli('validate')).toMatchObject({ code: 2, stderr: expect.stringContaining('validate takes DIR, got nothing') });
-    expect(await cli('upload')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "upload"; the commands are build, validate, synth, publish, keys') });
+    expect(await cli('upload')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "upload"; the commands are build, template, validate, synth, publish, keys') });
   });
 });

@@ -92,7 +92,7 @@ describe('GET /budget/api/openapi.json', () => {
   });
   it('is listed in the index at /budget/api/, with the docs page', async () => {
     const index = await expectDocumented(t.app, '/budget/api/', 200);
-    expect(index.documentation).toEqual({ openapi: '/budget/api/openapi.json', docs: '/budget/api/docs/' });
+    expect(index.documentation).toEqual({ openapi: '/budget/api/openapi.json', docs: '/budget/api/docs/', changelog: '/budget/api/changelog' });
     expect(index.endpoints.map((e: Json) => e.path)).toContain('/budget/api/openapi.json');
   });
   it('refuses query parameters like every endpoint', async () => {

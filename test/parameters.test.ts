@@ -39,6 +39,17 @@ describe('query parameters', () => {
       expect(res.body.errors[0].parameter).toBe(`${'a'.repeat(64)}…`);
       expect(res.text.length).toBeLessThan(1000);
     });
+    it('names only the first five of a huge URL of unknown names, and how many more, in a small answer', async () => {
+      const names = Array.from({ length: 2060 }, (_, i) => `n${i}`);
+      const url = `/budget/api/expenses/?${names.map((name) => `${name}=1`).join('&')}`;
+      expect(url.length).toBeGreaterThan(15_000);
+      const res = await request(t.app).get(url);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('unknown_parameter');
+      expect(res.body.errors.map((e: { parameter: string }) => e.parameter)).toEqual(['n0', 'n1', 'n2', 'n3', 'n4']);
+      expect(res.body.detail).toMatch(/; and 2055 more unknown parameters$/);
+      expect(res.text.length).toBeLessThan(4000);
+    });
     it('includes bracketed names, which are not parsed into objects', async () => {
       await problem('/budget/api/expenses/?year[gt]=2020', 'unknown_parameter', 'year[gt]');
     });

@@ -94,8 +94,8 @@ describe('whose budget a request counts against', () => {
       t1.close();
     }
   });
-  it('gives each client behind a trusted proxy its own budget (TRUST_PROXY)', async () => {
-    const t1 = await appFor(small, { RATE_LIMIT: '2', TRUST_PROXY: 'true' });
+  it('gives each client behind a trusted proxy its own budget (TRUST_PROXY names the proxy)', async () => {
+    const t1 = await appFor(small, { RATE_LIMIT: '2', TRUST_PROXY: '127.0.0.1' });
     try {
       for (const client of ['203.0.113.1', '203.0.113.2', '2001:db8::1']) {
         const res = await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', client);
@@ -104,6 +104,29 @@ describe('whose budget a request counts against', () => {
       // Two IPv6 addresses of one /56 are one client.
       const same = await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '2001:db8:0:ff::2');
       expect(same.headers.ratelimit).toMatch(/^"2-in-1min"; r=0;/);
+    } finally {
+      t1.close();
+    }
+  });
+  it('believes X-Forwarded-For only from the proxies TRUST_PROXY names', async () => {
+    // The request comes from 127.0.0.1, which is not the proxy named: its header is ignored.
+    const t1 = await appFor(small, { RATE_LIMIT: '2', TRUST_PROXY: '10.0.0.0/8, fd00::/8' });
+    try {
+      await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '203.0.113.1');
+      expect((await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '203.0.113.2')).headers.ratelimit).toMatch(/r=0;/);
+      expect((await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '203.0.113.3')).status).toBe(429);
+    } finally {
+      t1.close();
+    }
+  });
+  it('takes the address the trusted proxy saw, not what the client wrote before it, from an appending proxy', async () => {
+    const t1 = await appFor(small, { RATE_LIMIT: '2', TRUST_PROXY: 'loopback' });
+    try {
+      // An appending proxy (nginx's $proxy_add_x_forwarded_for) adds the address it saw, 198.51.100.7.
+      for (const forged of ['203.0.113.1', '203.0.113.2']) {
+        await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', `${forged}, 198.51.100.7`);
+      }
+      expect((await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '203.0.113.3, 198.51.100.7')).status).toBe(429);
     } finally {
       t1.close();
     }

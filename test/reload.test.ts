@@ -177,7 +177,7 @@ describe('a bad drop on reload', () => {
         writeFileSync(path.join(dir, 'drop.json'), '{"version": "bad", ');
         return dir;
       },
-      /^drop\.json: must be valid JSON$/,
+      /^drop\.json: must be valid JSON: /,
     ],
   ];
 

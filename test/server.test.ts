@@ -20,6 +20,21 @@ describe('startup', () => {
     expect(code).not.toBe(0);
     expect(stderr.trim().split('\n')).toEqual(['budget-api: invalid configuration: PORT="eighty" must be an integer between 0 and 65535']);
   });
+  it('never writes the password of a mistyped RATE_LIMIT_REDIS_URL to stderr', async () => {
+    const { code, stderr } = await start({ RATE_LIMIT_REDIS_URL: 'redis//default:S3cretPass@redis:6379' }).exit;
+    expect(code).not.toBe(0);
+    expect(stderr).not.toContain('S3cretPass');
+    expect(stderr.trim().split('\n')).toEqual([
+      'budget-api: invalid configuration: RATE_LIMIT_REDIS_URL="redis:6379" must be a redis:// or rediss:// URL',
+    ]);
+  });
+  it('refuses TRUST_PROXY=true with one clear line, since it lets a client choose its own address', async () => {
+    const { code, stderr } = await start({ TRUST_PROXY: 'true' }).exit;
+    expect(code).not.toBe(0);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^budget-api: invalid configuration: TRUST_PROXY="true" must name the proxies/);
+  });
   it('stops when DATA_DIR does not exist', async () => {
     const { code, stderr } = await start({ DATA_DIR: '/nonexistent/drop' }).exit;
     expect(code).not.toBe(0);

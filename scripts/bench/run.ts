@@ -292,11 +292,12 @@ async function exports(): Promise<void> {
   const drops: [string, string][] = [['1M lines', synthetic(0, 1_000_000)]];
   if (args.big) drops.push(['10M lines', synthetic(0, 10_000_000)]);
   for (const [name, dir] of drops) {
-    console.log(`\n## Full exports: ${name}, median of 3 runs; load average before: ${loadAverage()}`);
+    console.log(`\n## Full exports: ${name}; the first request, then the median of 2 more of the unchanged drop (sent from the export's file); COPY: median of 3; load average before: ${loadAverage()}`);
     const figures = await exportFigures(dir, 3);
     printExportFigures(figures);
     console.log('\n### Targets');
-    for (const f of figures) console.log(verdict(`${f.format} export, ${f.scope}, x DuckDB COPY of the same rows`, f.ratio, 0.5));
+    for (const f of figures) console.log(verdict(`${f.format} export, ${f.scope}, first request x DuckDB COPY`, f.ratio, 0.5));
+    for (const f of figures) console.log(verdict(`${f.format} export, ${f.scope}, asked again x DuckDB COPY`, f.againRatio, 1.0));
     const firstByte = Math.max(...figures.map((f) => f.firstByteMs));
     console.log(`${'first byte of a full export, the slowest'.padEnd(58)} ${`${firstByte.toFixed(0)} ms`.padStart(8)}   target <= 100 ms  ${firstByte <= 100 ? 'met' : 'NOT MET'}`);
     console.log(`${'server RSS growth during an export, the largest'.padEnd(58)} ${`${Math.max(...figures.map((f) => f.rssGrowthMb)).toFixed(0)} MB`.padStart(8)}   (bounded: one batch or row group, whatever the export's size)`);

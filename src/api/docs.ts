@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { tagOf } from '../http/caching.js';
 import { SERVICE_ROUTES } from './routes.js';
+import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS } from './versioning.js';
 
 const DOCS_PATH = SERVICE_ROUTES.docs.path;
 const OPENAPI_PATH = SERVICE_ROUTES.openapi.path;
@@ -65,6 +66,12 @@ export const DOCS_PAGE = `<!DOCTYPE html>
       read it. The releases are listed at <a href="/budget/api/releases/">/budget/api/releases/</a> (also
       as an <a href="/budget/api/releases/feed.atom">Atom feed</a>); an <code>Accept-Datetime</code>
       header asks for the figures as they were served at a past instant (Memento, RFC 7089).
+    </p>
+    <p id="api-version" style="font-family: sans-serif; margin: 1em 20px;">
+      <strong>Versions:</strong> API ${API_VERSION}; what each version changed is in the
+      <a href="${CHANGELOG_PATH}">changelog</a>. Within a major version changes are additive only: ignore fields
+      you do not know. Something deprecated stays served for at least ${MINIMUM_NOTICE_MONTHS} months and says so in
+      its answers (<code>Deprecation</code>, <code>Sunset</code> and <code>Link</code> headers).
     </p>
     <div id="swagger-ui"></div>
     <script src="${DOCS_PATH}swagger-ui-bundle.js"></script>

@@ -6,15 +6,13 @@
  * shape by hand, so the document cannot drift from the code; test/openapi.test.ts checks real
  * answers against it.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
-import { projectRoot } from '../data/sql.js';
 import { ENDPOINTS, type Endpoint } from './endpoints/index.js';
 import { FORMATS, FORMAT_NAMES } from '../formats/registry.js';
 import { pageOf } from './paging.js';
 import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
+import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS, type Deprecations } from './versioning.js';
 
 type Json = Record<string, unknown>;
 
@@ -54,10 +52,17 @@ listed at \`${API_PREFIX}/releases/\` (and \`releases/feed.atom\`); \`Accept-Dat
 slash; CORS is open to any origin; every 200 has an \`ETag\` (send \`If-None-Match\` for a 304) and
 \`Cache-Control\`; the tag is the same whatever the order of the parameters. Errors are RFC 9457 problem documents (\`application/problem+json\`) with a stable
 \`code\`. Unknown query parameters are refused (400 \`unknown_parameter\`), as are repeated or empty ones.
-Requests are rate limited per client (\`RateLimit\` headers, IETF draft 8; over the limit: 429).`;
+Requests are rate limited per client (\`RateLimit\` headers, IETF draft 8; over the limit: 429).
+
+**Versioning.** \`info.version\` is the API's semantic version; the changelog is at \`${CHANGELOG_PATH}\`.
+Within a major version changes are additive only (new endpoints, fields, parameters, formats, values):
+clients must ignore fields they do not know. Something deprecated is marked \`deprecated: true\` here and
+stays served for at least ${MINIMUM_NOTICE_MONTHS} months; every answer that uses it carries \`Deprecation\`
+(RFC 9745), \`Sunset\` (RFC 8594) and \`Link: <changelog>; rel="deprecation"\`; after its sunset it answers
+410 (code \`sunset\`) naming its replacement. A new major version is served beside the old under its own prefix.`;
 
 /** The document depends only on the code; app.ts renders it once, when first asked for. */
-export function openApiDocument(): Json {
+export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Json {
   // A fresh registry per build: every schema in it becomes a named component, and the
   // schemas that use it refer to it by $ref.
   const registry = z.registry<{ id: string }>();
@@ -73,7 +78,7 @@ export function openApiDocument(): Json {
   component(responses.Problem);
 
   const paths: Json = {};
-  for (const endpoint of ENDPOINTS) {
+  for (const endpoint of endpoints) {
     const items = endpoint.variants.map((variant) => variant.item);
     for (const item of items) component(item);
     const item = items.length > 1 ? z.union(items) : items[0]!;
@@ -96,12 +101,13 @@ export function openApiDocument(): Json {
     delete schema.$schema;
     delete schema.$id;
   }
+  for (const endpoint of endpoints) markDeprecatedFields(endpoint, schemas);
 
   return {
     openapi: '3.1.0',
     info: {
       title: 'Public Budget Data Service',
-      version: packageVersion(),
+      version: API_VERSION,
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
     },
@@ -141,12 +147,18 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
     tables: endpoint.variants.map((variant) => ({ table: variant.table, when: variant.when?.text })),
     exampleItem,
   };
+  const marks = endpoint.deprecations ?? {};
   return {
     operationId: operationId(endpoint.path),
     tags: ['data'],
     summary: endpoint.summary,
-    description: `${endpoint.description}\n\n${downloadDescription(endpoint)}`,
-    parameters: Object.entries(endpoint.query.shape).map(([key, schema]) => parameter(key, schema)),
+    description: `${endpoint.description}${deprecationNote(marks)}\n\n${downloadDescription(endpoint)}`,
+    ...(marks.endpoint && { deprecated: true }),
+    parameters: Object.entries(endpoint.query.shape).map(([key, schema]) => {
+      const mark = marks.parameters?.[key];
+      const doc = parameter(key, schema);
+      return mark ? { ...doc, deprecated: true, description: `${String(doc.description)} Deprecated: ${sunsetText(mark)}` } : doc;
+    }),
     responses: {
       200: {
         description: `The answer, in the format asked for. ${UNITS}`,
@@ -170,14 +182,39 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
   };
 }
 
+const sunsetText = (mark: { sunset: string; replacement: string }) => `served until ${mark.sunset}; ${mark.replacement}.`;
+
+/** The deprecated formats and fields of an endpoint, in words (OpenAPI can mark neither an enum value nor a download column). */
+function deprecationNote(marks: Deprecations): string {
+  const lines = [
+    ...(marks.endpoint ? [`This endpoint is deprecated: ${sunsetText(marks.endpoint)}`] : []),
+    ...Object.entries(marks.formats ?? {}).map(([name, mark]) => `The ${name} format is deprecated here: ${sunsetText(mark!)}`),
+    ...Object.entries(marks.fields ?? {}).map(([name, mark]) => `The field ${name} is deprecated: ${sunsetText(mark)}`),
+  ];
+  return lines.length ? `\n\n**Deprecated.** ${lines.join(' ')}` : '';
+}
+
+/** `deprecated: true` on each deprecated field of the endpoint's item schemas. */
+function markDeprecatedFields(endpoint: Endpoint, schemas: Record<string, Json>): void {
+  const fields = Object.keys(endpoint.deprecations?.fields ?? {});
+  if (fields.length === 0) return;
+  for (const { item } of endpoint.variants) {
+    const title = item.meta()?.title;
+    const properties = typeof title === 'string' ? (schemas[title]?.properties as Record<string, Json> | undefined) : undefined;
+    for (const field of fields) if (properties?.[field]) properties[field] = { ...properties[field], deprecated: true };
+  }
+}
+
 function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
-  // Every service answer is JSON but the docs page's and the releases feed's.
+  // Every service answer is JSON but the docs page's, the changelog's and the releases feed's.
   const content =
     route === SERVICE_ROUTES.docs
       ? { 'text/html': { schema: { type: 'string' } } }
-      : route === SERVICE_ROUTES.releasesFeed
-        ? { 'application/atom+xml': { schema: { type: 'string' } } }
-        : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
+      : route === SERVICE_ROUTES.changelog
+        ? { 'text/markdown': { schema: { type: 'string' } } }
+        : route === SERVICE_ROUTES.releasesFeed
+          ? { 'application/atom+xml': { schema: { type: 'string' } } }
+          : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
   return {
     operationId: route.operationId,
     tags: ['service'],
@@ -228,9 +265,6 @@ function operationId(endpointPath: string): string {
   return `get${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`;
 }
 
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-}
 
 const problem = (description: string, headers: Json = {}): Json => ({
   description: `${description} (an RFC 9457 problem document)`,

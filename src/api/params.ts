@@ -199,6 +199,9 @@ export const param = {
     }),
 };
 
+/** How many unknown parameters a refusal names. */
+const UNKNOWN_NAMED = 5;
+
 export type QuerySchema = z.ZodObject<Record<string, z.ZodType>>;
 
 /**
@@ -214,10 +217,16 @@ export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.inf
   const unknown = [...values.keys()].filter((key) => !accepted.includes(key));
   if (unknown.length > 0) {
     const list = accepted.length ? `accepted parameters: ${accepted.join(', ')}` : 'this endpoint takes no parameters';
-    throw HttpError.badRequest(
+    // The first few only: a URL of thousands of made-up names must not get an answer thousands of
+    // times the accepted list's size (security review, finding 10).
+    const named = unknown.slice(0, UNKNOWN_NAMED);
+    const error = HttpError.badRequest(
       'unknown_parameter',
-      unknown.map((parameter) => ({ parameter: shown(parameter), message: `is not a parameter of this endpoint (${list})` })),
+      named.map((parameter) => ({ parameter: shown(parameter), message: `is not a parameter of this endpoint (${list})` })),
     );
+    if (unknown.length === named.length) throw error;
+    const more = unknown.length - named.length;
+    throw new HttpError(400, 'unknown_parameter', `${error.detail}; and ${more} more unknown ${more === 1 ? 'parameter' : 'parameters'}`, error.errors);
   }
 
   const errors: ParameterError[] = [];

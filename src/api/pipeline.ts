@@ -3,11 +3,12 @@
  * format, take a lease on the served drop, answer 304 when the client's copy is current, otherwise
  * answer: JSON rendered whole (and cached), any other format as a streamed download.
  */
-import type { RequestHandler } from 'express';
-import type { Lease, Store } from '../data/store.js';
+import type { RequestHandler, Response } from 'express';
+import { ClientGone, type Lease, type Store } from '../data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
-import { sendDownload, type DownloadBody } from '../formats/download.js';
+import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
+import type { ExportFiles } from '../http/export-files.js';
 import { fileName } from './download-name.js';
 import type { DownloadFormat } from '../formats/format.js';
 import { negotiate } from '../formats/negotiate.js';
@@ -15,7 +16,7 @@ import { FORMATS } from '../formats/registry.js';
 import type { Table } from '../formats/table.js';
 import { notes } from '../http/access-log.js';
 import { answerKey, canonicalQuery, type CanonicalQuery } from '../http/canonical-query.js';
-import { freshTag, isCompressible, render, sendRendered, tagOf } from '../http/caching.js';
+import { freshTag, isCompressible, render, sendRendered, tagOf, type Rendered } from '../http/caching.js';
 import { encodedTag, negotiateEncoding } from '../http/encoding.js';
 import { HttpError } from '../http/errors.js';
 import type { CachedLookup } from '../http/fast-path.js';
@@ -25,6 +26,7 @@ import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { IMMUTABLE, RELEASES_PATH, acceptDatetime, mementoDatetime, permalink, releasePath, unknownRelease } from './releases.js';
 import { spellings } from './routes.js';
+import { deprecationHeaders, pastSunset, usedBy, type Used } from './versioning.js';
 
 export function dataUnavailable(): HttpError {
   return new HttpError(503, 'data_unavailable', 'no data drop is loaded yet; try again shortly');
@@ -41,9 +43,9 @@ const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
  * when the answer was rendered; an invalid query's key (a repeated or unknown parameter, a bad
  * format) never names an entry.
  */
-export function cachedLookup(store: Store, cache: ResponseCache): CachedLookup {
+export function cachedLookup(store: Store, cache: ResponseCache, endpoints: readonly Endpoint[] = ENDPOINTS): CachedLookup {
   const byPath = new Map(
-    ENDPOINTS.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
+    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
   );
   return (method, url, accept) => {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
@@ -72,10 +74,22 @@ export function cachedAnswers(lookup: CachedLookup): RequestHandler {
   };
 }
 
-/**
- * `atRelease`: the endpoint's permalink route, /budget/api/releases/{version}/... (docs/api.md#releases).
- */
-export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: string, cache: ResponseCache, atRelease = false): RequestHandler {
+export interface HandlerOptions {
+  /** The clock deprecations' sunsets are read against; a test sets its own. */
+  now?: () => Date;
+  /** Whole exports kept as files (http/export-files.ts); without it every export is streamed. */
+  exportFiles?: ExportFiles;
+  /** The endpoint's permalink route, /budget/api/releases/{version}/... (docs/api.md#releases). */
+  atRelease?: boolean;
+}
+
+export function endpointHandler(
+  endpoint: Endpoint,
+  store: Store,
+  cacheControl: string,
+  cache: ResponseCache,
+  { now = () => new Date(), exportFiles, atRelease = false }: HandlerOptions = {},
+): RequestHandler {
   const order = orderOf(endpoint);
   return async (req, res) => {
     // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
@@ -87,14 +101,20 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       if (version !== undefined && !isKept(store, version)) throw unknownRelease(`no release "${version.slice(0, 100)}" is kept`);
       const bound = endpoint.bind(req.originalUrl);
       const formatName = negotiate(req.headers.accept, bound.format);
+      const used = deprecatedUse(endpoint, bound, req.originalUrl, formatName);
+      if (used.length > 0) {
+        notes(res).deprecated = used.map((u) => u.what);
+        const gone = pastSunset(used, now());
+        if (gone) throw gone;
+      }
       const query = canonicalQuery(req.originalUrl, order);
-      const source = await sourceOf(req.get('Accept-Datetime'), endpoint, store, version, query, formatName, cacheControl);
+      const source = await sourceOf(req.get('Accept-Datetime'), endpoint, store, version, query, formatName, cacheControl, hangUp(res));
       lease = source.lease;
       if (!lease) throw dataUnavailable();
       res.setHeader('Vary', source.vary);
       const key = answerKey(lease.drop.data.fingerprint, source.base, query, formatName + source.variant);
       const etag = tagOf(key);
-      const headers = { ...(await bound.headers(lease)), ...source.headers };
+      const headers = { ...(await bound.headers(lease)), ...deprecationHeaders(used), ...source.headers };
       const format = FORMATS[formatName];
       const encoding = isCompressible(format.contentType) ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
       const fresh = freshTag(req.headers['if-none-match'], etag, encoding);
@@ -104,8 +124,12 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
       }
       if (!format.download) {
         notes(res).cache = 'hit';
+        // An answer that used something deprecated is never cached: each use is logged, and a
+        // sunset is checked against the clock of each request.
+        const renderOnce = (key: string, rendering: () => Promise<Rendered>) =>
+          used.length > 0 ? rendering() : cache.getOrRender(key, rendering);
         const answering = lease;
-        const rendered = await cache.getOrRender(key, async () => {
+        const rendered = await renderShared(res, () => renderOnce(key, async () => {
           notes(res).cache = 'miss';
           const body = await jsonBody(endpoint, bound, query, answering, source.base);
           const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
@@ -117,18 +141,29 @@ export function endpointHandler(endpoint: Endpoint, store: Store, cacheControl: 
             csp: DEFAULT_CSP,
             headers: { ...headers, ...(link ? { Link: link } : {}) },
           });
-        });
+        }));
         return sendRendered(req, res, rendered);
       }
       // A download is streamed: compressed on the fly when asked, whatever its size.
       res.set({ ETag: encoding ? encodedTag(etag, encoding) : etag, 'Cache-Control': source.cacheControl, ...headers });
       const { table } = bound;
+      const download = { format, encoding, fileName: fileName(endpoint.path, bound.params, format) };
+      // A whole export is the same bytes for every request of this drop: sent from its file once
+      // one request has written it (docs/performance.md#full-exports).
+      // Only the current release's: the files are removed at every swap.
+      const whole = exportFiles && source.current && bound.exportAll && isWholeExport(pagingOf(bound));
+      const fingerprint = lease.drop.data.fingerprint;
+      const file = whole ? await exportFiles.find(fingerprint, key) : undefined;
+      if (file) {
+        notes(res).cache = 'hit';
+        lease.release();
+        return await sendExportFile(req, res, download, file);
+      }
       const answering = lease;
       await sendDownload(req, res, {
-        format,
-        encoding,
-        fileName: fileName(endpoint.path, bound.params, format),
+        ...download,
         body: () => downloadBody(bound, answering, format, table),
+        record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
       });
     } finally {
       lease?.release();
@@ -141,6 +176,8 @@ const VARY_DATETIME = `${VARY}, Accept-Datetime`;
 /** Which data answers a request, and what the answer says of it (docs/api.md#releases). */
 interface Source {
   lease: Lease | null;
+  /** The release being served: its answers are the current ones. */
+  current: boolean;
   /** The path the answer's paging links and cache key use: the endpoint's, or its permalink's. */
   base: string;
   cacheControl: string;
@@ -163,28 +200,30 @@ async function sourceOf(
   query: CanonicalQuery,
   formatName: string,
   cacheControl: string,
+  signal: AbortSignal,
 ): Promise<Source> {
   const { releases } = store;
   const gone = (name: string) => unknownRelease(`release "${name.slice(0, 100)}" is no longer kept`);
   if (version !== undefined) {
-    const lease = releases ? await releases.lease(version) : store.lease();
+    const lease = releases ? await releases.lease(version, signal) : store.lease(signal);
     if (!lease || lease.drop.data.manifest.version !== version) {
       lease?.release();
       throw gone(version);
     }
     const release = releases?.get(version);
     const headers: Record<string, string> = release ? { 'Memento-Datetime': mementoDatetime(release) } : {};
-    return { lease, base: releasePath(version, endpoint.path), cacheControl: IMMUTABLE, vary: VARY, headers, variant: '' };
+    return { lease, current: false, base: releasePath(version, endpoint.path), cacheControl: IMMUTABLE, vary: VARY, headers, variant: '' };
   }
-  if (!releases) return { lease: store.lease(), base: endpoint.path, cacheControl, vary: VARY, headers: {}, variant: '' };
+  if (!releases) return { lease: store.lease(signal), current: true, base: endpoint.path, cacheControl, vary: VARY, headers: {}, variant: '' };
   if (datetime !== undefined) {
     const instant = acceptDatetime(datetime);
     const release = releases.at(instant);
     if (!release) throw unknownRelease(`no release kept was served at ${instant.toUTCString()}`);
-    const lease = await releases.lease(release.version);
+    const lease = await releases.lease(release.version, signal);
     if (!lease) throw gone(release.version);
     return {
       lease,
+      current: false,
       base: releasePath(release.version, endpoint.path),
       cacheControl,
       vary: VARY_DATETIME,
@@ -196,9 +235,43 @@ async function sourceOf(
       variant: '@memento',
     };
   }
-  const lease = store.lease();
+  const lease = store.lease(signal);
   const headers: Record<string, string> = lease ? { 'Content-Location': permalink(lease.drop.data.manifest.version, endpoint.path, query, formatName) } : {};
-  return { lease, base: endpoint.path, cacheControl, vary: VARY_DATETIME, headers, variant: '' };
+  return { lease, current: true, base: endpoint.path, cacheControl, vary: VARY_DATETIME, headers, variant: '' };
+}
+
+/** Aborts when the client hangs up before its answer is sent, so that its queries leave the queue. */
+function hangUp(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/**
+ * The cache renders a key once for every request asking it at the same time, on the first one's
+ * lease: when that client hung up while its query waited, the others render it again.
+ */
+async function renderShared(res: Response, render: () => Promise<Rendered>): Promise<Rendered> {
+  for (;;) {
+    try {
+      return await render();
+    } catch (error) {
+      if (!(error instanceof ClientGone) || res.closed) throw error;
+    }
+  }
+}
+
+/** What a request used of its endpoint's deprecated parts. */
+function deprecatedUse(endpoint: Endpoint, bound: Bound, url: string, format: string): Used[] {
+  if (!endpoint.deprecations) return [];
+  const fields = bound.params.fields;
+  return usedBy(endpoint.deprecations, {
+    given: new URL(url, 'http://local').searchParams.keys(),
+    format,
+    fields: Array.isArray(fields) ? fields.map(String) : undefined,
+  });
 }
 
 async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease, base: string): Promise<unknown> {

@@ -320,7 +320,10 @@ export const ServiceIndex = z
   .object({
     name: z.string(),
     description: z.string(),
-    documentation: z.object({ openapi: z.string(), docs: z.string() }).meta({ description: 'Where the API is described' }),
+    api_version: z.string().meta({ description: "The API's semantic version (CHANGELOG.md)", example: '1.1.0' }),
+    documentation: z
+      .object({ openapi: z.string(), docs: z.string(), changelog: z.string() })
+      .meta({ description: 'Where the API is described, and what changed in each version' }),
     endpoints: z.array(
       z.object({
         path: z.string(),
@@ -334,15 +337,21 @@ export const ServiceIndex = z
   })
   .meta({ title: 'ServiceIndex', description: 'The endpoints of the API, with links' });
 
+/** A text in English and French. */
+const Text = z.object({ en: z.string(), fr: z.string() });
+
 export const Meta = z
   .looseObject({
+    api_version: z.string().meta({ description: "The API's semantic version (CHANGELOG.md), not the drop's", example: '1.1.0' }),
     version: z.string().meta({ description: "The drop's version label (free text)" }),
     description: z.string(),
     created_at: z.string().meta({ description: 'When the drop was made (ISO 8601)' }),
     source: z.string().nullable(),
     license: z.string().nullable().meta({ description: "The data's licence (not the software's), or null" }),
     loaded_at: z.string().meta({ description: 'When this service loaded the drop (ISO 8601)' }),
-    fingerprint: z.string().meta({ description: "Derived from the files' checksums; changes with the data" }),
+    fingerprint: z.string().meta({
+      description: "Derived from the files' checksums and every drop.json field that can change an answer; changes with the data",
+    }),
     files: z.record(z.string(), z.looseObject({ rows: z.int().min(0) })).meta({ description: 'Row count per file' }),
     years: z.array(z.int()).meta({ description: 'Years with data' }),
     coverage: z
@@ -365,6 +374,38 @@ export const Meta = z
       })
       .nullable()
       .meta({ description: "The amounts' unit, or null when the drop does not say" }),
+    stages: z
+      .partialRecord(
+        z.enum(['initial', 'amended', 'outturn']),
+        z.object({
+          label: Text.meta({ description: "The stage's name for a reader" }),
+          basis: Text.meta({ description: "What the stage's figures include and leave out" }),
+          comparable_with: z
+            .array(z.enum(['initial', 'amended', 'outturn']))
+            .meta({ description: 'The stages whose figures cover the same scope: only these may be set beside it as one series' }),
+        }),
+      )
+      .nullable()
+      .meta({
+        description: 'What each stage covers, as the drop says; null when it does not',
+        example: {
+          initial: {
+            label: { en: 'Finance law', fr: 'Loi de finances' },
+            basis: { en: 'All expenses, debt principal included', fr: 'Toutes les dépenses, principal de la dette compris' },
+            comparable_with: ['amended'],
+          },
+        },
+      }),
+    known_gaps: z
+      .array(
+        z.object({
+          table: z.string().meta({ description: 'The table the gap is in (expenses, deficit, population...)' }),
+          stage: z.string().nullable().meta({ description: "The stage missing, in the table's vocabulary; null: every stage" }),
+          years: z.array(z.int()),
+          reason: Text.meta({ description: 'What is missing and why' }),
+        }),
+      )
+      .meta({ description: 'Omissions the drop states (beside the computed gaps); [] when it states none' }),
     last_reload: z
       .looseObject({ status: z.enum(['ok', 'rejected']), reason: z.string().nullable(), at: z.string() })
       .nullable()

@@ -64,6 +64,12 @@ export const SERVICE_ROUTES = {
     summary: 'The releases as an Atom feed, one entry per release',
     inIndex: true,
   }),
+  changelog: route({
+    path: `${API_PREFIX}/changelog`,
+    operationId: 'getChangelog',
+    summary: "The API's changelog (Markdown): what each version added, changed, deprecated or removed",
+    inIndex: true,
+  }),
   docs: route({ path: `${API_PREFIX}/docs/`, operationId: 'getDocs', summary: 'The docs page: read and try the API in a browser' }),
   healthz: route({
     path: '/healthz',

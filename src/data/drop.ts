@@ -11,9 +11,9 @@ import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { checkColumns } from './columns.js';
 import { derive, type Derived } from './derived.js';
-import { MANIFEST_FILE, ManifestSchema, sha256File, type Manifest } from './manifest.js';
+import { MANIFEST_FILE, parseManifest, sha256File, type Manifest } from './manifest.js';
 import { DropError, fileProblem, offendingRows, type Problem } from './problems.js';
-import { rulesFor } from './rules.js';
+import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
 import { DropShape } from './shape.js';
 
@@ -113,6 +113,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     if (problems.length) throw new DropError(problems);
 
     const derived = await derive(connection, shape);
+    problems.push(...(await manifestProblems(connection, manifest)));
+    if (problems.length) throw new DropError(problems);
     // Compresses the tables derive rebuilt or added: a 10M-line drop then serves from about 0.8 GB
     // of RSS instead of 2.8 GB.
     await compress();
@@ -155,18 +157,9 @@ async function readManifest(dir: string): Promise<Manifest> {
   const text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8').catch(() => {
     throw new DropError([fileProblem('drop.json', `drop.json must exist in ${dir}`)]);
   });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new DropError([fileProblem('drop.json', 'must be valid JSON')]);
-  }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new DropError([fileProblem('drop.json', `${issue.path.join('.') || 'manifest'} ${issue.message}`)]);
-  }
-  return parsed.data;
+  const parsed = parseManifest(text);
+  if (!parsed.ok) throw new DropError(parsed.problems.map((problem) => fileProblem('drop.json', problem)));
+  return parsed.manifest;
 }
 
 /**
@@ -236,14 +229,34 @@ function asInFile(problem: Problem, shape: DropShape): Problem {
 const isFile = async (file: string) => (await stat(file).catch(() => null))?.isFile() ?? false;
 
 /**
- * The checksums of the files the service reads: the nine tables and the optional ones the drop
- * has (a drop without optional tables keeps the fingerprint it always had). Other entries of
- * `files` are never read.
+ * The drop's identity: the checksums of the files the service reads (the nine tables and the
+ * optional ones the drop has; other entries of `files` are never read), and every drop.json field
+ * that can change an answer (docs/data-drops.md#fingerprint): all of them but the free-text
+ * `version`, `created_at` and `description`. A field is added only when the drop has it, so a drop
+ * without the optional parts keeps the fingerprint it always had; a field added to ManifestSchema
+ * later is covered without a change here.
  */
 export function fingerprintOf(manifest: Manifest): string {
   const lines = TABLES.filter((table) => manifest.files[fileName(table)])
     .map(fileName)
     .sort()
     .map((name) => `${name}:${manifest.files[name]!.sha256.toLowerCase()}`);
-  return createHash('sha256').update(lines.join('\n')).digest('hex');
+  const fields = Object.entries(manifest)
+    .filter(([key, value]) => !FREE_TEXT.has(key) && key !== 'files' && value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, value]) => `drop.json ${key}:${canonicalJson(value)}`);
+  return createHash('sha256').update([...lines, ...fields].join('\n')).digest('hex');
+}
+
+/** drop.json fields that describe the drop without changing any answer. */
+const FREE_TEXT = new Set(['version', 'created_at', 'description']);
+
+/** JSON with object keys sorted, so that the same content written in another key order is the same drop. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }

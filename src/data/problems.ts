@@ -9,6 +9,8 @@ import { plainValue } from './values.js';
 export interface Problem {
   file: string;
   rule: string;
+  /** A code of the error catalogue, for problems a client may act on (control_total_mismatch). */
+  code?: string;
   /** How many rows break the rule (1 for file-level problems). */
   count: number;
   /** Up to five offending rows. */

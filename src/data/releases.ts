@@ -195,8 +195,8 @@ export class Releases {
    * A lease on `version`'s data: the served drop's when it is current, otherwise the release opened
    * from its files; null when the version is not kept.
    */
-  async lease(version: string): Promise<Lease | null> {
-    const current = this.store.lease();
+  async lease(version: string, signal?: AbortSignal): Promise<Lease | null> {
+    const current = this.store.lease(signal);
     if (current && current.drop.data.manifest.version === version) return current;
     current?.release();
     const release = this.kept.get(version);
@@ -216,7 +216,7 @@ export class Releases {
         throw new HttpError(503, 'data_unavailable', `release ${version} could not be read from its files; try again later`);
       }
       // Closed by an eviction while it was opening: open it again.
-      if (this.opened.get(version) === opening) return served.lease();
+      if (this.opened.get(version) === opening) return served.lease(signal);
     }
   }
 

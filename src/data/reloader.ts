@@ -246,8 +246,9 @@ export async function keepRelease(store: Store, drop: LoadedDrop, workOutChanges
 }
 
 /**
- * The fingerprint covers the data files only; a new manifest over the same files (a corrected
- * version or description) is still swapped in, so that /meta/ tells the truth.
+ * The fingerprint leaves out drop.json's free text; a new manifest over the same files that
+ * changes only that (a corrected version or description) is still swapped in, so that /meta/
+ * tells the truth.
  */
 function sameDrop(drop: LoadedDrop, served: LoadedDrop | null): boolean {
   return drop.fingerprint === served?.fingerprint && isDeepStrictEqual(drop.manifest, served.manifest);

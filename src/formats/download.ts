@@ -7,7 +7,9 @@
 import type { Request, Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createReadStream } from 'node:fs';
 import { compressor, type Encoding } from '../http/encoding.js';
+import type { ExportFile, Recorder } from '../http/export-files.js';
 import type { DownloadFormat } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
@@ -22,6 +24,8 @@ interface Download {
   fileName: string;
   /** Started only for a GET, so HEAD and 304 run no query. */
   body(): DownloadBody;
+  /** Keeps the bytes (before compression) as a file for the next requests of the same export. */
+  record?: Recorder;
 }
 
 export async function sendDownload(req: Request, res: Response, download: Download): Promise<void> {
@@ -46,13 +50,44 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
     const source = Readable.from(resume<unknown>(first, chunks), 'rows' in body ? { objectMode: true } : { objectMode: false, highWaterMark: 1 << 20 });
     const stages: NodeJS.ReadWriteStream[] = [];
     if ('rows' in body) stages.push(download.format.encoder(body.columns));
+    if (download.record) stages.push(download.record.tap);
     if (download.encoding) stages.push(compressor(download.encoding));
     await pipeline([source, ...stages, res]);
   } catch (error) {
+    download.record?.abort();
     // The client went away: pipeline has already stopped the query and given its connection back.
     if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     throw error;
   }
+}
+
+/**
+ * Sends an export already written to a file: by the kernel with Content-Length and Range when
+ * not compressed, else compressed on the fly (still no query, no encoding of rows).
+ */
+export async function sendExportFile(req: Request, res: Response, download: Omit<Download, 'body' | 'record'>, file: ExportFile): Promise<void> {
+  const headers = {
+    'Content-Type': download.format.contentType,
+    'Content-Disposition': `attachment; filename="${download.fileName}"`,
+  };
+  if (download.encoding) {
+    res.status(200).set({ ...headers, 'Content-Encoding': download.encoding });
+    if (req.method === 'HEAD') return void res.end();
+    try {
+      await pipeline([createReadStream(file.file), compressor(download.encoding), res]);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+      throw error;
+    }
+    return;
+  }
+  // send (through res.sendFile) answers Range and If-Range against the ETag already set, and HEAD.
+  await new Promise<void>((resolve, reject) => {
+    res.sendFile(file.file, { headers, acceptRanges: true, etag: false, lastModified: false, cacheControl: false, dotfiles: 'allow' }, (error) => {
+      if (!error || (error as NodeJS.ErrnoException).code === 'ECONNABORTED' || res.headersSent) resolve();
+      else reject(error);
+    });
+  });
 }
 
 /** The chunks again, first one included; stopping early stops the source too (its finally runs). */

@@ -12,6 +12,11 @@ import { requestIdFor } from './request-id.js';
 interface LogNotes {
   /** `hit`: answered from the response cache; `miss`: the query ran. Data endpoints only. */
   cache?: 'hit' | 'miss';
+  /**
+   * The deprecated things the request used (api/versioning.ts), so that operators can count who
+   * still depends on them before their sunset.
+   */
+  deprecated?: string[];
   /** A 5xx's cause, logged with its stack; the client only ever sees a generic problem. */
   error?: unknown;
 }
@@ -32,7 +37,7 @@ export function accessLog(logger: Logger): RequestHandler {
     const socket = req.socket;
     const writtenBefore = socket.bytesWritten;
     res.once('close', () => {
-      const { cache, error } = notes(res);
+      const { cache, error, deprecated } = notes(res);
       const line = {
         id,
         method: req.method,
@@ -41,6 +46,7 @@ export function accessLog(logger: Logger): RequestHandler {
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         bytes: socket.bytesWritten - writtenBefore,
         ...(cache && { cache }),
+        ...(deprecated && { deprecated }),
         // The client went away before the whole answer was sent.
         ...(!res.writableFinished && { aborted: true }),
       };

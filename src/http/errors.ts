@@ -12,6 +12,7 @@ export const PROBLEM_CODES = [
   'not_found',
   'unknown_release',
   'method_not_allowed',
+  'sunset',
   'rate_limited',
   'overloaded',
   'query_timeout',

@@ -5,6 +5,7 @@
  */
 import type { DropDiff, Key, TableDiff } from '../data/diff.js';
 import { jsonText } from '../domain/json.js';
+import { printableLines } from './terminal.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const amount = (n: number | null) => (n === null ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: 3 }));
@@ -35,7 +36,8 @@ export function diffReport(diff: DropDiff): string {
       `${String(y.year).padEnd(6)} ${amount(y.expenses_before).padStart(16)} ${amount(y.expenses_after).padStart(16)} ${amount(y.resources_before).padStart(17)} ${amount(y.resources_after).padStart(16)}${y.moved ? '  moved' : ''}`,
     );
   }
-  return lines.join('\n');
+  // The versions, dates and example values are the drops' own text.
+  return printableLines(lines);
 }
 
 function examples(t: TableDiff): string[] {

@@ -6,6 +6,7 @@ import type { Problem } from '../data/problems.js';
 import type { Manifest } from '../data/manifest.js';
 import type { TableProgress } from './write.js';
 import { jsonText } from '../domain/json.js';
+import { printable, printableLines } from './terminal.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const seconds = (s: number) => `${s.toFixed(1)} s`;
@@ -18,16 +19,21 @@ export function problemReport(dir: string, problems: Problem[]): string {
     lines.push(`${p.file}: ${p.rule}${rows}`);
     for (const example of p.examples) lines.push(`    ${jsonText(example)}`);
   }
-  return lines.join('\n');
+  return printableLines(lines);
+}
+
+/** A refused build: the version refused and every problem, already in the analyst's terms. */
+export function refusedReport(version: string, problems: string[]): string {
+  return [`refused "${version}": ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}${problems.length >= 20 ? ' (the first 20)' : ''}`, ...problems].join('\n');
 }
 
 export function validSummary(drop: LoadedDrop, elapsed: number): string {
-  return `valid: "${drop.manifest.version}" in ${drop.dir}; ${rowCounts(drop.manifest)}; years ${yearRange(drop.years)}; fingerprint ${drop.fingerprint} (${seconds(elapsed)})`;
+  return printable(`valid: "${drop.manifest.version}" in ${drop.dir}; ${rowCounts(drop.manifest)}; years ${yearRange(drop.years)}; fingerprint ${drop.fingerprint} (${seconds(elapsed)})`);
 }
 
 /** The line a command that wrote a drop ends with: `built "v1" in out/ in 1.2 s: organizations 3, ...`. */
 export function writtenSummary(verb: 'built' | 'wrote', manifest: Manifest, dir: string, elapsed: number): string {
-  return `${verb} "${manifest.version}" in ${dir} in ${seconds(elapsed)}: ${rowCounts(manifest)}`;
+  return printable(`${verb} "${manifest.version}" in ${dir} in ${seconds(elapsed)}: ${rowCounts(manifest)}`);
 }
 
 function rowCounts(manifest: Manifest): string {
@@ -47,7 +53,8 @@ function yearRange(years: number[]): string {
 export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): (p: TableProgress) => void {
   const tty = stream.isTTY === true;
   let lastLogged = 0;
-  return (p) => {
+  return (progress) => {
+    const p = { ...progress, file: printable(progress.file) };
     if (p.done) {
       const rate = p.seconds > 0 ? `, ${count(Math.round(p.rows / p.seconds))} rows/s` : '';
       stream.write(`${tty ? '\r\x1b[K' : ''}${p.file.padEnd(26)} ${count(p.rows).padStart(12)} rows in ${seconds(p.seconds)}${rate}\n`);

@@ -11,12 +11,18 @@ import { TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schem
 
 interface DropInfo {
   version: string;
-  description: string;
+  description?: string;
   source?: string;
   license?: string;
   units?: Units;
+  /** What the stages cover, the gaps the drop knows of, its own wording of fields (docs/data-drops.md#dropjson). */
+  stages?: Manifest['stages'];
+  known_gaps?: Manifest['known_gaps'];
+  definitions?: Manifest['definitions'];
   /** ISO 8601; defaults to now. Pass a fixed value to make drop.json reproducible. */
   createdAt?: string;
+  /** Further drop.json fields (control_totals, notes, and those carried over by --from), written before `files`. */
+  extra?: Record<string, unknown>;
 }
 
 /** Progress of one table: while a step runs (its statement's percent done), then once written. */
@@ -97,10 +103,14 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
   const manifest: Manifest = {
     version: options.version,
     created_at: options.createdAt ?? new Date().toISOString(),
-    description: options.description,
+    description: options.description ?? '',
     ...(options.source === undefined ? {} : { source: options.source }),
     ...(options.license === undefined ? {} : { license: options.license }),
     ...(options.units === undefined ? {} : { units: options.units }),
+    ...(options.extra as Partial<Manifest> | undefined),
+    ...(options.stages === undefined ? {} : { stages: options.stages }),
+    ...(options.known_gaps === undefined ? {} : { known_gaps: options.known_gaps }),
+    ...(options.definitions === undefined ? {} : { definitions: options.definitions }),
     files,
   };
   await writeManifest(outDir, manifest);

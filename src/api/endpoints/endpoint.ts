@@ -12,6 +12,7 @@ import { downloadTable } from '../download-table.js';
 import type { FlatRow, Table } from '../../formats/table.js';
 import type { Page } from '../paging.js';
 import { param, parseQuery } from '../params.js';
+import { checkDeprecations, type Deprecations } from '../versioning.js';
 
 type Shape = Record<string, z.ZodType>;
 
@@ -61,6 +62,8 @@ interface EndpointSpec<S extends Shape> {
    * gives the headers of its answer: Budget-Measure on endpoints that take a measure.
    */
   headers?(params: Params<S>, lease: Lease): Promise<Record<string, string>>;
+  /** What of this endpoint is deprecated (docs/api.md#versioning-and-deprecation); nothing the seed names ever is. */
+  deprecations?: Deprecations & { parameters?: { [K in keyof S | 'format']?: Deprecations['endpoint'] } };
 }
 
 /** An endpoint with its parameter types sealed in: what the pipeline, the index and the docs see. */
@@ -72,6 +75,7 @@ export interface Endpoint {
   query: z.ZodObject<Shape>;
   paged: boolean;
   variants: readonly [Variant, ...Variant[]];
+  deprecations?: Deprecations;
   /** Validates a request's query (a 400 HttpError when it is not valid) and binds it to the variant that answers it. */
   bind(url: string): Bound;
 }
@@ -100,6 +104,7 @@ export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
     query,
     paged: spec.paged,
     variants: spec.variants,
+    deprecations: spec.deprecations && checkDeprecations(spec.path, spec.deprecations),
     bind(url) {
       const params = parseQuery(url, query);
       const given: Record<string, unknown> = params;
@@ -145,3 +150,8 @@ export const ORDER = (order: string) => `Ordered by ${order}.`;
 export type Stage = 'initial' | 'amended' | 'outturn';
 /** Lines and roll-ups count the initial lines and their amendments unless asked otherwise. */
 export const DEFAULT_STAGE: Stage = 'amended';
+
+/** The endpoint with these parts marked deprecated (docs/api.md#versioning-and-deprecation). */
+export function withDeprecations(endpoint: Endpoint, marks: Deprecations): Endpoint {
+  return { ...endpoint, deprecations: checkDeprecations(endpoint.path, marks) };
+}

@@ -8,6 +8,7 @@ import { sources } from './sources.js';
 import { totals } from './totals.js';
 
 export type { Bound, Endpoint, Variant } from './endpoint.js';
+export { withDeprecations } from './endpoint.js';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   totals,

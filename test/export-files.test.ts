@@ -1,0 +1,122 @@
+/**
+ * Whole exports kept as files (docs/performance.md#full-exports): the first request of an export
+ * streams it and writes it; the next ones are sent from the file, byte for byte the same, with
+ * Content-Length and Range; a swapped-in drop never gets another drop's file.
+ */
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { loadDrop } from '../src/data/drop.js';
+import { Store } from '../src/data/store.js';
+import { ExportFiles } from '../src/http/export-files.js';
+import { small } from './fixtures/small.js';
+import { bytes } from './helpers/downloads.js';
+import { writeDrop } from './helpers/drop.js';
+
+const LINES = 3000;
+const many = {
+  ...small,
+  expenses: {
+    sql: `SELECT i AS id, 2020 + i % 3 AS year, (i * 1.5 + 0.001)::DECIMAL(18,3) AS amount,
+                 [11, 12, 13, 20][i % 4 + 1] AS category_id, 1 + i % 3 AS organization_id, i % 5 = 0 AS complementary
+          FROM range(1, ${LINES + 1}) AS r(i)`,
+  },
+};
+
+let root: string;
+let files: ExportFiles;
+let store: Store;
+let streamedStore: Store;
+let app: ReturnType<typeof createApp>;
+/** The same drop served without export files: every export streamed. */
+let streamed: ReturnType<typeof createApp>;
+
+beforeAll(async () => {
+  const dir = await writeDrop(many);
+  root = await mkdtemp(path.join(tmpdir(), 'export-files-test-'));
+  files = new ExportFiles(root, 64 * 2 ** 20);
+  const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir });
+  store = new Store();
+  store.swap(await loadDrop(dir));
+  streamedStore = new Store();
+  streamedStore.swap(await loadDrop(dir));
+  app = createApp({ config, store, exportFiles: files });
+  streamed = createApp({ config, store: streamedStore });
+});
+afterAll(async () => {
+  store.close();
+  streamedStore.close();
+  await files.clear();
+});
+
+const get = (on: typeof app, url: string, headers: Record<string, string> = {}) =>
+  request(on).get(url).set({ 'Accept-Encoding': 'identity', ...headers }).buffer(true).parse(bytes);
+const keptFiles = async () => (await readdir(root, { recursive: true })).filter((name) => /[0-9a-f]{64}$/.test(name));
+
+describe('a whole export asked for twice', () => {
+  for (const format of ['csv', 'arrow', 'parquet']) {
+    it(`is sent from its file the second time, byte for byte what streaming sends (${format})`, async () => {
+      const url = `/budget/api/expenses/?format=${format}`;
+      const first = await get(app, url).expect(200);
+      expect(first.headers['content-length']).toBeUndefined();
+      const second = await get(app, url).expect(200);
+      expect(second.headers['content-length']).toBe(String((second.body as Buffer).length));
+      expect(second.headers['accept-ranges']).toBe('bytes');
+      expect(second.headers['content-type']).toBe(first.headers['content-type']);
+      expect(second.headers['content-disposition']).toBe(first.headers['content-disposition']);
+      expect(second.headers.etag).toBe(first.headers.etag);
+      const reference = await get(streamed, url).expect(200);
+      expect((first.body as Buffer).equals(reference.body as Buffer)).toBe(true);
+      expect((second.body as Buffer).equals(reference.body as Buffer)).toBe(true);
+    });
+  }
+
+  it('answers a byte range of the file, for a resumed download', async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2021';
+    const whole = (await get(app, url).expect(200)).body as Buffer;
+    await get(app, url).expect(200);
+    const part = await get(app, url, { Range: 'bytes=100-199' }).expect(206);
+    expect(part.headers['content-range']).toBe(`bytes 100-199/${whole.length}`);
+    expect((part.body as Buffer).equals(whole.subarray(100, 200))).toBe(true);
+  });
+
+  it('compresses the file when asked, to the same bytes', async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2022';
+    const plain = (await get(app, url).expect(200)).body as Buffer;
+    const zipped = await get(app, url, { 'Accept-Encoding': 'gzip' }).expect(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    // superagent has already gunzipped the body.
+    expect((zipped.body as Buffer).equals(plain)).toBe(true);
+  });
+
+  it('keeps no file of a page (limit or offset given)', async () => {
+    const before = (await keptFiles()).length;
+    await get(app, '/budget/api/expenses/?format=csv&limit=10').expect(200);
+    await get(app, '/budget/api/expenses/?format=csv&offset=10').expect(200);
+    expect((await keptFiles()).length).toBe(before);
+  });
+});
+
+describe('after a new drop is swapped in', () => {
+  it("answers from the new drop, and the old drop's files are gone", async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2020';
+    const old = (await get(app, url).expect(200)).body as Buffer;
+    await get(app, url).expect(200);
+    expect((await keptFiles()).length).toBeGreaterThan(0);
+    const changed = await writeDrop({
+      ...many,
+      expenses: { sql: many.expenses.sql.replace('i * 1.5', 'i * 2.5') },
+    });
+    store.swap(await loadDrop(changed));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await keptFiles()).toEqual([]);
+    const fresh = (await get(app, url).expect(200)).body as Buffer;
+    expect(fresh.equals(old)).toBe(false);
+    const again = (await get(app, url).expect(200)).body as Buffer;
+    expect(again.equals(fresh)).toBe(true);
+  });
+});
