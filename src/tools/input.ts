@@ -11,6 +11,7 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
 import { stringify } from 'csv-stringify/sync';
 import readXlsxFile from 'read-excel-file/node';
 import writeXlsxFile from 'write-excel-file/node';
@@ -70,10 +71,16 @@ export async function readInput(src: string, scratch: string, options: InputOpti
     }
     const bytes = await readFile(file);
     let text: string;
-    try {
-      text = (decoder ?? new TextDecoder('utf-8', { fatal: true })).decode(bytes);
-    } catch {
-      throw new InputError(`${label}: is not UTF-8 text; name its character set with --encoding (a spreadsheet on Windows usually writes windows-1252)`);
+    if (decoder) text = decoder(bytes);
+    else {
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch {
+        // Decoded leniently, the first byte that is not UTF-8 becomes U+FFFD: its line is the one to name.
+        const lenient = new TextDecoder('utf-8').decode(bytes);
+        const line = lenient.slice(0, lenient.indexOf('\uFFFD')).split('\n').length;
+        throw new InputError(`${label}, line ${line}: is not UTF-8 text; name its character set with --encoding (a spreadsheet on Windows usually writes windows-1252)`);
+      }
     }
     const records = parseCsv(label, text, options.locale === 'fr' ? ';' : ',');
     out.set(name, await writeCanonical(name, label, records, scratch, options));
@@ -81,13 +88,16 @@ export async function readInput(src: string, scratch: string, options: InputOpti
   return out;
 }
 
-function decoderFor(encoding: string | undefined): TextDecoder | undefined {
+/**
+ * iconv-lite rather than TextDecoder: Node's TextDecoder reads windows-1252 as ISO-8859-1, so the
+ * curly apostrophe (0x92) and the euro sign (0x80) of a Windows export would come out as control characters.
+ */
+function decoderFor(encoding: string | undefined): ((bytes: Buffer) => string) | undefined {
   if (encoding === undefined || /^utf-?8$/i.test(encoding)) return undefined;
-  try {
-    return new TextDecoder(encoding, { fatal: true });
-  } catch {
+  if (!iconv.encodingExists(encoding)) {
     throw new InputError(`--encoding "${encoding}" is not a character set this tool knows (e.g. utf-8, windows-1252, iso-8859-1, utf-16le)`);
   }
+  return (bytes) => iconv.decode(bytes, encoding);
 }
 
 /** Records with the spreadsheet line each starts on; the header is line 1. */
