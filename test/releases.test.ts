@@ -1,5 +1,5 @@
 /**
- * Releases (contract section 12, docs/api.md#releases): drops flipped under a running app, the app
+ * Releases (docs/api.md#releases): drops flipped under a running app, the app
  * "restarted" over the same RELEASES_DIR (a new Store, a new app, releases read back from disk),
  * and old permalinks asked again. The real process (startup fallback, exit codes) is at the end.
  */
@@ -157,6 +157,18 @@ describe('a permalink', () => {
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.body.code).toBe('unknown_release');
     expect(res.body.detail).toContain('/budget/api/releases/');
+  });
+});
+
+describe('the sample drop', () => {
+  it("gives its 2024 deficit (the law's 10,600 MDT) a permalink that answers the same figure", async () => {
+    const r = await serve(path.resolve('data'), path.join(root, 'releases-sample'));
+    const version = r.store.served!.manifest.version;
+    const res = await r.agent.get('/budget/api/deficit/?year=2024&stage=initial');
+    expect(res.body).toEqual([expect.objectContaining({ year: 2024, value: 10600, stage: 'initial' })]);
+    const permalink = `/budget/api/releases/${encodeURIComponent(version)}/deficit/?year=2024&stage=initial`;
+    expect(res.headers['content-location']).toBe(permalink);
+    expect((await r.agent.get(permalink)).text).toBe(res.text);
   });
 });
 

@@ -126,8 +126,8 @@ export class Releases {
   }
 
   /**
-   * The newest release kept, to serve when the drop at DATA_DIR or DATA_URL cannot be (contract
-   * section 13: a restart never falls back to nothing); loadDrop(release.dir) loads it.
+   * The newest release kept, to serve when the drop at DATA_DIR or DATA_URL cannot be: a restart
+   * never falls back to nothing (docs/deploying.md#releases); loadDrop(release.dir) loads it.
    */
   newest(): Release | undefined {
     return this.list()[0];
