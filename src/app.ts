@@ -10,16 +10,18 @@ import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './api/docs.js';
 import { ENDPOINTS, type Endpoint } from './api/endpoints/index.js';
 import { API_VERSION, changelogText } from './api/versioning.js';
-import { EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './api/explorer.js';
+import { EMBED_CSP, EMBED_PAGES, EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './api/explorer.js';
 import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
 import { accessLog } from './http/access-log.js';
-import { HttpError, errorHandler, wellEncodedUrl } from './http/errors.js';
+import { problem } from './domain/errors.js';
+import { errorHandler, wellEncodedUrl } from './http/errors.js';
 import { answerCachedFirst } from './http/fast-path.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
-import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
+import { apiKeyCheck, refuseUnknownKey, type ApiKeys } from './http/api-keys.js';
 import { rateLimiter, socketAddressUnlessProxied, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
+import { ExportLimits } from './http/export-limits.js';
 import type { ExportFiles } from './http/export-files.js';
 import { logger } from './lib/log.js';
 import { openApiDocument } from './api/openapi.js';
@@ -85,6 +87,7 @@ export function createApp({
   const unlimited = new Set(UNLIMITED_PATHS);
   const front: RequestHandler[] = [accessLog(log), wellEncodedUrl, apiKeyCheck(apiKeys, (path) => unlimited.has(path))];
   if (config.RATE_LIMIT > 0 || apiKeys) front.push(rateLimiter({ perMinute: config.RATE_LIMIT, counts, unlimited: UNLIMITED_PATHS }));
+  front.push(refuseUnknownKey);
   const onError = errorHandler();
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
@@ -113,9 +116,21 @@ export function createApp({
     });
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
-  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles }));
+  // The per-minute and per-client budgets are rate limits (off with RATE_LIMIT=0); the server's
+  // budget and the cuts protect the connections, and always apply.
+  const limited = config.RATE_LIMIT > 0;
+  const exportLimits = new ExportLimits({
+    perMinute: limited ? config.EXPORT_RATE_LIMIT : 0,
+    perClient: limited ? config.EXPORTS_PER_CLIENT : Infinity,
+    atOnce: config.EXPORTS_AT_ONCE,
+    stallMs: config.EXPORT_STALL_MS,
+    maxMs: config.EXPORT_MAX_SECONDS * 1000,
+  });
+  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles, exportLimits }));
   // Every data endpoint as answered by one release (docs/api.md#releases).
-  for (const endpoint of endpoints) route(releaseRoute(endpoint.path), endpointHandler(endpoint, store, cacheControl, cache, { now, atRelease: true }));
+  for (const endpoint of endpoints) {
+    route(releaseRoute(endpoint.path), endpointHandler(endpoint, store, cacheControl, cache, { now, exportLimits, atRelease: true }));
+  }
 
   // Answers that never change are rendered once; the OpenAPI document only when first asked for.
   const healthy = json({ status: 'ok' });
@@ -144,7 +159,9 @@ export function createApp({
     healthz: () => healthy,
     readyz: () => {
       if (!store.ready) throw dataUnavailable();
-      if (store.shuttingDown) throw new HttpError(503, 'data_unavailable', 'the server is shutting down');
+      if (store.shuttingDown) throw dataUnavailable();
+      const stuck = store.stuckFor;
+      if (stuck > 0) throw problem.poolHeld(stuck);
       return json({ status: 'ready', version: store.served?.manifest.version });
     },
   };
@@ -152,7 +169,7 @@ export function createApp({
   route(`${DOCS_PATH}init.js`, (req, res) => sendRendered(req, res, docsScript));
   route(`${DOCS_PATH}:asset`, (req, res, next) => {
     const asset = swaggerUiAsset(String(req.params.asset));
-    if (!asset) throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the docs are at ${DOCS_PATH}`);
+    if (!asset) throw problem.notFound(`no resource at ${req.path.slice(0, 200)}; the docs are at ${DOCS_PATH}`);
     // sendFile sets the Content-Type from the extension (nosniff needs it right) and answers
     // If-None-Match against the ETag set here with a 304.
     res.set('ETag', asset.etag);
@@ -161,7 +178,7 @@ export function createApp({
 
   // The explorer page (see docs/api.md), when it has been built.
   const explorer = loadExplorer(cacheControl);
-  const notBuilt = () => new HttpError(404, 'not_found', `the explorer page is not built (npm run build); the API index is at ${SERVICE_ROUTES.index.path}`);
+  const notBuilt = () => problem.notFound(`the explorer page is not built (npm run build); the API index is at ${SERVICE_ROUTES.index.path}`);
   for (const path of EXPLORER_PAGES) {
     route(path, (req, res) => {
       if (!explorer) throw notBuilt();
@@ -169,14 +186,22 @@ export function createApp({
       sendRendered(req, res, explorer.page);
     });
   }
+  for (const path of EMBED_PAGES) {
+    route(path, (req, res) => {
+      if (!explorer) throw notBuilt();
+      res.removeHeader('X-Frame-Options');
+      res.set('Content-Security-Policy', EMBED_CSP);
+      sendRendered(req, res, explorer.embed);
+    });
+  }
   route(`${EXPLORER_ASSETS_PATH}:asset`, (req, res) => {
     const asset = explorer?.asset(String(req.params.asset));
-    if (!asset) throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the explorer is at /`);
+    if (!asset) throw problem.notFound(`no resource at ${req.path.slice(0, 200)}; the explorer is at /`);
     sendRendered(req, res, asset);
   });
 
   app.use((req) => {
-    throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
+    throw problem.notFound(`no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
   });
   app.use(onError);
   return app;
@@ -184,7 +209,7 @@ export function createApp({
 
 const methodNotAllowed: RequestHandler = (req, res) => {
   res.set('Allow', ALLOWED_METHODS);
-  throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${ALLOWED_METHODS}`);
+  throw problem.methodNotAllowed(req.method, ALLOWED_METHODS);
 };
 
 function index(endpoints: readonly Endpoint[]) {
@@ -236,6 +261,11 @@ function meta(store: Store) {
     known_gaps: manifest.known_gaps ?? [],
     last_reload: store.lastReload,
     previous_version: store.replacedVersion,
-    changes: store.lastChange && { tables: store.lastChange.tables, years_with_moved_totals: store.lastChange.years_with_moved_totals },
+    changes: store.lastChange && {
+      tables: store.lastChange.tables,
+      years_with_moved_totals: store.lastChange.years_with_moved_totals,
+      drop_json: store.lastChange.drop_json,
+      notes: store.lastChange.notes,
+    },
   };
 }

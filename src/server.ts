@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     queueWaitMs: config.QUEUE_WAIT_MS,
   });
   // With DATA_URL the drop is downloaded to a local directory first, then loaded as any other.
-  const remote = config.DATA_URL ? new RemoteDrops({ dataUrl: config.DATA_URL, store }) : undefined;
+  const remote = config.DATA_URL ? new RemoteDrops({ dataUrl: config.DATA_URL, store, maxBytes: config.DATA_MAX_MB * 2 ** 20 }) : undefined;
   let releases: Releases;
   try {
     releases = await Releases.open({ dir: config.RELEASES_DIR, keep: config.RELEASES_KEEP, store });

@@ -9,6 +9,7 @@ import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
 import type { ExportFiles } from '../http/export-files.js';
+import type { ExportLimits } from '../http/export-limits.js';
 import { fileName } from './download-name.js';
 import type { DownloadFormat } from '../formats/format.js';
 import { negotiate } from '../formats/negotiate.js';
@@ -18,7 +19,7 @@ import { notes } from '../http/access-log.js';
 import { answerKey, canonicalQuery, type CanonicalQuery } from '../http/canonical-query.js';
 import { freshTag, isCompressible, render, sendRendered, tagOf, type Rendered } from '../http/caching.js';
 import { encodedTag, negotiateEncoding } from '../http/encoding.js';
-import { HttpError } from '../http/errors.js';
+import { problem, type HttpError } from '../domain/errors.js';
 import type { CachedLookup } from '../http/fast-path.js';
 import { DEFAULT_CSP } from '../http/headers.js';
 import type { ResponseCache } from '../http/response-cache.js';
@@ -26,16 +27,20 @@ import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { IMMUTABLE, RELEASES_PATH, acceptDatetime, mementoDatetime, permalink, releasePath, unknownRelease } from './releases.js';
 import { spellings } from './routes.js';
+import { canonicalValues } from './params.js';
+import { memo } from '../lib/memo.js';
 import { deprecationHeaders, pastSunset, usedBy, type Used } from './versioning.js';
 
 export function dataUnavailable(): HttpError {
-  return new HttpError(503, 'data_unavailable', 'no data drop is loaded yet; try again shortly');
+  return problem.dataUnavailable();
 }
 
 const VARY = 'Accept, Accept-Encoding';
 
 /** The order parameters are keyed in: the endpoint's. */
 const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
+/** Each endpoint's canonical values (params.ts), made once. */
+const normalizerOf = memo((endpoint: Endpoint) => canonicalValues(endpoint.query));
 
 /**
  * The answer already rendered for a request, if any: the hot path, before any routing, validation
@@ -45,7 +50,7 @@ const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
  */
 export function cachedLookup(store: Store, cache: ResponseCache, endpoints: readonly Endpoint[] = ENDPOINTS): CachedLookup {
   const byPath = new Map(
-    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
+    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e), normalize: normalizerOf(e) }] as const)),
   );
   return (method, url, accept) => {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
@@ -53,7 +58,7 @@ export function cachedLookup(store: Store, cache: ResponseCache, endpoints: read
     const endpoint = byPath.get(queryAt < 0 ? url : url.slice(0, queryAt));
     const drop = store.served;
     if (!endpoint || !drop) return undefined;
-    const query = canonicalQuery(url, endpoint.order);
+    const query = canonicalQuery(url, endpoint.order, endpoint.normalize);
     const representation = query.format ?? negotiate(accept, undefined);
     return cache.get(answerKey(drop.fingerprint, endpoint.path, query, representation));
   };
@@ -79,6 +84,8 @@ export interface HandlerOptions {
   now?: () => Date;
   /** Whole exports kept as files (http/export-files.ts); without it every export is streamed. */
   exportFiles?: ExportFiles;
+  /** What full exports may cost (http/export-limits.ts); without it they are not limited. */
+  exportLimits?: ExportLimits;
   /** The endpoint's permalink route, /budget/api/releases/{version}/... (docs/api.md#releases). */
   atRelease?: boolean;
 }
@@ -88,14 +95,16 @@ export function endpointHandler(
   store: Store,
   cacheControl: string,
   cache: ResponseCache,
-  { now = () => new Date(), exportFiles, atRelease = false }: HandlerOptions = {},
+  { now = () => new Date(), exportFiles, exportLimits, atRelease = false }: HandlerOptions = {},
 ): RequestHandler {
   const order = orderOf(endpoint);
+  const normalize = normalizerOf(endpoint);
   return async (req, res) => {
     // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
     // depending on Accept-Encoding, and from an older release with Accept-Datetime: caches must key on them.
     res.setHeader('Vary', store.releases && !atRelease ? VARY_DATETIME : VARY);
     let lease: Lease | null = null;
+    let endExport: (() => void) | undefined;
     try {
       const version = atRelease ? String(req.params.version) : undefined;
       if (version !== undefined && !isKept(store, version)) throw unknownRelease(`no release "${version.slice(0, 100)}" is kept`);
@@ -107,7 +116,7 @@ export function endpointHandler(
         const gone = pastSunset(used, now());
         if (gone) throw gone;
       }
-      const query = canonicalQuery(req.originalUrl, order);
+      const query = canonicalQuery(req.originalUrl, order, normalize);
       const source = await sourceOf(req.get('Accept-Datetime'), endpoint, store, version, query, formatName, cacheControl, hangUp(res));
       lease = source.lease;
       if (!lease) throw dataUnavailable();
@@ -150,8 +159,9 @@ export function endpointHandler(
       const download = { format, encoding, fileName: fileName(endpoint.path, bound.params, format) };
       // A whole export is the same bytes for every request of this drop: sent from its file once
       // one request has written it (docs/performance.md#full-exports).
+      const wholeExport = Boolean(bound.exportAll) && isWholeExport(pagingOf(bound));
       // Only the current release's: the files are removed at every swap.
-      const whole = exportFiles && source.current && bound.exportAll && isWholeExport(pagingOf(bound));
+      const whole = exportFiles && source.current && wholeExport;
       const fingerprint = lease.drop.data.fingerprint;
       const file = whole ? await exportFiles.find(fingerprint, key) : undefined;
       if (file) {
@@ -159,13 +169,18 @@ export function endpointHandler(
         lease.release();
         return await sendExportFile(req, res, download, file);
       }
+      // A full export made from DuckDB holds a connection while it runs: it has its own budget.
+      const limited = exportLimits && wholeExport && req.method === 'GET' ? exportLimits : undefined;
+      endExport = limited?.enter(req, res);
       const answering = lease;
       await sendDownload(req, res, {
         ...download,
         body: () => downloadBody(bound, answering, format, table),
         record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
+        watch: limited && (() => limited.watchdog(res)),
       });
     } finally {
+      endExport?.();
       lease?.release();
     }
   };

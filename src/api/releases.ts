@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CanonicalQuery } from '../http/canonical-query.js';
-import { HttpError } from '../http/errors.js';
+import { problem, type HttpError } from '../http/errors.js';
 import { firstServed, lastServed, type Release, type Releases } from '../data/releases.js';
 import type { ChangeSummary } from '../data/diff.js';
 import { API_PREFIX } from './routes.js';
@@ -33,9 +33,7 @@ export function permalink(version: string, endpointPath: string, query: Canonica
 }
 
 export function unknownRelease(what: string): HttpError {
-  return new HttpError(404, 'unknown_release', `${what}; the releases kept are listed at ${RELEASES_PATH} (and ${FEED_PATH})`, undefined, {
-    Link: `<${RELEASES_PATH}>; rel="index"`,
-  });
+  return problem.unknownRelease(`${what}; the releases kept are listed at ${RELEASES_PATH} (and ${FEED_PATH})`, RELEASES_PATH);
 }
 
 /**
@@ -45,7 +43,7 @@ export function unknownRelease(what: string): HttpError {
 export function acceptDatetime(header: string): Date {
   const time = Date.parse(header);
   if (Number.isNaN(time)) {
-    throw new HttpError(400, 'invalid_request', 'Accept-Datetime must be an HTTP date, such as "Tue, 02 Jan 2024 10:00:00 GMT"');
+    throw problem.invalidRequest('Accept-Datetime must be an HTTP date, such as "Tue, 02 Jan 2024 10:00:00 GMT"');
   }
   return new Date(time);
 }

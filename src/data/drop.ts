@@ -57,7 +57,7 @@ const COMPRESS_FROM_LINES = 4_000_000;
 
 export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
   const dir = await realpath(dataDir).catch(() => {
-    throw new DropError([fileProblem('drop.json', `data directory ${dataDir} does not exist`)]);
+    throw new DropError([fileProblem('drop.json', 'data directory does not exist', dataDir)]);
   });
   const manifest = await readManifest(dir);
   const problems: Problem[] = [];
@@ -155,7 +155,7 @@ async function connectTo(instance: DuckDBInstance): Promise<DuckDBConnection> {
 
 async function readManifest(dir: string): Promise<Manifest> {
   const text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8').catch(() => {
-    throw new DropError([fileProblem('drop.json', `drop.json must exist in ${dir}`)]);
+    throw new DropError([fileProblem('drop.json', 'drop.json must exist in the data directory', dir)]);
   });
   const parsed = parseManifest(text);
   if (!parsed.ok) throw new DropError(parsed.problems.map((problem) => fileProblem('drop.json', problem)));

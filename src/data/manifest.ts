@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
-import { LINE_STAGES, SERIES_STAGES, TABLES } from './schema.js';
+import { LINE_STAGES, SERIES_STAGES } from '../domain/stages.js';
+import { TABLES } from './schema.js';
 
 /** The manifest's file name in a drop directory; it is written last. */
 export const MANIFEST_FILE = 'drop.json';
@@ -115,7 +116,12 @@ export const ManifestSchema = z.object({
   definitions: DefinitionsSchema.optional(),
   files: z.record(
     z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
-    z.object({ sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }), rows: z.number().int().min(0) }),
+    z.object({
+      sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }),
+      rows: z.number().int().min(0),
+      /** The file's size; a DATA_URL download stops at it (src/data/remote.ts). Optional: older drops lack it. */
+      bytes: z.number().int().min(0).optional(),
+    }),
     { error: 'must be an object mapping file names to {"sha256", "rows"}' },
   ),
   control_totals: z.array(ControlTotalSchema).optional(),

@@ -14,7 +14,7 @@ import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { logger } from '../lib/log.js';
-import { HttpError } from '../http/errors.js';
+import { problem } from '../http/errors.js';
 import { diffDrops, dropSideOf, summarize, type ChangeSummary } from './diff.js';
 import { DropError, fingerprintOf, loadDrop, type LoadedDrop } from './drop.js';
 import { MANIFEST_FILE, ManifestSchema, sha256File, type Manifest } from './manifest.js';
@@ -213,7 +213,7 @@ export class Releases {
       } catch (error) {
         if (this.opened.get(version) === opening) this.opened.delete(version);
         logger.error({ err: error, version }, 'could not open a kept release');
-        throw new HttpError(503, 'data_unavailable', `release ${version} could not be read from its files; try again later`);
+        throw problem.releaseUnreadable(version);
       }
       // Closed by an eviction while it was opening: open it again.
       if (this.opened.get(version) === opening) return served.lease(signal);

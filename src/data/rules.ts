@@ -9,7 +9,8 @@ import { quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
 import { roundHalfAway } from '../domain/numbers.js';
 import type { Manifest } from './manifest.js';
 import type { Problem } from './problems.js';
-import { LINE_STAGES, SERIES_STAGES, TABLES } from './schema.js';
+import { LINE_STAGES, SERIES_STAGES } from '../domain/stages.js';
+import { TABLES } from './schema.js';
 import type { DropShape } from './shape.js';
 
 export interface Rule {

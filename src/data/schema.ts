@@ -33,10 +33,6 @@ export interface TableSpec {
   oneOf?: readonly [string, string];
 }
 
-/** The stages of a line (docs/data-drops.md): the law as adopted, a complementary law's change, the outturn. */
-export const LINE_STAGES = ['initial', 'amendment', 'outturn'] as const;
-/** The stages of a series row: the law as adopted, as amended, the outturn. */
-export const SERIES_STAGES = ['initial', 'amended', 'outturn'] as const;
 
 const id = (name: string, nullable = false): ColumnSpec => ({ name, kind: 'integer', sqlType: 'BIGINT', nullable });
 const year: ColumnSpec = { name: 'year', kind: 'integer', sqlType: 'INTEGER' };
@@ -66,6 +62,9 @@ const lineColumns = (organizationNullable: boolean): ColumnSpec[] => [
 /** A series without a stage column has rows of no stated stage (null). */
 const seriesStage: ColumnSpec = { ...text('stage'), absent: 'NULL' };
 
+/** The ratio to GDP as the row's source printed it (docs/data-drops.md#published-ratios); null when it printed none. */
+const publishedPercent: ColumnSpec = { ...money('published_percent'), nullable: true, absent: 'NULL' };
+
 export const TABLES: readonly TableSpec[] = [
   { name: 'organizations', columns: [id('id'), text('name'), text('code')] },
   { name: 'categories', columns: [id('id'), text('name'), text('type'), id('parent_id', true)] },
@@ -74,8 +73,8 @@ export const TABLES: readonly TableSpec[] = [
   { name: 'debt_origins', columns: [id('id'), id('parent_id', true), text('name')] },
   { name: 'debt', columns: [year, id('debt_origin_id'), money('value'), seriesStage, ...provenance] },
   { name: 'gdp', columns: [year, money('gdp'), ...provenance] },
-  { name: 'outstanding_debt', columns: [year, money('outstanding_debt'), seriesStage, ...provenance] },
-  { name: 'deficit', columns: [year, money('value'), seriesStage, ...provenance] },
+  { name: 'outstanding_debt', columns: [year, money('outstanding_debt'), seriesStage, ...provenance, publishedPercent] },
+  { name: 'deficit', columns: [year, money('value'), seriesStage, ...provenance, publishedPercent] },
   {
     name: 'sources',
     optional: true,

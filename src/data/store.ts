@@ -15,7 +15,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { HttpError } from '../http/errors.js';
+import { ClientGone, problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
 import type { Releases } from './releases.js';
@@ -55,15 +55,8 @@ export interface QueryLimits {
   queueWaitMs: number;
 }
 
-const overloaded = (detail: string) =>
-  new HttpError(503, 'overloaded', detail, undefined, { 'Retry-After': '1' });
-
-/** A query withdrawn from the queue because its client hung up: nobody reads this answer. */
-export class ClientGone extends HttpError {
-  constructor() {
-    super(503, 'overloaded', 'the client closed the connection before its query could start');
-  }
-}
+const overloaded = problem.overloaded;
+export { ClientGone };
 
 /**
  * Counts the queries running or waiting, across drops. The cap is only a memory bound: whether
@@ -76,7 +69,7 @@ class Admission {
 
   enter(): void {
     if (this.active >= this.limits.maxConcurrent) {
-      throw overloaded('the server is answering as many queries as it can; retry in a second');
+      throw overloaded();
     }
     this.active += 1;
   }
@@ -105,7 +98,7 @@ class Waiters {
 
   wait(signal: AbortSignal | undefined): Promise<DuckDBConnection> {
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(new ClientGone());
+      if (signal?.aborted) return reject(problem.clientGone());
       const leave = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -114,7 +107,7 @@ class Waiters {
       };
       const onAbort = () => {
         leave();
-        reject(new ClientGone());
+        reject(problem.clientGone());
       };
       const waiter: Waiter = {
         since: performance.now(),
@@ -151,6 +144,8 @@ export class ServedDrop {
   private readonly prepared = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
   private readonly waiting: Waiters;
   private opened = 0;
+  /** When a connection was last handed out or given back (see stuckFor). */
+  private movedAt = performance.now();
   private leases = 0;
   private retired = false;
   private closed = false;
@@ -232,7 +227,7 @@ export class ServedDrop {
             yield chunk;
             // A format that gathers many chunks before it writes (Parquet's row groups) would
             // otherwise go on reading for a client that has hung up.
-            if (signal?.aborted) throw new ClientGone();
+            if (signal?.aborted) throw problem.clientGone();
           }
           finished = true;
         } finally {
@@ -267,7 +262,7 @@ export class ServedDrop {
       return await work();
     } catch (error) {
       if (interrupted) {
-        throw new HttpError(503, 'query_timeout', `the query took longer than ${this.limits.timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`);
+        throw problem.queryTimeout(this.limits.timeoutMs);
       }
       throw error;
     } finally {
@@ -313,11 +308,27 @@ export class ServedDrop {
     this.closeIfDone();
   }
 
+  /**
+   * How long every pooled connection has been held with none given back or handed out, once that
+   * is longer than any query may run and wait (QUERY_TIMEOUT_MS + QUEUE_WAIT_MS); else 0. Queries
+   * end within their limit, so a pool held that long is held by something else (exports): it
+   * cannot serve, and /readyz says so.
+   */
+  stuckFor(now = performance.now()): number {
+    if (this.idle.length > 0 || this.opened < this.poolSize) return 0;
+    const held = now - this.movedAt;
+    return held > this.limits.timeoutMs + this.limits.queueWaitMs ? held : 0;
+  }
+
   private async acquire(signal?: AbortSignal): Promise<DuckDBConnection> {
     const free = this.idle.pop();
-    if (free) return free;
+    if (free) {
+      this.movedAt = performance.now();
+      return free;
+    }
     if (this.opened < this.poolSize) {
       this.opened += 1;
+      this.movedAt = performance.now();
       try {
         return await this.data.connect();
       } catch (error) {
@@ -329,6 +340,7 @@ export class ServedDrop {
   }
 
   private releaseConnection(connection: DuckDBConnection): void {
+    this.movedAt = performance.now();
     const next = this.waiting.next();
     if (next) next.give(connection);
     else this.idle.push(connection);
@@ -351,14 +363,34 @@ export interface Lease {
   release(): void;
 }
 
+/**
+ * Why a drop was not served, as /meta/ may publish it: a code, the file it is about, and words
+ * with no server path or internal URL in them; the log has the whole story (security review,
+ * finding 7).
+ */
+export interface ReloadFailure {
+  /** invalid_drop: a rule of the drop is broken; download_failed: DATA_URL could not be read; load_failed: anything else. */
+  code: 'invalid_drop' | 'download_failed' | 'load_failed';
+  file: string | null;
+  reason: string;
+  /** The version refused (from its drop.json; null when unreadable) and every problem, up to 20. */
+  rejected_version?: string | null;
+  problems?: string[];
+}
+
 /** The last attempt to load a drop, as /budget/api/meta/ shows it. */
 export interface ReloadOutcome {
   status: 'ok' | 'rejected';
-  /** Why the drop was rejected (the DropError message), or null. */
+  /** Why the drop was rejected, or null. */
   reason: string | null;
+  code: ReloadFailure['code'] | null;
+  file: string | null;
   at: string;
   /** The version served after the attempt: the new drop's, or the old one's when rejected. */
   version: string | null;
+  /** A rejection: the version refused (from its drop.json, null when unreadable) and every problem (up to 20). */
+  rejected_version?: string | null;
+  problems?: string[];
 }
 
 export class Store {
@@ -397,6 +429,11 @@ export class Store {
 
   get ready(): boolean {
     return this.current !== null;
+  }
+
+  /** How long the served drop's pool has been unable to serve (ServedDrop.stuckFor), or 0. */
+  get stuckFor(): number {
+    return this.current?.stuckFor() ?? 0;
   }
 
   /** The drop to answer one request with, or null before any drop is loaded; `signal`: the client hung up. */
@@ -456,13 +493,21 @@ export class Store {
     this.swapListeners.push(listener);
   }
 
-  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with the reason. */
-  recordReload(status: ReloadOutcome['status'], reason: string | null = null): void {
-    this.record(status, reason, new Date());
+  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with why. */
+  recordReload(status: ReloadOutcome['status'], failure: ReloadFailure | null = null): void {
+    this.record(status, failure, new Date());
   }
 
-  private record(status: ReloadOutcome['status'], reason: string | null, at: Date): void {
-    this.outcome = { status, reason, at: at.toISOString(), version: this.served?.manifest.version ?? null };
+  private record(status: ReloadOutcome['status'], failure: ReloadFailure | null, at: Date): void {
+    this.outcome = {
+      status,
+      reason: failure?.reason ?? null,
+      code: failure?.code ?? null,
+      file: failure?.file ?? null,
+      at: at.toISOString(),
+      version: this.served?.manifest.version ?? null,
+      ...(failure?.problems ? { rejected_version: failure.rejected_version ?? null, problems: failure.problems } : {}),
+    };
   }
 
   close(): void {

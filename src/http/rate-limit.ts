@@ -6,7 +6,7 @@ import { createClient } from '@redis/client';
 import { logger } from '../lib/log.js';
 import { memo } from '../lib/memo.js';
 import type { ApiKey } from './api-keys.js';
-import { HttpError } from './errors.js';
+import { problem } from '../domain/errors.js';
 
 export interface RateLimitOptions {
   /** Requests per minute for a client without an API key; 0: not limited. */
@@ -22,8 +22,8 @@ const WINDOW_MS = 60_000;
 const CLIENTS_REMEMBERED = 10_000;
 
 /**
- * `perMinute` requests per client IP per minute, with IETF draft-8 headers; CORS preflights and
- * the `unlimited` paths are not counted. A request with an API
+ * `perMinute` requests per client IP per minute, with IETF draft-8 headers; the `unlimited` paths
+ * are not counted. A request with an API
  * key (res.locals.apiKey, set by the api-keys middleware before this one) counts against its key's
  * own budget and limit, whatever its IP, and its RateLimit-Policy carries the key's name.
  *
@@ -54,14 +54,16 @@ export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions):
       const key = keyOf(res);
       return key ? `key:${key.name}` : addressKey(clientAddress(req));
     },
-    skip: (req, res) => req.method === 'OPTIONS' || exempt.has(pathOf(req.originalUrl)) || (perMinute === 0 && !keyOf(res)),
+    // CORS preflights count like any request (security review, finding 9): they cost the server
+    // as much as a cached answer, and were a way round the limit.
+    skip: (req, res) => exempt.has(pathOf(req.originalUrl)) || (perMinute === 0 && !keyOf(res)),
     handler: (req, res, next) => {
       const info = countOf(req)!;
       setHeaders(res, info);
       const retryAfter = resetSeconds(info);
       res.setHeader('Retry-After', String(retryAfter));
       const who = keyOf(res) ? `for this API key ` : '';
-      next(new HttpError(429, 'rate_limited', `too many requests: the limit ${who}is ${limitOf(res)} per minute; retry after ${retryAfter} s`));
+      next(problem.rateLimited(`too many requests: the limit ${who}is ${limitOf(res)} per minute; retry after ${retryAfter} s`));
     },
   });
   return (req, res, next) =>

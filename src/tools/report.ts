@@ -16,7 +16,7 @@ export function problemReport(dir: string, problems: Problem[]): string {
   const lines = [`invalid: ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'} in ${dir}`];
   for (const p of problems) {
     const rows = p.examples.length ? ` (${count(p.count)} ${p.count === 1 ? 'row' : 'rows'}${p.examples.length < p.count ? `, first ${p.examples.length}` : ''}):` : '';
-    lines.push(`${p.file}: ${p.rule}${rows}`);
+    lines.push(`${p.file}: ${p.rule}${p.where === undefined ? '' : ` (${p.where})`}${rows}`);
     for (const example of p.examples) lines.push(`    ${jsonText(example)}`);
   }
   return printableLines(lines);

@@ -3,7 +3,7 @@
  * `synthDrop` (generated rows): every table's Parquet file, then drop.json with the files' true
  * checksums and row counts.
  */
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
 import { MANIFEST_FILE, sha256File, type Manifest, type Units } from '../data/manifest.js';
@@ -85,7 +85,7 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
       if (!wrote) continue;
       written.push(table);
       const rows = await parquetRows(connection, tmp(file));
-      files[file] = { sha256: await sha256File(tmp(file)), rows };
+      files[file] = { sha256: await sha256File(tmp(file)), rows, bytes: (await stat(tmp(file))).size };
       options.onProgress?.({ file, done: true, rows, seconds: seconds() });
     }
   } catch (error) {

@@ -4,8 +4,9 @@ import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { Row } from '../../data/store.js';
 import type { ShareKind } from '../measures.js';
-import { DEFAULT_STAGE, define, named, ORDER } from './endpoint.js';
-import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured.js';
+import { stageOrDefault } from '../../domain/stages.js';
+import { define, named, ORDER } from './endpoint.js';
+import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
 export const budgetCategories = define({
   path: `${API_PREFIX}/budget-categories/`,
@@ -28,7 +29,7 @@ export const budgetCategories = define({
       item: item.BudgetCategory,
       table: flatTable(item.rowOf(item.BudgetCategory)),
       answer: async (params, lease) => {
-        const stage = params.stage ?? DEFAULT_STAGE;
+        const stage = stageOrDefault(params.stage);
         const { categoryNames } = lease.drop.data;
         const kind = (r: Row) => r.type as ShareKind;
         const rows = await measuredSums(
@@ -40,7 +41,17 @@ export const budgetCategories = define({
             { name: 'resources', kind },
           ],
           'id',
-          (r) => ({ id: r.id, category: named(categoryNames, r.id), type: r.type, parent_id: r.parent_id, expenses: r.expenses, resources: r.resources }),
+          (r) => ({
+            id: r.id,
+            category: named(categoryNames, r.id),
+            type: r.type,
+            parent_id: r.parent_id,
+            expenses: r.expenses,
+            resources: r.resources,
+            stage,
+            source_ids: r.source_ids,
+            derived: r.derived,
+          }),
           { lines: stage },
         );
         return ordered(rows, params.ordering, 'id');

@@ -5,7 +5,7 @@
  * debt, outstanding-debt, deficit). src/api/measures.ts does the arithmetic.
  */
 import type { Lease, Row } from '../../data/store.js';
-import { invalid, measurer, rounded, shareTotals, sumMeasured, withChanges, withPreviousYears, type MeasureRequest, type Measurer, type ShareKind, type ShareOf } from '../measures.js';
+import { invalid, measurer, rounded, shareTotals, sumMeasured, withChanges, withPreviousYears, measureSpec, type MeasureRequest, type Measurer, type ShareKind, type ShareOf } from '../measures.js';
 import { param } from '../params.js';
 
 export const measuring = {
@@ -22,7 +22,7 @@ export async function measureHeader(params: MeasureRequest, lease: Lease): Promi
 
 /** The measurer of a request, with the totals a share divides by when it is one: those of `of`'s stage. */
 export async function measurerFor(params: MeasureRequest, lease: Lease, years: readonly number[] | undefined, of?: ShareOf): Promise<Measurer> {
-  const shares = params.measure === 'share' && of ? await shareTotals(lease, years, of) : undefined;
+  const shares = measureSpec(params.measure ?? 'nominal').needsTotals && of ? await shareTotals(lease, years, of) : undefined;
   return measurer(params, lease, shares);
 }
 
@@ -70,8 +70,9 @@ const COLLATOR = new Intl.Collator('en', { sensitivity: 'variant', numeric: fals
 
 /**
  * Rows of budget-categories or organization/stats, measured. Rows that sum several years are
- * measured year by year and added up (nominal and share need no split: a share is of the
- * years' totals). A change compares the single year asked for with the year before.
+ * measured year by year and added up, unless the measure is taken of the sums (`ofSums`: nominal,
+ * and share, which is of those years' totals). A change compares the single year asked for with
+ * the year before.
  */
 export async function measuredSums<R extends Record<string, unknown>>(
   params: MeasureRequest & { year?: number[]; change?: 'previous_year' },
@@ -96,23 +97,26 @@ export async function measuredSums<R extends Record<string, unknown>>(
     const changed = withChanges(rows, names as (keyof typeof rows[number] & string)[], m, (r) => r[id]);
     return changed.filter((r) => r.year === year).map(({ year: _year, ...r }) => r as unknown as R);
   }
-  if (measure === 'nominal' || measure === 'share') {
+  if (measureSpec(measure).ofSums) {
     return (await query(params.year, false)).map((r) => {
       const out = shape(r) as Record<string, unknown>;
       for (const f of fields) out[f.name] = m.apply(r[f.name] as number, 'all', f.kind(r));
       return rounded(out as R, names as (keyof R & string)[], m);
     });
   }
-  const sums = new Map<unknown, { row: Row; parts: Map<string, (number | null)[]> }>();
+  const sums = new Map<unknown, { row: Row; parts: Map<string, (number | null)[]>; sources: Set<number>; derived: boolean }>();
   for (const r of await query(params.year, true)) {
     let entry = sums.get(r[id]);
-    if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])) }));
+    if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])), sources: new Set(), derived: false }));
     // An organization without lines has one row without a year: nothing to add.
     if (r.year === null) continue;
     for (const f of fields) entry.parts.get(f.name)!.push(m.apply(r[f.name] as number, Number(r.year), f.kind(r)));
+    // What the sum over the years sums: every year's sources and derived lines.
+    for (const source of (r.source_ids as number[] | undefined) ?? []) entry.sources.add(source);
+    entry.derived ||= r.derived === true;
   }
-  return [...sums.values()].map(({ row, parts }) => {
-    const out = shape(row) as Record<string, unknown>;
+  return [...sums.values()].map(({ row, parts, sources, derived }) => {
+    const out = shape({ ...row, source_ids: [...sources].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), derived }) as Record<string, unknown>;
     for (const n of names) out[n] = sumMeasured(parts.get(n)!);
     return rounded(out as R, names as (keyof R & string)[], m);
   });
