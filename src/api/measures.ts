@@ -271,9 +271,13 @@ export function withChanges<R extends { year: number }>(
   measurer: Measurer,
   key: (row: R) => unknown = () => '',
 ): (R & { change: unknown; change_pct: unknown })[] {
-  const byYear = new Map(rows.map((row) => [`${row.year}:${String(key(row))}`, row]));
+  // A figure is compared only with the previous year's figure of the same stage
+  // (docs/api.md#what-every-figure-means): a series' default picks each year's most final stage,
+  // and a forecast minus an outturn is no change of anything.
+  const stageOf = (row: R) => ('stage' in row ? String(row.stage) : '');
+  const byYear = new Map(rows.map((row) => [`${row.year}:${stageOf(row)}:${String(key(row))}`, row]));
   return rows.map((row) => {
-    const previous = byYear.get(`${row.year - 1}:${String(key(row))}`);
+    const previous = byYear.get(`${row.year - 1}:${stageOf(row)}:${String(key(row))}`);
     const changes = fields.map((field) => changeOf(row[field] as number | null, previous?.[field] as number | null | undefined));
     const shown = rounded(row, fields, measurer) as Record<string, unknown>;
     if (fields.length === 1) {

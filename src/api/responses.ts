@@ -70,6 +70,17 @@ const seriesProvenance = {
   derived,
 };
 
+/** What a roll-up row says it sums (docs/api.md#what-every-figure-means): the stage asked, the lines' sources. */
+const rollupProvenance = {
+  stage: z.enum(['initial', 'amended', 'outturn']).meta({
+    description: 'The stage the row sums: initial (the finance law as adopted), amended (with the complementary laws) or outturn',
+  }),
+  source_ids: z
+    .array(z.int())
+    .meta({ description: 'The distinct source_id of the lines summed, ascending (see /budget/api/sources/); [] when none has one' }),
+  derived: z.boolean().meta({ description: 'True when any line summed was computed from published figures rather than published itself' }),
+};
+
 /**
  * An item's download row: its fields without the change objects, which downloads write as
  * columns only when change is asked for (api/download-table.ts).
@@ -84,12 +95,13 @@ export const Total = z
     total_expenses: measured('Sum of the expense lines of the year'),
     total_resources: measured('Sum of the resource lines of the year'),
     balance: measured('total_resources - total_expenses'),
+    ...rollupProvenance,
     ...changes(['total_expenses', 'total_resources', 'balance']),
   })
   .meta({
     title: 'Total',
     description: 'Expenses, resources and balance of one year',
-    example: { year: 2023, total_expenses: 69914, total_resources: 69912, balance: -2 },
+    example: { year: 2023, total_expenses: 69914, total_resources: 69912, balance: -2, stage: 'amended', source_ids: [17, 18, 19], derived: true },
   });
 
 export const BudgetCategory = z
@@ -100,12 +112,23 @@ export const BudgetCategory = z
     parent_id: id('Parent category id').nullable(),
     expenses: measured('Expenses rolled up over the category and its descendants (0 for a resource category)'),
     resources: measured('Resources rolled up over the category and its descendants (0 for an expense category)'),
+    ...rollupProvenance,
     ...changes(['expenses', 'resources']),
   })
   .meta({
     title: 'BudgetCategory',
     description: 'A budget category with the lines under it summed',
-    example: { id: 1, category: 'Dépenses de gestion', type: 'expense', parent_id: null, expenses: 42272, resources: 0 },
+    example: {
+      id: 1,
+      category: 'Dépenses de gestion',
+      type: 'expense',
+      parent_id: null,
+      expenses: 42272,
+      resources: 0,
+      stage: 'amended',
+      source_ids: [17, 18],
+      derived: false,
+    },
   });
 
 const OrganizationRef = z
@@ -206,12 +229,13 @@ export const OrganizationStats = z
     organization_id: id('Organization id'),
     total_expenses: measured('Expenses charged to the organization over the filter'),
     total_resources: measured('Resources attributed to the organization over the filter'),
+    ...rollupProvenance,
     ...changes(['total_expenses', 'total_resources']),
   })
   .meta({
     title: 'OrganizationStats',
     description: "An organization's totals",
-    example: { organization_id: 9, total_expenses: 4525.231, total_resources: 0 },
+    example: { organization_id: 9, total_expenses: 4525.231, total_resources: 0, stage: 'amended', source_ids: [48], derived: false },
   });
 
 export const Debt = z
@@ -243,13 +267,17 @@ export const OutstandingDebt = z
     outstanding_debt: money('Outstanding public debt at the end of the year'),
     gdp: money('Gross domestic product of the year'),
     value: percent('outstanding_debt / gdp * 100'),
+    published_value: z
+      .number()
+      .nullable()
+      .meta({ description: "The debt's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none" }),
     ...change,
     ...seriesProvenance,
   })
   .meta({
     title: 'OutstandingDebt',
     description: 'Outstanding public debt of one year, and its share of GDP',
-    example: { year: 2023, outstanding_debt: 126600, gdp: 149645, value: 84.6, stage: null, source_id: null, derived: false },
+    example: { year: 2023, outstanding_debt: 126600, gdp: 149793.6, value: 84.52, published_value: 84.6, stage: 'outturn', source_id: 42, derived: false },
   });
 
 export const Deficit = z
@@ -257,6 +285,10 @@ export const Deficit = z
     year,
     value: measured('Budget deficit of the year'),
     percent: percent('value / gdp * 100'),
+    published_percent: z
+      .number()
+      .nullable()
+      .meta({ description: "The deficit's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none" }),
     gdp: money('Gross domestic product of the year'),
     ...change,
     ...seriesProvenance,
@@ -264,7 +296,7 @@ export const Deficit = z
   .meta({
     title: 'Deficit',
     description: 'The budget deficit of one year, and its share of GDP',
-    example: { year: 2023, value: 7497, percent: 5.01, gdp: 149645, stage: null, source_id: null, derived: false },
+    example: { year: 2024, value: 10000, percent: 6.26, published_percent: null, gdp: 159852.7, stage: 'outturn', source_id: 66, derived: false },
   });
 
 export const Source = z

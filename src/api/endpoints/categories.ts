@@ -41,7 +41,17 @@ export const budgetCategories = define({
             { name: 'resources', kind },
           ],
           'id',
-          (r) => ({ id: r.id, category: named(categoryNames, r.id), type: r.type, parent_id: r.parent_id, expenses: r.expenses, resources: r.resources }),
+          (r) => ({
+            id: r.id,
+            category: named(categoryNames, r.id),
+            type: r.type,
+            parent_id: r.parent_id,
+            expenses: r.expenses,
+            resources: r.resources,
+            stage,
+            source_ids: r.source_ids,
+            derived: r.derived,
+          }),
           { lines: stage },
         );
         return ordered(rows, params.ordering, 'id');

@@ -104,16 +104,19 @@ export async function measuredSums<R extends Record<string, unknown>>(
       return rounded(out as R, names as (keyof R & string)[], m);
     });
   }
-  const sums = new Map<unknown, { row: Row; parts: Map<string, (number | null)[]> }>();
+  const sums = new Map<unknown, { row: Row; parts: Map<string, (number | null)[]>; sources: Set<number>; derived: boolean }>();
   for (const r of await query(params.year, true)) {
     let entry = sums.get(r[id]);
-    if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])) }));
+    if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])), sources: new Set(), derived: false }));
     // An organization without lines has one row without a year: nothing to add.
     if (r.year === null) continue;
     for (const f of fields) entry.parts.get(f.name)!.push(m.apply(r[f.name] as number, Number(r.year), f.kind(r)));
+    // What the sum over the years sums: every year's sources and derived lines.
+    for (const source of (r.source_ids as number[] | undefined) ?? []) entry.sources.add(source);
+    entry.derived ||= r.derived === true;
   }
-  return [...sums.values()].map(({ row, parts }) => {
-    const out = shape(row) as Record<string, unknown>;
+  return [...sums.values()].map(({ row, parts, sources, derived }) => {
+    const out = shape({ ...row, source_ids: [...sources].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), derived }) as Record<string, unknown>;
     for (const n of names) out[n] = sumMeasured(parts.get(n)!);
     return rounded(out as R, names as (keyof R & string)[], m);
   });

@@ -80,7 +80,14 @@ export const organizationStats = define({
             { name: 'total_resources', kind: () => 'resource' },
           ],
           'organization_id',
-          (r) => ({ organization_id: r.organization_id, total_expenses: r.total_expenses, total_resources: r.total_resources }),
+          (r) => ({
+            organization_id: r.organization_id,
+            total_expenses: r.total_expenses,
+            total_resources: r.total_resources,
+            stage,
+            source_ids: r.source_ids,
+            derived: r.derived,
+          }),
           { lines: stage },
         );
         return ordered(rows, params.ordering, 'organization_id');

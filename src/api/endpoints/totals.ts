@@ -38,9 +38,15 @@ export const totals = define({
           (year) => lease.query('totals', { year: year ?? null, stage }),
           ['total_expenses', 'total_resources', 'balance'],
           (r: Row) =>
-            ({ year: Number(r.year), total_expenses: r.total_expenses, total_resources: r.total_resources, balance: r.balance }) as z.infer<
-              typeof item.Total
-            >,
+            ({
+              year: Number(r.year),
+              total_expenses: r.total_expenses,
+              total_resources: r.total_resources,
+              balance: r.balance,
+              stage,
+              source_ids: r.source_ids,
+              derived: r.derived,
+            }) as z.infer<typeof item.Total>,
         );
       },
     },
