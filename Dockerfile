@@ -1,4 +1,4 @@
-# The API as one container: Node.js 22 LTS on Debian bookworm (DuckDB's prebuilt binding needs
+# The API as one container: Node.js 24 LTS on Debian bookworm (DuckDB's prebuilt binding needs
 # glibc: use a Debian-based image, not Alpine).
 #
 # Build: docker build -t budget-api .        (or: podman build --format docker -t budget-api .)
@@ -14,7 +14,7 @@
 # The analysts' tool is on the PATH:
 #   docker run --rm -v /srv/drops:/drops:ro budget-api budget-data validate /drops/current
 
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -31,7 +31,7 @@ RUN npx tsc -p tsconfig.json --sourceMap false \
     && npm prune --omit=dev --no-audit --no-fund \
     && find node_modules \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -type f -delete
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

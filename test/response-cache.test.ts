@@ -77,6 +77,33 @@ describe('the response cache', () => {
     }
   });
 
+  it('keys answers by the parsed values: a year list in any order, with repeats or leading zeros, and any case of a stage', async () => {
+    const t = await appFor(small);
+    try {
+      const first = await request(t.app).get('/budget/api/expenses/?year=2023,2024&stage=amended&limit=1');
+      expect(first.status).toBe(200);
+      expect(first.body.next).toBe('/budget/api/expenses/?limit=1&offset=1&year=2023%2C2024&stage=amended');
+      // With its DuckDB closed, the app can only answer from the cache.
+      const lease = t.store.lease()!;
+      lease.drop.retire();
+      lease.release();
+      for (const url of [
+        '/budget/api/expenses/?year=2024,2023,2023&stage=amended&limit=1',
+        '/budget/api/expenses/?year=02023,2024&stage=AMENDED&limit=1',
+        '/budget/api/expenses/?year=2023..2024&stage=Amended&limit=01',
+      ]) {
+        const again = await request(t.app).get(url);
+        expect(again.status, url).toBe(200);
+        expect(again.headers.etag, url).toBe(first.headers.etag);
+        expect(again.text, url).toBe(first.text);
+      }
+      // Another year set is another query.
+      expect((await request(t.app).get('/budget/api/expenses/?year=2023,2025&stage=amended&limit=1')).status).toBe(500);
+    } finally {
+      t.close();
+    }
+  });
+
   it('gives the same query the same tag before anything is cached, and another value another tag', async () => {
     const t = await appFor(small, { RESPONSE_CACHE_MB: '0' });
     try {

@@ -9,6 +9,7 @@ import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
 import type { ExportFiles } from '../http/export-files.js';
+import type { ExportLimits } from '../http/export-limits.js';
 import { fileName } from './download-name.js';
 import type { DownloadFormat } from '../formats/format.js';
 import { negotiate } from '../formats/negotiate.js';
@@ -25,6 +26,8 @@ import type { ResponseCache } from '../http/response-cache.js';
 import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { spellings } from './routes.js';
+import { canonicalValues } from './params.js';
+import { memo } from '../lib/memo.js';
 import { deprecationHeaders, pastSunset, usedBy, type Used } from './versioning.js';
 
 export function dataUnavailable(): HttpError {
@@ -35,6 +38,8 @@ const VARY = 'Accept, Accept-Encoding';
 
 /** The order parameters are keyed in: the endpoint's. */
 const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
+/** Each endpoint's canonical values (params.ts), made once. */
+const normalizerOf = memo((endpoint: Endpoint) => canonicalValues(endpoint.query));
 
 /**
  * The answer already rendered for a request, if any: the hot path, before any routing, validation
@@ -44,7 +49,7 @@ const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
  */
 export function cachedLookup(store: Store, cache: ResponseCache, endpoints: readonly Endpoint[] = ENDPOINTS): CachedLookup {
   const byPath = new Map(
-    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e) }] as const)),
+    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e), normalize: normalizerOf(e) }] as const)),
   );
   return (method, url, accept) => {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
@@ -52,7 +57,7 @@ export function cachedLookup(store: Store, cache: ResponseCache, endpoints: read
     const endpoint = byPath.get(queryAt < 0 ? url : url.slice(0, queryAt));
     const drop = store.served;
     if (!endpoint || !drop) return undefined;
-    const query = canonicalQuery(url, endpoint.order);
+    const query = canonicalQuery(url, endpoint.order, endpoint.normalize);
     const representation = query.format ?? negotiate(accept, undefined);
     return cache.get(answerKey(drop.fingerprint, endpoint.path, query, representation));
   };
@@ -77,6 +82,8 @@ export interface HandlerOptions {
   now?: () => Date;
   /** Whole exports kept as files (http/export-files.ts); without it every export is streamed. */
   exportFiles?: ExportFiles;
+  /** What full exports may cost (http/export-limits.ts); without it they are not limited. */
+  exportLimits?: ExportLimits;
 }
 
 export function endpointHandler(
@@ -84,14 +91,16 @@ export function endpointHandler(
   store: Store,
   cacheControl: string,
   cache: ResponseCache,
-  { now = () => new Date(), exportFiles }: HandlerOptions = {},
+  { now = () => new Date(), exportFiles, exportLimits }: HandlerOptions = {},
 ): RequestHandler {
   const order = orderOf(endpoint);
+  const normalize = normalizerOf(endpoint);
   return async (req, res) => {
     // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
     // depending on Accept-Encoding: caches must key on both.
     res.setHeader('Vary', VARY);
     const lease = store.lease(hangUp(res));
+    let endExport: (() => void) | undefined;
     try {
       const bound = endpoint.bind(req.originalUrl);
       const formatName = negotiate(req.headers.accept, bound.format);
@@ -102,7 +111,7 @@ export function endpointHandler(
         if (gone) throw gone;
       }
       if (!lease) throw dataUnavailable();
-      const query = canonicalQuery(req.originalUrl, order);
+      const query = canonicalQuery(req.originalUrl, order, normalize);
       const key = answerKey(lease.drop.data.fingerprint, endpoint.path, query, formatName);
       const etag = tagOf(key);
       const headers = { ...(await bound.headers(lease)), ...deprecationHeaders(used) };
@@ -140,7 +149,8 @@ export function endpointHandler(
       const download = { format, encoding, fileName: fileName(endpoint.path, bound.params, format) };
       // A whole export is the same bytes for every request of this drop: sent from its file once
       // one request has written it (docs/performance.md#full-exports).
-      const whole = exportFiles && bound.exportAll && isWholeExport(pagingOf(bound));
+      const wholeExport = Boolean(bound.exportAll) && isWholeExport(pagingOf(bound));
+      const whole = exportFiles && wholeExport;
       const fingerprint = lease.drop.data.fingerprint;
       const file = whole ? await exportFiles.find(fingerprint, key) : undefined;
       if (file) {
@@ -148,12 +158,17 @@ export function endpointHandler(
         lease.release();
         return await sendExportFile(req, res, download, file);
       }
+      // A full export made from DuckDB holds a connection while it runs: it has its own budget.
+      const limited = exportLimits && wholeExport && req.method === 'GET' ? exportLimits : undefined;
+      endExport = limited?.enter(req, res);
       await sendDownload(req, res, {
         ...download,
         body: () => downloadBody(bound, lease, format, table),
         record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
+        watch: limited && (() => limited.watchdog(res)),
       });
     } finally {
+      endExport?.();
       lease?.release();
     }
   };

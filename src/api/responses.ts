@@ -446,6 +446,8 @@ export const Meta = z
         code: z.enum(['invalid_drop', 'download_failed', 'load_failed']).nullable(),
         file: z.string().nullable(),
         at: z.string(),
+        rejected_version: z.string().nullable().optional().meta({ description: 'On a rejection: the version refused (not the one still served)' }),
+        problems: z.array(z.string()).optional().meta({ description: 'On a rejection: every problem found, up to 20' }),
       })
       .nullable()
       .meta({ description: 'Outcome of the last reload, null if none happened' }),
@@ -461,6 +463,12 @@ export const Meta = z
       .object({
         tables: z.record(z.string(), z.object({ added: z.int().min(0), removed: z.int().min(0), changed: z.int().min(0) })),
         years_with_moved_totals: z.array(z.int()),
+        drop_json: z
+          .array(z.object({ field: z.string(), before: z.unknown(), after: z.unknown() }))
+          .meta({ description: "drop.json's fields that changed (units, source, license, stages, known gaps, definitions, control totals, description), before and after" }),
+        notes: z
+          .array(z.looseObject({ table: z.string(), id: z.int(), text: z.string(), source_id: z.int().nullable().optional() }))
+          .meta({ description: 'Why figures changed: the new drop\'s notes (the line id, or the year for a series)' }),
       })
       .nullable()
       .meta({

@@ -7,11 +7,13 @@
  * DATA_DIR itself when it is a symlink that is re-pointed (`ln -sfn new current`).
  */
 import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { logger } from '../lib/log.js';
 import { changeBetween } from './diff.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
+import { describeProblem } from './problems.js';
 import { MANIFEST_FILE } from './manifest.js';
 import type { Lease, ReloadFailure, ReloadOutcome, Store } from './store.js';
 
@@ -87,7 +89,7 @@ export class Reloader {
     const started = performance.now();
     const log = { trigger, dir: this.dataDir };
     try {
-      const drop = await loadDrop(this.dataDir);
+      const drop = await loadDrop(this.dataDir, { allProblems: true });
       if (this.closed) {
         drop.instance.closeSync();
       } else if (sameDrop(drop, this.store.served)) {
@@ -103,7 +105,9 @@ export class Reloader {
       }
     } catch (error) {
       const reason = error instanceof DropError ? error.message : `could not load the drop: ${(error as Error).message}`;
-      this.store.recordReload('rejected', failureOf(error));
+      // Every problem, and the version refused (not the one still served), so that whoever
+      // published it can fix it from /meta/ alone (docs/data-drops.md#reloading).
+      this.store.recordReload('rejected', { ...failureOf(error), rejected_version: await refusedVersion(this.dataDir) });
       logger.error({ ...log, reason, serving: this.store.served?.manifest.version }, 'data drop rejected; still serving the previous drop');
     }
     return this.store.lastReload!;
@@ -199,8 +203,21 @@ function sameDrop(drop: LoadedDrop, served: LoadedDrop | null): boolean {
   return drop.fingerprint === served?.fingerprint && isDeepStrictEqual(drop.manifest, served.manifest);
 }
 
+/** The version a rejected drop's drop.json names, when it can be read at all. */
+async function refusedVersion(dataDir: string): Promise<string | null> {
+  try {
+    const json = JSON.parse(await readFile(path.join(dataDir, MANIFEST_FILE), 'utf8')) as { version?: unknown };
+    return typeof json.version === 'string' ? json.version : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What /meta/ shows of a failed load: a DropError's rule without the server's paths; of anything else, only that it failed. */
 export function failureOf(error: unknown): ReloadFailure {
-  if (error instanceof DropError) return { code: 'invalid_drop', file: error.problems[0]?.file ?? null, reason: error.publicReason };
+  if (error instanceof DropError) {
+    const problems = error.problems.slice(0, 20).map((p) => describeProblem({ ...p, where: undefined }));
+    return { code: 'invalid_drop', file: error.problems[0]?.file ?? null, reason: error.publicReason, problems };
+  }
   return { code: 'load_failed', file: null, reason: 'the drop could not be loaded (the server log says why)' };
 }

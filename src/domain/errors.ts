@@ -102,6 +102,15 @@ export const problem = {
   rateLimited: (detail: string) => HttpError.of('rate_limited', detail),
   overloaded: (detail = 'the server is answering as many queries as it can; retry in a second') =>
     HttpError.of('overloaded', detail, { headers: { 'Retry-After': '1' } }),
+  /** Full exports (http/export-limits.ts): a client past its own budget, per minute or at once. */
+  tooManyExports: (detail: string, retryAfterSeconds: number) =>
+    HttpError.of('rate_limited', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+  /** Full exports: the server makes as many at once as it may. */
+  exportsBusy: () =>
+    HttpError.of('overloaded', 'the server is making as many full exports as it may; retry in a few seconds', { headers: { 'Retry-After': '5' } }),
+  /** /readyz: every pooled connection held past what a query may take (store.ts stuckFor). */
+  poolHeld: (ms: number) =>
+    HttpError.of('overloaded', `every database connection has been held for ${Math.round(ms)} ms; none can serve a query`, { headers: { 'Retry-After': '5' } }),
   clientGone: () => new ClientGone(),
   queryTimeout: (timeoutMs: number) =>
     HttpError.of('query_timeout', `the query took longer than ${timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`),
