@@ -13,6 +13,7 @@ import { checkColumns } from './columns.js';
 import { derive, type Derived } from './derived.js';
 import { MANIFEST_FILE, parseManifest, sha256File, type Manifest } from './manifest.js';
 import { DropError, fileProblem, offendingRows, type Problem } from './problems.js';
+import { DROP_LIMITS, rowCountProblems, textChunkProblems, textLengthProblems, treeDepthProblems, type DropLimits } from './limits.js';
 import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
 import { DropShape } from './shape.js';
@@ -39,6 +40,8 @@ export interface LoadOptions {
   allProblems?: boolean;
   /** Store the tables compressed from this many lines (expenses and resources) up; see COMPRESS_FROM_LINES. */
   compressFromLines?: number;
+  /** How big the drop may be (limits.ts); DROP_LIMITS unless a test asks for smaller. */
+  limits?: Partial<DropLimits>;
 }
 
 /**
@@ -65,6 +68,9 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     else if (await isFile(path.join(dir, file))) problems.push(fileProblem('drop.json', `files must list ${file}, which is in the drop`));
   }
   if (problems.length) throw new DropError(problems);
+  const limits = { ...DROP_LIMITS, ...options.limits };
+  problems.push(...rowCountProblems(manifest, limits));
+  if (problems.length) throw new DropError(problems);
 
   // Loading sorts and copies whole tables; jemalloc's background threads give that memory back
   // to the system once the load is done (10M lines: 1.5 GB serving instead of 1.8 GB).
@@ -90,7 +96,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   const present = new Map<string, ReadonlySet<string>>();
   try {
     for (const table of TABLES) {
-      const loadedTable = await loadTable(connection, dir, table, manifest, compress);
+      const loadedTable = await loadTable(connection, dir, table, manifest, compress, limits);
       if (Array.isArray(loadedTable)) problems.push(...loadedTable);
       else present.set(table.name, loadedTable);
       if (stopAtFirst()) break;
@@ -106,6 +112,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
       if (problem) problems.push(asInFile(problem, shape));
       if (stopAtFirst()) break;
     }
+    // Before derive: its closure of each tree grows with the square of its depth.
+    if (!stopAtFirst()) problems.push(...(await treeDepthProblems(connection, limits)));
     if (problems.length) throw new DropError(problems);
 
     const derived = await derive(connection, shape);
@@ -170,6 +178,7 @@ async function loadTable(
   table: TableSpec,
   manifest: Manifest,
   compress: () => Promise<unknown>,
+  limits: DropLimits = DROP_LIMITS,
 ): Promise<ReadonlySet<string> | Problem[]> {
   const file = fileName(table);
   const expected = manifest.files[file];
@@ -188,6 +197,12 @@ async function loadTable(
   }
   const raw = quotedIdentifier(`raw_${table.name}`);
   try {
+    const tooBig = await textChunkProblems(connection, filePath, file, table, limits);
+    if (tooBig.length) return tooBig;
+  } catch {
+    return [fileProblem(file, 'must be a readable Parquet file')];
+  }
+  try {
     await connection.run(`CREATE TABLE ${raw} AS SELECT * FROM read_parquet($path)`, { path: filePath });
   } catch {
     return [fileProblem(file, 'must be a readable Parquet file')];
@@ -199,6 +214,8 @@ async function loadTable(
   const types = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const problems = await checkColumns(connection, raw, file, table, types);
   if (problems.length) return problems;
+  const tooLong = await textLengthProblems(connection, raw, file, table, types, limits);
+  if (tooLong.length) return tooLong;
 
   // Typed first, then in schema order with the absent columns computed from the typed ones (a
   // stage from a complementary flag written as 0/1 reads the boolean).

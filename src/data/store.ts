@@ -18,6 +18,7 @@ import {
 import { ClientGone, problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
+import type { ParamsOf, QueryName, RowOf } from './queries.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
 
@@ -164,7 +165,7 @@ export class ServedDrop {
     let released = false;
     return {
       drop: this,
-      query: (name, params) => this.query(name, params, signal),
+      query: (name, ...params) => this.query(name, params[0] ?? {}, signal) as Promise<never>,
       chunks: (sql, params) => this.chunks(sql, params, signal),
       release: () => {
         if (released) return;
@@ -353,7 +354,8 @@ export class ServedDrop {
 
 export interface Lease {
   drop: ServedDrop;
-  query(name: string, params?: Params): Promise<Row[]>;
+  /** Runs sql/<name>.sql with its parameters (data/queries.ts types both, and the rows). */
+  query<N extends QueryName>(name: N, ...params: keyof ParamsOf<N> extends never ? [] : [ParamsOf<N>]): Promise<RowOf<N>[]>;
   /** DuckDB's chunks themselves, for exports built column by column; see ServedDrop.chunks. */
   chunks(sql: string, params: Params): AsyncGenerator<DuckDBDataChunk>;
   release(): void;
