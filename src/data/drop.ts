@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { checkColumns } from './columns.js';
 import { derive, type Derived } from './derived.js';
 import { MANIFEST_FILE, parseManifest, sha256File, type Manifest } from './manifest.js';
@@ -40,6 +40,12 @@ export interface LoadOptions {
   allProblems?: boolean;
   /** Store the tables compressed from this many lines (expenses and resources) up; see COMPRESS_FROM_LINES. */
   compressFromLines?: number;
+  /**
+   * Keep the tables in this database file instead of memory, with at most `memoryLimit` of DuckDB
+   * buffers: an older release read from its files (releases.ts) costs disk, not memory.
+   */
+  databaseFile?: string;
+  memoryLimit?: string;
   /** How big the drop may be (limits.ts); DROP_LIMITS unless a test asks for smaller. */
   limits?: Partial<DropLimits>;
 }
@@ -81,7 +87,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     // The load's sorts and joins spill to disk past this, rather than stack on the drop still
     // serving during a reload (docs/performance.md#reload). A directory of its own per database:
     // DuckDB creates it and removes it when the database closes.
-    memory_limit: LOAD_MEMORY_LIMIT,
+    memory_limit: options.memoryLimit ?? LOAD_MEMORY_LIMIT,
     temp_directory: spill,
     ...NO_EXTENSIONS,
   });
@@ -90,7 +96,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   // DuckDB compresses in-memory tables only in a database attached with COMPRESS (the default one
   // cannot be), at each checkpoint; see connectTo.
   const compress = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES) ? () => connection.run(`CHECKPOINT ${DATABASE}`) : async () => undefined;
-  await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
+  if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
+  else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();
@@ -126,7 +133,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     // side by side, one per calling thread; DuckDB's own workers only add hand-offs between threads
     // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see docs/performance.md#what-makes-it-fast).
     await connection.run('SET threads = 1');
-    await lockDown(connection, [await scratchDir(), spill]);
+    // A release's database file stays readable (and writable at its checkpoint) after the lock.
+    await lockDown(connection, [await scratchDir(), spill, ...(options.databaseFile ? [path.dirname(options.databaseFile)] : [])]);
     loaded = true;
     return { instance, connect: () => connectTo(instance), dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), shape, ...derived };
   } finally {
