@@ -5,9 +5,10 @@
  *   npm run bench -- [--scale 750] [--duration 3] [--rounds 5] [--big] [--reload] [--skip-growth] [--skip-throughput] [--skip-exports]
  *
  * 1. Throughput: the real server (production build, RATE_LIMIT off, then on) on a synthetic drop
- *    of `--scale` times the sample's lines, driven by autocannon at 20 connections with (a) one hot
+ *    of `--scale` times the sample's lines, driven at 20 connections with (a) one hot
  *    URL and (b) several hundred distinct URLs over all nine endpoints; alternating with two
- *    ceilings that answer the same bytes with no work (Express, bare node:http).
+ *    ceilings that answer the same bytes with no work (Express, bare node:http). The load comes
+ *    from blast.ts, a client lean enough not to be the bottleneck (autocannon was).
  * 2. Full exports (exports.ts): CSV, Arrow and Parquet of every line and of one year's, on 1 million
  *    lines, against DuckDB's own COPY of the same rows, with first byte and the server's RSS growth.
  * 3. Growth: load+validate time, RSS, and the p99 of single uncached queries per endpoint for the
@@ -22,8 +23,8 @@ import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { projectRoot } from '../../src/data/sql.js';
+import { blast } from './blast.js';
 import type { RecordedAnswer } from './ceiling.js';
 import { exportFigures, printExportFigures } from './exports.js';
 import type { QueryFigures } from './queries.js';
@@ -72,32 +73,31 @@ interface Load {
   errors: number;
 }
 
-async function drive(port: number, paths: readonly string[], seconds: number, headers?: Record<string, string>): Promise<Load> {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers,
-    requests: paths.map((p) => ({ method: 'GET' as const, path: p })),
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-  };
+/** The lean client (blast.ts): autocannon costs about what a bare server does per request, and capped every target alike. */
+function drive(port: number, paths: readonly string[], seconds: number, headers?: Record<string, string>): Promise<Load> {
+  return blast(port, paths, seconds, CONNECTIONS, headers);
 }
 
+/** Each URL's answer as the service wrote it (uncompressed): status, header lines as on the wire, body bytes. */
 async function record(port: number, paths: readonly string[]): Promise<Record<string, RecordedAnswer>> {
   const answers: Record<string, RecordedAnswer> = {};
   for (const p of paths) {
-    // The ceilings replay the uncompressed answers (fetch would otherwise ask for gzip and br).
-    const res = await fetch(`http://127.0.0.1:${port}${p}`, { headers: { 'accept-encoding': 'identity' } });
-    const headers: Record<string, string> = {};
-    res.headers.forEach((value, key) => {
-      if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(key)) headers[key] = value;
+    answers[p] = await new Promise<RecordedAnswer>((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${port}${p}`, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const rawHeaders: string[] = [];
+            for (let i = 0; i < res.rawHeaders.length; i += 2) {
+              // node adds these to every answer, the service's and the ceilings' alike.
+              if (!['date', 'connection', 'keep-alive'].includes(res.rawHeaders[i]!.toLowerCase())) rawHeaders.push(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+            }
+            resolve({ status: res.statusCode!, rawHeaders, body: Buffer.concat(chunks).toString('base64') });
+          });
+        })
+        .on('error', reject);
     });
-    answers[p] = { status: res.status, headers, body: await res.text() };
   }
   return answers;
 }
@@ -188,7 +188,9 @@ function verdict(name: string, value: number, target: number, higherIsBetter = t
 async function throughput(dataDir: string): Promise<void> {
   const seconds = Number(args.duration);
   const rounds = Number(args.rounds);
-  const service = await startService(dataDir, '0');
+  // Recorded with rate limiting on, as the figures with targets are: the ceilings replay its
+  // RateLimit headers too, so that both sides send the very same bytes.
+  const service = await startService(dataDir, '1000000000');
   const meta = await (await fetch(`http://127.0.0.1:${service.port}/budget/api/meta/`)).json();
   const organizations = Number(meta.files['organizations.parquet'].rows);
   const mixed = mixedPaths(meta.years, organizations);
@@ -218,8 +220,8 @@ async function throughput(dataDir: string): Promise<void> {
   ] as const;
   const results = new Map<string, Load[]>();
   try {
-    // Warm-up: every URL once (autocannon's connections all start at the head of the list, so a
-    // short run would leave most of the mixed URLs cold), then a second of load for the JIT.
+    // Warm-up: every URL once (a short slice would time some mixed URLs cold), then a second of
+    // load for the JIT.
     for (const [i, r] of running.entries()) {
       await record(r.port, mixed);
       for (const [, paths, headers] of workloads) if (!headers || targets[i]!.compressed) await drive(r.port, paths, 1, headers);
