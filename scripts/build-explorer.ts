@@ -49,11 +49,14 @@ export async function buildExplorer(outDir = EXPLORER_DIR): Promise<BuiltExplore
   const iconName = `favicon-${createHash('sha256').update(icon).digest('hex').slice(0, 8)}.svg`;
   writeFileSync(path.join(outDir, iconName), icon);
 
-  const html = readFileSync(path.join(source, 'index.html'), 'utf8')
-    .replaceAll('{{script}}', EXPLORER_ASSETS_PATH + script)
-    .replaceAll('{{style}}', EXPLORER_ASSETS_PATH + style)
-    .replaceAll('{{icon}}', EXPLORER_ASSETS_PATH + iconName);
-  writeFileSync(path.join(outDir, 'index.html'), html);
+  // The explorer, and the page of one chart alone for an iframe: the same script and stylesheet.
+  for (const page of ['index.html', 'embed.html']) {
+    const html = readFileSync(path.join(source, page), 'utf8')
+      .replaceAll('{{script}}', EXPLORER_ASSETS_PATH + script)
+      .replaceAll('{{style}}', EXPLORER_ASSETS_PATH + style)
+      .replaceAll('{{icon}}', EXPLORER_ASSETS_PATH + iconName);
+    writeFileSync(path.join(outDir, page), html);
+  }
 
   const files = ['index.html', script, style, iconName].map((name) => {
     const bytes = readFileSync(path.join(outDir, name));

@@ -12,7 +12,7 @@ import { definitions, knownGaps, stages } from './sample-meanings.js';
 
 const root = projectRoot();
 
-const manifest = await buildDrop(path.join(root, 'data', 'sources'), path.join(root, 'data'), {
+const { manifest } = await buildDrop(path.join(root, 'data', 'sources'), path.join(root, 'data'), {
   version: 'tunisia-sample-2026.12b',
   createdAt: '2026-11-25T00:00:00Z',
   description: [

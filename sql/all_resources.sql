@@ -17,4 +17,4 @@ SELECT id,
 FROM resources
 WHERE ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
   AND ($category::BIGINT IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT))
-  AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END);
+  AND stage IN (SELECT line_stage FROM stage_lines WHERE stage_lines.stage = $stage::VARCHAR);

@@ -14,6 +14,6 @@ JOIN category_closure AS closure ON closure.descendant_id = e.category_id
 JOIN categories AS c ON c.id = closure.ancestor_id
 WHERE e.organization_id = $organization::BIGINT
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], e.year))
-  AND (CASE $stage::VARCHAR WHEN 'amended' THEN e.stage IN ('initial', 'amendment') ELSE e.stage = $stage::VARCHAR END)
+  AND e.stage IN (SELECT line_stage FROM stage_lines WHERE stage_lines.stage = $stage::VARCHAR)
 GROUP BY e.year, c.id, c.parent_id
 ORDER BY e.year, c.id;

@@ -12,7 +12,7 @@ WITH total AS (
            THEN (SELECT coalesce(sum(lines), 0) FROM line_counts
                  WHERE kind = 'resource' AND stage = $stage::VARCHAR AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)))
            ELSE (SELECT count(*) FROM resources
-                 WHERE category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END))
+                 WHERE category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND stage IN (SELECT line_stage FROM stage_lines WHERE stage_lines.stage = $stage::VARCHAR))
          END AS count
 ),
 page AS (
@@ -44,7 +44,7 @@ page AS (
    WHERE (len($year::INTEGER[]) > 1 OR $category::BIGINT IS NOT NULL)
      AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
      AND ($category::BIGINT IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT))
-     AND (CASE $stage::VARCHAR WHEN 'amended' THEN stage IN ('initial', 'amendment') ELSE stage = $stage::VARCHAR END)
+     AND stage IN (SELECT line_stage FROM stage_lines WHERE stage_lines.stage = $stage::VARCHAR)
    ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
 )
 SELECT total.count,

@@ -10,11 +10,12 @@ import type { Store } from './data/store.js';
 import { DOCS_CSP, DOCS_PAGE, DOCS_SCRIPT, swaggerUiAsset } from './api/docs.js';
 import { ENDPOINTS, type Endpoint } from './api/endpoints/index.js';
 import { API_VERSION, changelogText } from './api/versioning.js';
-import { EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './api/explorer.js';
+import { EMBED_CSP, EMBED_PAGES, EXPLORER_ASSETS_PATH, EXPLORER_CSP, EXPLORER_PAGES, loadExplorer } from './api/explorer.js';
 import { FORMATS, FORMAT_NAMES } from './formats/registry.js';
 import { render, sendRendered, type Rendered } from './http/caching.js';
 import { accessLog } from './http/access-log.js';
-import { HttpError, errorHandler, wellEncodedUrl } from './http/errors.js';
+import { problem } from './domain/errors.js';
+import { errorHandler, wellEncodedUrl } from './http/errors.js';
 import { answerCachedFirst } from './http/fast-path.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
@@ -138,7 +139,7 @@ export function createApp({
     healthz: () => healthy,
     readyz: () => {
       if (!store.ready) throw dataUnavailable();
-      if (store.shuttingDown) throw new HttpError(503, 'data_unavailable', 'the server is shutting down');
+      if (store.shuttingDown) throw dataUnavailable();
       return json({ status: 'ready', version: store.served?.manifest.version });
     },
   };
@@ -146,7 +147,7 @@ export function createApp({
   route(`${DOCS_PATH}init.js`, (req, res) => sendRendered(req, res, docsScript));
   route(`${DOCS_PATH}:asset`, (req, res, next) => {
     const asset = swaggerUiAsset(String(req.params.asset));
-    if (!asset) throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the docs are at ${DOCS_PATH}`);
+    if (!asset) throw problem.notFound(`no resource at ${req.path.slice(0, 200)}; the docs are at ${DOCS_PATH}`);
     // sendFile sets the Content-Type from the extension (nosniff needs it right) and answers
     // If-None-Match against the ETag set here with a 304.
     res.set('ETag', asset.etag);
@@ -155,7 +156,7 @@ export function createApp({
 
   // The explorer page (see docs/api.md), when it has been built.
   const explorer = loadExplorer(cacheControl);
-  const notBuilt = () => new HttpError(404, 'not_found', `the explorer page is not built (npm run build); the API index is at ${SERVICE_ROUTES.index.path}`);
+  const notBuilt = () => problem.notFound(`the explorer page is not built (npm run build); the API index is at ${SERVICE_ROUTES.index.path}`);
   for (const path of EXPLORER_PAGES) {
     route(path, (req, res) => {
       if (!explorer) throw notBuilt();
@@ -163,14 +164,22 @@ export function createApp({
       sendRendered(req, res, explorer.page);
     });
   }
+  for (const path of EMBED_PAGES) {
+    route(path, (req, res) => {
+      if (!explorer) throw notBuilt();
+      res.removeHeader('X-Frame-Options');
+      res.set('Content-Security-Policy', EMBED_CSP);
+      sendRendered(req, res, explorer.embed);
+    });
+  }
   route(`${EXPLORER_ASSETS_PATH}:asset`, (req, res) => {
     const asset = explorer?.asset(String(req.params.asset));
-    if (!asset) throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the explorer is at /`);
+    if (!asset) throw problem.notFound(`no resource at ${req.path.slice(0, 200)}; the explorer is at /`);
     sendRendered(req, res, asset);
   });
 
   app.use((req) => {
-    throw new HttpError(404, 'not_found', `no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
+    throw problem.notFound(`no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
   });
   app.use(onError);
   return app;
@@ -178,7 +187,7 @@ export function createApp({
 
 const methodNotAllowed: RequestHandler = (req, res) => {
   res.set('Allow', ALLOWED_METHODS);
-  throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${ALLOWED_METHODS}`);
+  throw problem.methodNotAllowed(req.method, ALLOWED_METHODS);
 };
 
 function index(endpoints: readonly Endpoint[]) {

@@ -12,8 +12,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { diffReport } from './tools/diff-report.js';
-import { progressPrinter, problemReport, validSummary, writtenSummary } from './tools/report.js';
-import { buildDrop } from './tools/build.js';
+import { progressPrinter, problemReport, refusedReport, validSummary, writtenSummary } from './tools/report.js';
+import { BuildError, buildDrop } from './tools/build.js';
+import { writeTemplate } from './tools/input.js';
+import { dropWarnings } from './data/warnings.js';
 import { diffDrops, downloadDrop, dropSideOf, type DropSide } from './data/diff.js';
 import { DropError, loadDrop } from './data/drop.js';
 import { UnitsSchema, type Units } from './data/manifest.js';
@@ -40,8 +42,8 @@ const NAME = 'budget-data';
 
 const COMMANDS: Record<string, Command> = {
   build: {
-    summary: 'build a drop from one CSV file per table',
-    positionals: ['SRC_DIR', 'OUT_DIR'],
+    summary: 'build a drop from CSV files or an .xlsx workbook, validated, then put in place at once',
+    positionals: ['SRC', 'OUT_DIR'],
     options: {
       version: { type: 'string' },
       description: { type: 'string' },
@@ -49,40 +51,95 @@ const COMMANDS: Record<string, Command> = {
       license: { type: 'string' },
       units: { type: 'string' },
       'created-at': { type: 'string' },
+      from: { type: 'string' },
+      without: { type: 'string', multiple: true },
+      locale: { type: 'string' },
+      encoding: { type: 'string' },
+      strict: { type: 'boolean' },
     },
-    help: `Usage: ${NAME} build SRC_DIR OUT_DIR [--version V] [--description TEXT] [--source S] [--license L] [--units NAME,CURRENCY,SCALE] [--created-at ISO]
+    help: `Usage: ${NAME} build SRC OUT_DIR [--from PREV] [--without TABLE]... [--locale fr] [--encoding E] [--strict]
+                 [--version V] [--description TEXT] [--source S] [--license L] [--units NAME,CURRENCY,SCALE] [--created-at ISO]
 
-Reads SRC_DIR/<table>.csv for the nine tables (organizations, categories, expenses, resources,
-debt_origins, debt, gdp, outstanding_debt, deficit), and sources.csv, population.csv and cpi.csv
-when they are there, and writes OUT_DIR/<table>.parquet and OUT_DIR/drop.json, the manifest,
-last. A bad CSV stops the build with the file and row at fault, and leaves OUT_DIR as it was.
+SRC is a directory holding one CSV file per table (organizations.csv, categories.csv, expenses.csv,
+resources.csv, debt_origins.csv, debt.csv, gdp.csv, outstanding_debt.csv, deficit.csv; optionally
+sources.csv, population.csv, cpi.csv, and control_totals.csv and notes.csv for drop.json), or one
+.xlsx workbook with one sheet per table, named as the CSV files (${NAME} template FILE.xlsx writes one).
 
-CSV files: UTF-8, comma-separated, "-quoted, a header row with the table's columns in the
-order of docs/data-drops.md (the optional ones, such as stage, source_id and derived, may be left out), an
-empty field for a missing value; money with at most 3 decimals.
+The new drop is written beside OUT_DIR and checked with every rule the server applies (control
+totals included); only then does it replace OUT_DIR, at once. A problem stops the build with every
+problem found (file or sheet, line as the spreadsheet numbers it, column, value, what was
+expected), exit code 1, and OUT_DIR byte for byte as it was. Files in OUT_DIR that are not part of
+a drop (data/sources/) are kept. When OUT_DIR is a symbolic link, the new drop gets a directory of
+its own beside the link's target and the link is re-pointed at it (roll back: point it back).
 
+CSV files: UTF-8 (a byte-order mark is fine), comma-separated, "-quoted, a header row with the
+table's columns in the order of docs/data-drops.md (the optional ones, such as stage, source_id and
+derived, may be left out), an empty field for a missing value; money with at most 3 decimals.
+
+  --from PREV         carry over every drop.json field of the drop in PREV (description, source,
+                      license, units, stages, known gaps, definitions, control totals) not given
+                      here; a table PREV has and SRC lacks is then an error, unless --without says so
+  --without TABLE     leave an optional table out on purpose (repeatable)
+  --locale fr         files as a French spreadsheet exports them: ";"-separated, decimal commas,
+                      spaces or non-breaking spaces between thousands, VRAI/FAUX
+  --encoding E        the CSV files' character set when not UTF-8 (e.g. windows-1252)
+  --strict            warnings (a year far from all others; lines of a year without GDP,
+                      population or CPI) are errors
   --version V         drop.json's version (default: build-<created_at>)
-  --description TEXT  drop.json's description (default: "Built from the CSV files in SRC_DIR")
+  --description TEXT  drop.json's description (default: PREV's, or "Built from SRC")
   --source S          drop.json's source: a URL or a citation
   --license L         drop.json's license: the data's licence (not the software's)
   --units N,C,S       drop.json's units: one unit of the amounts is S units of currency C,
                       named N (e.g. MDT,TND,1000000)
   --created-at ISO    drop.json's created_at (default: now); fix it to make builds reproducible
 
-Progress (rows and rows/s per table) goes to stderr. Then run: ${NAME} validate OUT_DIR`,
-    async run([srcDir, outDir], values) {
+Relative paths are from the directory you run the command in (under npm run data -- too).
+Progress (rows and rows/s per table) goes to stderr. Then: ${NAME} diff OLD OUT_DIR --format markdown`,
+    async run([src, outDir], values) {
       const createdAt = isoOption(values['created-at'], '--created-at') ?? new Date().toISOString();
+      const locale = values.locale as string | undefined;
+      if (locale !== undefined && locale !== 'fr' && locale !== 'en') throw new UsageError(`--locale takes fr (or en, the default), not "${locale}"`);
+      const version = (values.version as string | undefined) ?? `build-${createdAt}`;
       const started = performance.now();
-      const manifest = await buildDrop(srcDir!, outDir!, {
-        version: (values.version as string | undefined) ?? `build-${createdAt}`,
-        description: (values.description as string | undefined) ?? `Built from the CSV files in ${path.basename(path.resolve(srcDir!))}`,
-        source: values.source as string | undefined,
-        license: values.license as string | undefined,
-        units: unitsOption(values.units),
-        createdAt,
-        onProgress: progressPrinter(),
-      });
-      process.stdout.write(`${writtenSummary('built', manifest, outDir!, (performance.now() - started) / 1000)}\n`);
+      try {
+        const built = await buildDrop(here(src!), here(outDir!), {
+          version,
+          description: values.description as string | undefined,
+          source: values.source as string | undefined,
+          license: values.license as string | undefined,
+          units: unitsOption(values.units),
+          createdAt,
+          from: values.from === undefined ? undefined : here(values.from as string),
+          without: values.without as unknown as string[] | undefined,
+          locale,
+          encoding: values.encoding as string | undefined,
+          strict: values.strict === true,
+          onProgress: progressPrinter(),
+        });
+        process.stdout.write(`${writtenSummary('built', built.manifest, built.dir, (performance.now() - started) / 1000)}\n`);
+        for (const warning of built.warnings) process.stdout.write(`warning: ${warning}\n`);
+        return 0;
+      } catch (error) {
+        if (!(error instanceof BuildError)) throw error;
+        process.stdout.write(`${refusedReport(error.version || version, error.problems)}\n${outDir} was left as it was\n`);
+        return 1;
+      }
+    },
+  },
+
+  template: {
+    summary: 'write an .xlsx workbook with every table as a sheet: its header and one example row',
+    positionals: ['FILE'],
+    options: {},
+    help: `Usage: ${NAME} template FILE.xlsx
+
+Writes a workbook with one sheet per table of a drop (and control_totals and notes, the drop.json
+fields kept as tables), each with its header row and one example row. Fill it in, delete the
+example rows, leave out the optional sheets you do not need, then: ${NAME} build FILE.xlsx OUT_DIR`,
+    async run([file]) {
+      if (!/\.xlsx$/i.test(file!)) throw new UsageError(`template writes an .xlsx workbook: name it FILE.xlsx, not "${file}"`);
+      const sheets = await writeTemplate(here(file!));
+      process.stdout.write(`wrote ${file}: ${sheets.length} sheets (${sheets.join(', ')})\n`);
       return 0;
     },
   },
@@ -90,20 +147,28 @@ Progress (rows and rows/s per table) goes to stderr. Then run: ${NAME} validate 
   validate: {
     summary: 'check a drop with the server’s own rules, reporting every problem',
     positionals: ['DIR'],
-    options: {},
-    help: `Usage: ${NAME} validate DIR
+    options: { strict: { type: 'boolean' } },
+    help: `Usage: ${NAME} validate DIR [--strict]
 
 Loads the drop in DIR exactly as the server does before serving or swapping it in, but reports
 every broken rule rather than the first: the file, the rule, the number of offending rows and
 up to five of them. Exit code 0 when the drop is valid (with a one-line summary: row counts and
-the fingerprint that the API's ETags derive from), 1 when it is not.`,
-    async run([dir]) {
+the fingerprint that the API's ETags derive from), 1 when it is not. Then warnings: a year more than
+5 years from every other year, lines of a year without a GDP, population or CPI row; --strict
+makes them errors (exit code 1).`,
+    async run([dir], values) {
       const started = performance.now();
       try {
-        const drop = await loadDrop(dir!, { allProblems: true });
-        drop.instance.closeSync();
+        const drop = await loadDrop(here(dir!), { allProblems: true });
+        let warnings: string[];
+        try {
+          warnings = await dropWarnings(drop);
+        } finally {
+          drop.instance.closeSync();
+        }
         process.stdout.write(`${validSummary(drop, (performance.now() - started) / 1000)}\n`);
-        return 0;
+        for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
+        return values.strict && warnings.length ? 1 : 0;
       } catch (error) {
         if (!(error instanceof DropError)) throw error;
         process.stdout.write(`${problemReport(dir!, error.problems)}\n`);
@@ -139,7 +204,7 @@ and pseudo-random expense and resource lines. The same seed gives the same files
       const expenseLines = lineCount(values);
       const seed = integerOption(values.seed as string, '--seed', 0);
       const started = performance.now();
-      const manifest = await synthDrop(outDir!, {
+      const manifest = await synthDrop(here(outDir!), {
         expenseLines,
         seed,
         stages: values.stages === true,
@@ -166,7 +231,7 @@ its problems) or an upload fails.`,
       if (!/^s3:\/\/[^/]+/.test(s3Url!)) throw new UsageError(`publish uploads to an s3://bucket/prefix/ URL, not "${s3Url}"`);
       const started = performance.now();
       try {
-        const published = await publishDrop(dir!, s3Url!, (name, bytes) => process.stderr.write(`uploaded ${name} (${bytes} bytes)\n`));
+        const published = await publishDrop(here(dir!), s3Url!, (name, bytes) => process.stderr.write(`uploaded ${name} (${bytes} bytes)\n`));
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
         process.stdout.write(`published "${published.version}" to ${s3Url}: ${published.files.length} files, ${published.bytes} bytes in ${seconds} s\n`);
         return 0;
@@ -191,7 +256,8 @@ created when missing; default: the API_KEYS_FILE variable. The server re-reads F
       if (action !== 'add') throw new UsageError(`keys takes the action "add", not "${action}"`);
       if (values.limit === undefined) throw new UsageError('keys add takes --limit N (requests per minute)');
       const limit = integerOption(values.limit as string, '--limit', 1);
-      const file = (values.file as string | undefined) ?? process.env.API_KEYS_FILE;
+      const given = (values.file as string | undefined) ?? process.env.API_KEYS_FILE;
+      const file = given === undefined ? undefined : here(given);
       if (!file) throw new UsageError('keys add takes --file F, or the API_KEYS_FILE variable');
       try {
         process.stdout.write(`${await addKey(file, name!, limit)}\n`);
@@ -224,7 +290,7 @@ a bad command line).`,
       const scratch = await mkdtemp(path.join(tmpdir(), 'budget-data-diff-'));
       try {
         const side = (where: string, name: string): Promise<DropSide> =>
-          /^https?:\/\//i.test(where) ? downloadDrop(where, path.join(scratch, name)) : dropSideOf(where);
+          /^https?:\/\//i.test(where) ? downloadDrop(where, path.join(scratch, name)) : dropSideOf(here(where));
         const diff = await diffDrops(await side(oldDrop!, 'old'), await side(newDrop!, 'new'));
         process.stdout.write(`${values.json ? jsonText(diff) : diffReport(diff)}\n`);
         return diff.equal ? 0 : 1;
@@ -314,6 +380,16 @@ function unitsOption(value: unknown): Units | undefined {
     throw new UsageError(`--units must be NAME,CURRENCY,SCALE with a positive SCALE (e.g. MDT,TND,1000000), not "${value}"`);
   }
   return units.data;
+}
+
+/**
+ * A path as the analyst means it: from the directory the command was started in. Under
+ * \`npm run data --\` npm runs the script from the checkout's root and says where it was started
+ * in INIT_CWD.
+ */
+function here(where: string): string {
+  const base = process.env.npm_lifecycle_event === 'data' && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
+  return path.resolve(base, where);
 }
 
 function isoOption(value: unknown, name: string): string | undefined {

@@ -62,12 +62,15 @@ const EnvSchema = z.object({
   /** Whole exports kept as files, per drop (http/export-files.ts); unset: a folder of this process under TMPDIR. */
   EXPORT_CACHE_DIR: z.string().trim().min(1).optional(),
   EXPORT_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes of export files; 0 turns them off)').default(2048),
-  /** Unset: twice the connection pool (see Store). */
-  MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').optional(),
+  /** Only a memory bound: overload is decided by QUEUE_WAIT_MS (contract section 11). */
+  MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').default(1000),
   QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),
+  QUEUE_WAIT_MS: positiveInt('must be an integer >= 1 (milliseconds a query may wait for a connection)').default(1000),
   RATE_LIMIT_REDIS_URL: url(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional(),
   API_KEYS_FILE: z.string().trim().min(1).optional(),
   DATA_URL: url(/^(s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/\S*)?|https?:\/\/\S+)$/, 'an s3://bucket/prefix/ or http(s):// URL').optional(),
+  /** The most a DATA_URL drop's files may weigh together (src/data/remote.ts). */
+  DATA_MAX_MB: positiveInt('must be an integer >= 1 (megabytes)').default(4096),
   DATA_POLL_SECONDS: nonNegativeInt('must be an integer >= 0 (seconds; 0 looks for a new drop only on SIGHUP)').default(60),
 });
 

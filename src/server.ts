@@ -31,9 +31,10 @@ async function main(): Promise<void> {
   const store = new Store(Number(process.env.UV_THREADPOOL_SIZE) || 4, {
     maxConcurrent: config.MAX_CONCURRENT_QUERIES,
     timeoutMs: config.QUERY_TIMEOUT_MS,
+    queueWaitMs: config.QUEUE_WAIT_MS,
   });
   // With DATA_URL the drop is downloaded to a local directory first, then loaded as any other.
-  const remote = config.DATA_URL ? new RemoteDrops({ dataUrl: config.DATA_URL, store }) : undefined;
+  const remote = config.DATA_URL ? new RemoteDrops({ dataUrl: config.DATA_URL, store, maxBytes: config.DATA_MAX_MB * 2 ** 20 }) : undefined;
   try {
     store.swap(await loadDrop(remote ? await remote.download() : config.DATA_DIR));
   } catch (error) {

@@ -71,7 +71,7 @@ async function query(sql: string, params: Record<string, string>): Promise<Recor
 describe('buildDrop', () => {
   it('writes every table as Parquet and a manifest with true row counts and checksums', async () => {
     const out = tempDir("build-out-o'quote-");
-    const manifest = await buildDrop(sources(), out, { ...OPTS, source: 'unit test', license: 'CC0' });
+    const { manifest } = await buildDrop(sources(), out, { ...OPTS, source: 'unit test', license: 'CC0' });
 
     expect(JSON.parse(readFileSync(path.join(out, 'drop.json'), 'utf8'))).toEqual(manifest);
     expect(manifest).toMatchObject({ version: 'test-1', created_at: OPTS.createdAt, source: 'unit test', license: 'CC0' });
@@ -124,8 +124,8 @@ describe('buildDrop', () => {
 
   it('is reproducible with a fixed createdAt', async () => {
     const src = sources();
-    const a = await buildDrop(src, tempDir("build-out-o'quote-"), OPTS);
-    const b = await buildDrop(src, tempDir("build-out-o'quote-"), OPTS);
+    const a = (await buildDrop(src, tempDir("build-out-o'quote-"), OPTS)).manifest;
+    const b = (await buildDrop(src, tempDir("build-out-o'quote-"), OPTS)).manifest;
     expect(b).toEqual(a);
   });
 
@@ -141,13 +141,14 @@ describe('buildDrop', () => {
   });
 
   it.each([
-    ['a missing file', { gdp: null }, /gdp\.csv: file not found/],
-    ['columns in another order', { deficit: 'value,year\n9792,2021' }, /deficit\.csv: header is "value,year", expected "year,value"/],
-    ['a row with an extra field', { debt: 'year,debt_origin_id,value\n2021,1,40100,7' }, /debt\.csv: .*Expected Number of Columns: 3 Found: 4/],
-    ['an empty required field', { categories: 'id,name,type,parent_id\n1,,expense,' }, /categories\.csv: data row 1: name is empty/],
-    ['a fourth decimal', { gdp: 'year,gdp\n2021,1.2345' }, /gdp\.csv: data row 1: gdp has more than 3 decimals/],
-    ['a fraction in an integer column', { outstanding_debt: 'year,outstanding_debt\n2021.5,107800' }, /outstanding_debt\.csv: data row 1: year is not an integer/],
-    ['a year out of range', { deficit: 'year,value\n99999999999,1' }, /deficit\.csv: Conversion Error: Failed to cast decimal value 99999999999/],
+    ['a missing file', { gdp: null }, /^gdp\.csv: not found \(every drop has gdp\)$/],
+    ['columns in another order', { deficit: 'value,year\n9792,2021' }, /^deficit\.csv, line 1 \(the header\): header is "value,year", expected "year,value"/],
+    ['a row with an extra field', { debt: 'year,debt_origin_id,value\n2021,1,40100,7' }, /^debt\.csv, line 2: 4 fields, expected 3 \(the header's columns\)/],
+    ['an empty required field', { categories: 'id,name,type,parent_id\n1,,expense,' }, /^categories\.csv, line 2, column name: is empty; expected a text$/],
+    ['a fourth decimal', { gdp: 'year,gdp\n2021,1.2345' }, /^gdp\.csv, line 2, column gdp: "1\.2345" has more than 3 decimals$/],
+    ['a fraction in an integer column', { outstanding_debt: 'year,outstanding_debt\n2021.5,107800' }, /^outstanding_debt\.csv, line 2, column year: "2021\.5" is not a year such as 2026$/],
+    ['a year out of range', { deficit: 'year,value\n99999999999,1' }, /^deficit\.csv, line 2, column year: "99999999999" is not a year from 1 to 9999$/],
+    ['a flag that is not true or false', { expenses: 'id,year,amount,category_id,organization_id,complementary\n1,2022,1,2,1,FAUX' }, /^expenses\.csv, line 2, column complementary: "FAUX" is not true or false/],
   ])('rejects %s, naming the CSV', async (_, change, message) => {
     const out = tempDir("build-out-o'quote-");
     await expect(buildDrop(sources(change), out, OPTS)).rejects.toThrow(message);
@@ -175,7 +176,7 @@ describe('buildDrop with stages and sources', () => {
 
   it('builds the optional columns and tables that the CSV files have, into a drop that loads', async () => {
     const out = tempDir("build-out-o'quote-");
-    const manifest = await buildDrop(sources(STAGED), out, { ...OPTS, units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } });
+    const { manifest } = await buildDrop(sources(STAGED), out, { ...OPTS, units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } });
     expect(Object.keys(manifest.files)).toContain('sources.parquet');
     expect(Object.keys(manifest.files)).toContain('population.parquet');
     expect(Object.keys(manifest.files)).not.toContain('cpi.parquet');
@@ -206,12 +207,12 @@ describe('buildDrop with stages and sources', () => {
   it('rejects optional columns out of order, saying which columns may follow', async () => {
     const bad = sources({ debt: 'year,debt_origin_id,value,source_id,stage\n2021,1,40100,,initial' });
     await expect(buildDrop(bad, tempDir("build-out-o'quote-"), OPTS)).rejects.toThrow(
-      /debt\.csv: header is "year,debt_origin_id,value,source_id,stage", expected "year,debt_origin_id,value" \(then, optionally and in this order: stage, source_id, derived\)/,
+      /debt\.csv, line 1 \(the header\): header is "year,debt_origin_id,value,source_id,stage", expected "year,debt_origin_id,value" \(then, optionally and in this order: stage, source_id, derived\)/,
     );
   });
 
   it('rejects lines with neither a stage nor a complementary column', async () => {
     const bad = sources({ resources: 'id,year,amount,category_id,organization_id\n1,2022,35091,3,' });
-    await expect(buildDrop(bad, tempDir("build-out-o'quote-"), OPTS)).rejects.toThrow(/resources\.csv: header must have a stage or a complementary column/);
+    await expect(buildDrop(bad, tempDir("build-out-o'quote-"), OPTS)).rejects.toThrow(/resources\.csv, line 1 \(the header\): header must have a stage or a complementary column/);
   });
 });

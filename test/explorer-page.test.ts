@@ -9,11 +9,14 @@
  * 1000 + 500.5 + 99.999 = 1600.499, balance 1250.149; 2024 expenses 300 + 0.1 + 0.2 = 300.3,
  * resources 800, balance 499.7. Its years (GDP 2022-2024) make 2024 the default year.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LONG_NAME, newsroom, newsroomManifest } from './fixtures/newsroom.js';
 import { small } from './fixtures/small.js';
 import { appFor, appServing, listen, type TestApp } from './helpers/app.js';
 
@@ -122,29 +125,32 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       t.close();
     });
 
-    it('opens on the overview of the latest year, with its totals in English, and both charts drawn', async () => {
+    it('opens on the overview of the latest year, led by its deficit, in English, with every chart drawn', async () => {
       await s.page.goto(`${s.base}/?lang=en`);
       await ready(s.page);
       expect(await s.page.$eval('#year', (el) => (el as HTMLSelectElement).value)).toBe('2024');
-      expect(await text(s.page, '#totals .summary')).toBe(
-        'In 2024, the amended law plans 300.3 MDT of expenses and 800 MDT of resources: a balance of 499.7 MDT.',
+      // 2024: deficit 1 of a GDP of 8 is 12.5%; the drop gives no stage, so the sentence claims none.
+      expect(await text(s.page, '#deficit .summary')).toBe('In 2024, the deficit is 1 MDT (12.5% of GDP).');
+      // Impôts directs is tax; the drop has no borrowing line in 2024.
+      expect(await text(s.page, '#financing .summary')).toBe(
+        'In 2024 (amended law): expenses 300.3 MDT; own resources 800 MDT, 266.4% of expenses; no borrowing line among the resources.',
       );
       const drawn = await drawnCanvases(s.page);
-      expect(drawn).toHaveLength(2);
+      expect(drawn).toHaveLength(3);
       for (const pixels of drawn) expect(pixels).toBeGreaterThan(1000);
       expect(query(s.page)).toEqual({ view: 'overview', year: '2024', lang: 'en' });
     });
 
     it('links every chart to its API URL and CSV, under the drop\'s version', async () => {
-      const links = await s.page.$$eval('#totals .provenance a', (as) => as.map((a) => a.getAttribute('href')));
+      const links = await s.page.$$eval('#financing .provenance a', (as) => as.map((a) => a.getAttribute('href')));
       expect(links).toEqual([
-        '/budget/api/totals/?include_complementary=true',
-        '/budget/api/totals/?include_complementary=true&format=csv',
-        '/budget/api/totals/?include_complementary=false',
-        '/budget/api/totals/?include_complementary=false&format=csv',
+        '/budget/api/totals/',
+        '/budget/api/totals/?format=csv',
+        '/budget/api/resources/?year=2024&hierarchy=true&limit=1000',
+        '/budget/api/resources/?year=2024&hierarchy=true&limit=1000&format=csv',
       ]);
-      // The test drop has no source: its description stands in, with its version.
-      expect(await text(s.page, '#ratios .provenance p')).toBe('Data: a drop built by a test, version test.');
+      // The test drop has no sources: its version stands in, never a file name.
+      expect(await text(s.page, '#ratios .provenance p')).toBe('Data: version test of the drop served.');
       const csv = await s.page.evaluate(async (url) => (await fetch(url)).text(), links[1]!);
       expect(csv.split('\r\n')[0]).toBe('year,total_expenses,total_resources,balance');
     });
@@ -154,11 +160,13 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       await s.page.keyboard.press('ArrowDown'); // years run from the latest down: 2024, then 2023
       await s.page.waitForURL(/year=2023/);
       await ready(s.page);
-      expect(await text(s.page, '#totals .summary')).toBe(
-        'In 2023, the amended law plans 350.35 MDT of expenses and 1,600.499 MDT of resources: a balance of 1,250.149 MDT.',
+      // 2023: own resources 1000 + 500.5 of expenses 350.35 is 428.29%; Emprunts 99.999.
+      expect(await text(s.page, '#financing .summary')).toBe(
+        'In 2023 (amended law): expenses 350.35 MDT; own resources 1,500.5 MDT, 428.29% of expenses; borrowing 99.999 MDT.',
       );
       // 2023: outstanding debt 1000 of a GDP of 3000 is 33.33%; no deficit row that year.
-      expect(await text(s.page, '#ratios .summary')).toBe('In 2023: deficit — of GDP, outstanding debt 33.33% of GDP.');
+      expect(await text(s.page, '#ratios .summary')).toBe('In 2023: no deficit figure, outstanding debt 33.33% of GDP.');
+      expect(await text(s.page, '#deficit .headline')).toBe('No deficit figure for 2023 in the drop being served.');
     });
 
     it('switches labels and number formats to French, and a reload of the URL restores the view', async () => {
@@ -167,15 +175,15 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       await ready(s.page);
       expect(await text(s.page, 'h1')).toBe('Explorateur du budget');
       expect(await s.page.getAttribute('html', 'lang')).toBe('fr');
-      expect(await text(s.page, '#totals .summary')).toBe(
-        'En 2023, la loi rectifiée prévoit 350,35 MDT de dépenses et 1 600,499 MDT de ressources, soit un solde de 1 250,149 MDT.',
+      expect(await text(s.page, '#financing .summary')).toBe(
+        'En 2023 (loi rectifiée) : dépenses 350,35 MDT ; ressources propres 1 500,5 MDT, soit 428,29 % des dépenses ; emprunts 99,999 MDT.',
       );
-      expect(await text(s.page, '#ratios .summary')).toBe('En 2023 : déficit de — du PIB, encours de la dette de 33,33 % du PIB.');
+      expect(await text(s.page, '#ratios .summary')).toBe('En 2023 : pas de chiffre de déficit, encours de la dette de 33,33 % du PIB.');
       await s.page.reload();
       await ready(s.page);
       expect(await s.page.$eval('#year', (el) => (el as HTMLSelectElement).value)).toBe('2023');
       expect(await text(s.page, 'h1')).toBe('Explorateur du budget');
-      expect(await text(s.page, '#totals .summary')).toContain('En 2023,');
+      expect(await text(s.page, '#financing .summary')).toContain('En 2023 (');
       await s.page.locator('#lang').click();
       await ready(s.page);
       expect(await text(s.page, 'h1')).toBe('Budget explorer');
@@ -281,7 +289,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         await s.page.selectOption('#measure', 'pct_gdp');
         await s.page.waitForURL(/measure=pct_gdp/);
         await ready(s.page);
-        expect(await s.page.getAttribute('#totals .provenance a.api-url', 'href')).toContain('measure=pct_gdp');
+        expect(await s.page.getAttribute('#financing .provenance a.api-url', 'href')).toContain('measure=pct_gdp');
         await s.page.reload();
         await ready(s.page);
         await s.page.waitForSelector('#controls[data-state="ready"]', { state: 'attached' });
@@ -293,6 +301,259 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         await ready(s.page);
         expect(await s.page.getAttribute('#ratios .provenance a.api-url', 'href')).toContain('stage=initial');
       }
+    });
+
+    it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {
+      expect(s.problems).toEqual([]);
+    });
+  });
+
+  /**
+   * Read as a newspaper's graphics editor would (issue 23), on a drop with the traps: 2019 has
+   * resource lines and no expense line, 2022 is a forecast (2021 is the latest outturn), and the
+   * outturn covers another scope than the laws (test/fixtures/newsroom.ts has the figures).
+   */
+  describe('on a drop with a gap year, a forecast year and stages of different scope', () => {
+    let t: TestApp;
+    let s: Session;
+    beforeAll(async () => {
+      t = await appFor(newsroom, {}, { manifest: newsroomManifest });
+      s = await session(t);
+    });
+    afterAll(async () => {
+      await s.close();
+      t.close();
+    });
+
+    /** A drawn chart's datasets: label, and the y of each year (null: no point, the line breaks). */
+    const series = (figure: string) =>
+      s.page.$eval(`#${figure} canvas`, (canvas) => {
+        const chart = (canvas as HTMLCanvasElement & { chart: { data: { datasets: { label: string; data: { x: number; y: number | null }[] }[] } } }).chart;
+        return chart.data.datasets.map((d) => ({ label: d.label, points: Object.fromEntries(d.data.map((p) => [p.x, p.y])) }));
+      });
+
+    it('leads the overview with the year’s deficit, its stage and its forecast mark, and never with the balance', async () => {
+      await s.page.goto(`${s.base}/?lang=en`);
+      await ready(s.page);
+      expect(await s.page.$eval('#view .figure', (el) => el.id)).toBe('deficit');
+      expect(await text(s.page, '#deficit .big-number')).toBe('70 MDT');
+      expect(await text(s.page, '#deficit .headline-meta')).toBe('7% of GDP · Initial law · forecast');
+      expect(await text(s.page, '#deficit .summary')).toBe(
+        'In 2022, the initial finance law plans a deficit of 70 MDT (7% of GDP). A forecast: the drop has no outturn for this year yet.',
+      );
+      // The balance (290 - 300) is a small defined note under the financing, never a headline.
+      for (const lead of await s.page.locator('#view .headline, #view .summary, #view h2').allTextContents()) expect(lead).not.toMatch(/balance|solde/i);
+      expect(await text(s.page, '#financing .balance-note')).toBe(
+        'Balance as totals/ computes it, 2022: -10 MDT. It is resources including borrowing minus expenses, so it is not the deficit.',
+      );
+      // The forecast's point is hollow, its table row says so, and a note says what hollow means.
+      const hollow = await s.page.$eval('#deficit canvas', (canvas) => {
+        const chart = (canvas as HTMLCanvasElement & { chart: { getDatasetMeta(i: number): { data: { options: { backgroundColor: string } }[] }; data: { datasets: { label: string; data: { x: number; y: number | null }[] }[] } } }).chart;
+        const i = chart.data.datasets.findIndex((d) => d.data.some((p) => p.x === 2022 && p.y !== null));
+        const j = chart.data.datasets[i]!.data.findIndex((p) => p.x === 2022);
+        return chart.getDatasetMeta(i).data[j]!.options.backgroundColor;
+      });
+      expect(hollow).toBe('#fff');
+      expect((await rows(s.page, 'deficit')).at(-1)).toEqual(['2022', '70 MDT', '7%', 'Initial law (forecast)', 'Loi de finances 2022 (Ministère des Finances)']);
+      expect(await s.page.locator('#deficit .note', { hasText: 'Hollow points' }).textContent()).toBe(
+        'Hollow points and pale bars are forecasts: a law’s figure for a year after the latest outturn in the drop (2021).',
+      );
+    });
+
+    it('shows how spending is financed: own resources by kind against borrowing, from the resource tree', async () => {
+      expect(await text(s.page, '#financing .summary')).toBe(
+        'In 2022 (amended law): expenses 300 MDT; own resources 190 MDT, 63.33% of expenses; borrowing 100 MDT.',
+      );
+      expect((await series('financing')).map((d) => d.label)).toEqual(['Tax revenue', 'Non-tax revenue', 'Grants', 'Borrowing', 'Expenses']);
+      expect(await rows(s.page, 'financing')).toEqual([
+        ['2019', 'no data', '100 MDT', '100 MDT', '0 MDT', '0 MDT', '50 MDT', 'Amended law'],
+        ['2020', '200 MDT', '150 MDT', '120 MDT', '20 MDT', '10 MDT', '60 MDT', 'Amended law'],
+        ['2021', '250 MDT', '150 MDT', '150 MDT', '0 MDT', '0 MDT', '90 MDT', 'Amended law'],
+        ['2022', '300 MDT', '190 MDT', '180 MDT', '10 MDT', '0 MDT', '100 MDT', 'Amended law (forecast)'],
+      ]);
+    });
+
+    it('draws a year without expense lines as a gap, never as zero, and says the known gap there', async () => {
+      // totals/ itself answers 0 for 2019's expenses: the page must not believe it.
+      const totals = await s.page.evaluate(async () => (await fetch('/budget/api/totals/')).json());
+      expect(totals[0]).toMatchObject({ year: 2019, total_expenses: 0 });
+      const expenses = (await series('financing')).find((d) => d.label === 'Expenses')!;
+      expect(expenses.points).toEqual({ 2019: null, 2020: 200, 2021: 250, 2022: 300 });
+      expect(await s.page.locator('#financing .known-gap').allTextContents()).toEqual(['Known gap, 2019: The 2019 expense tables are not in the drop.']);
+
+      await s.page.selectOption('#year', '2019');
+      await s.page.waitForURL(/year=2019/);
+      await ready(s.page);
+      expect(await text(s.page, '#financing .summary')).toBe('In 2019 (amended law): the drop has resource lines but no expense lines: no expense figure for this year.');
+      // No deficit row in 2019: no number, no claim.
+      expect(await text(s.page, '#deficit .headline')).toBe('No deficit figure for 2019 in the drop being served.');
+      expect(await s.page.locator('#deficit .big-number').count()).toBe(0);
+
+      await s.page.getByRole('button', { name: 'Expenses' }).click();
+      await s.page.waitForURL(/view=expenses/);
+      await ready(s.page);
+      expect(await text(s.page, '#tree-expenses .empty')).toBe('No data for 2019 in the drop being served.');
+      expect(await text(s.page, '#tree-expenses .known-gap')).toBe('Known gap, 2019: The 2019 expense tables are not in the drop.');
+
+      await s.page.goto(`${s.base}/?view=overview&year=2019&lang=fr`);
+      await ready(s.page);
+      expect((await rows(s.page, 'financing'))[0]!.slice(0, 2)).toEqual(['2019', 'pas de données']);
+    });
+
+    it('puts years on a time scale: 2016 to 2020 is four times as wide as 2020 to 2021', async () => {
+      await s.page.goto(`${s.base}/?lang=en`);
+      await ready(s.page);
+      const [a, b, c] = await s.page.$eval('#ratios canvas', (canvas) => {
+        const x = (canvas as HTMLCanvasElement & { chart: { scales: { x: { getPixelForValue(v: number): number } } } }).chart.scales.x;
+        return [x.getPixelForValue(2016), x.getPixelForValue(2020), x.getPixelForValue(2021)];
+      });
+      expect(b! - a!).toBeCloseTo(4 * (c! - b!), 0);
+      // 2017-2018 have no ratio: the table says so instead of a number.
+      expect((await rows(s.page, 'ratios')).find((r) => r[0] === '2017')).toEqual(['2017', 'no data', '', '', 'no data', '', '']);
+    });
+
+    it('never joins stages of different scope into one line, and joins those the drop declares comparable', async () => {
+      const lines = await series('ratios');
+      expect(lines.map((d) => d.label)).toEqual([
+        'Deficit (% of GDP) — Initial law',
+        'Deficit (% of GDP) — Outturn',
+        'Outstanding debt (% of GDP) — Initial law / Amended law',
+        'Outstanding debt (% of GDP) — Outturn',
+      ]);
+      // The 2021 outturn and the 2022 law are on two lines, never one.
+      for (const line of lines) expect(line.points[2021] !== null && line.points[2022] !== null).toBe(false);
+      // The amended 2019 and the initial 2022 share a line (comparable), broken by the years between.
+      expect(lines[2]!.points).toMatchObject({ 2019: 50, 2020: null, 2021: null, 2022: 60 });
+      expect(await s.page.locator('#ratios .note', { hasText: 'separate lines' }).textContent()).toBe(
+        'Stages that do not cover the same scope are drawn as separate lines: Initial law / Amended law; Outturn.',
+      );
+      // What each stage covers, from /meta/ stages, folded under the chart.
+      await s.page.locator('#ratios details.bases summary').click();
+      expect(await s.page.locator('#ratios details.bases .note').allTextContents()).toEqual([
+        'Initial law: expenses including debt principal; resources including borrowing',
+        'Amended law: as the initial law',
+        'Outturn: expenses excluding debt principal; own resources only',
+      ]);
+    });
+
+    it('makes the headline and every chart follow the stage switch', async () => {
+      await s.page.goto(`${s.base}/?lang=en`);
+      await ready(s.page);
+      await s.page.waitForSelector('#controls[data-state="ready"]', { state: 'attached' });
+      await s.page.selectOption('#stage', 'outturn');
+      await s.page.waitForURL(/stage=outturn/);
+      await ready(s.page);
+      // 2022 has no outturn: no claim.
+      expect(await text(s.page, '#deficit .headline')).toBe('No deficit figure for 2022 in the drop being served.');
+      await s.page.selectOption('#year', '2021');
+      await s.page.waitForURL(/year=2021/);
+      await ready(s.page);
+      expect(await text(s.page, '#deficit .summary')).toBe('In 2021, the deficit was 60 MDT (6.67% of GDP).');
+      expect(await text(s.page, '#deficit .headline-meta')).toBe('6.67% of GDP · Outturn');
+      expect(await text(s.page, '#financing .summary')).toBe(
+        'In 2021 (outturn): expenses 230 MDT; own resources 160 MDT, 69.57% of expenses; no borrowing line among the resources.',
+      );
+      expect((await series('financing')).find((d) => d.label === 'Expenses')!.points).toEqual({ 2021: 230 });
+      for (const href of await s.page.$$eval('#view a.api-url', (as) => as.map((a) => a.getAttribute('href')))) expect(href).toContain('stage=outturn');
+    });
+
+    it('names sources by title and publisher, linked, the reader’s year first, and no file name anywhere', async () => {
+      await s.page.goto(`${s.base}/?lang=en&year=2022`);
+      await ready(s.page);
+      const links = await s.page.$$eval('#deficit .sources a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+      expect(links).toEqual([
+        ['Loi de finances 2022 (Ministère des Finances)', 'https://example.org/lf2022.pdf'],
+        ["Rapport d'exécution 2021 (Cour des comptes)", 'https://example.org/execution2021.pdf'],
+      ]);
+      expect(await s.page.locator('body').textContent()).not.toMatch(/\.parquet|SOURCES\.md/);
+    });
+
+    it('abbreviates long labels in the chart and gives the full name in its tooltip and table', async () => {
+      await s.page.goto(`${s.base}/?view=organizations&year=2022&lang=en`);
+      await ready(s.page);
+      const { ticks, labels } = await s.page.$eval('#organizations canvas', (canvas) => {
+        const chart = (canvas as HTMLCanvasElement & { chart: { data: { labels: string[] }; scales: { y: { ticks: { label: string }[] } } } }).chart;
+        return { ticks: chart.scales.y.ticks.map((tick) => tick.label), labels: chart.data.labels };
+      });
+      expect(labels).toEqual([LONG_NAME]);
+      expect(ticks[0]!.length).toBeLessThan(LONG_NAME.length);
+      expect(ticks[0]).toMatch(/…$/);
+      expect((await rows(s.page, 'organizations'))[0]![1]).toBe(LONG_NAME);
+    });
+
+    it('offers every chart as an embed page: the chart alone, its state in the URL, its sources, and the iframe code', async () => {
+      await s.page.goto(`${s.base}/?lang=en&year=2022`);
+      await ready(s.page);
+      expect(await s.page.locator('#view .figure').count()).toBe(3);
+      expect(await s.page.locator('#view .figure .embed-link').count()).toBe(3);
+      await s.page.locator('#deficit .embed-link').click();
+      await s.page.waitForURL(/\/budget\/embed\//);
+      await ready(s.page);
+      expect(query(s.page)).toEqual({ view: 'overview', year: '2022', lang: 'en', chart: 'deficit' });
+      expect(await s.page.locator('#view .figure').count()).toBe(1);
+      expect(await s.page.locator('#controls, header, details.table, .embed-link, button.png').count()).toBe(0);
+      expect((await drawnCanvases(s.page))[0]).toBeGreaterThan(1000);
+      expect(await text(s.page, '#deficit .sources a')).toBe('Loi de finances 2022 (Ministère des Finances)');
+      const code = await s.page.$eval('#embed-code', (el) => (el as HTMLTextAreaElement).value);
+      expect(code).toBe(`<iframe src="${s.base}/budget/embed/?view=overview&year=2022&lang=en&chart=deficit" title="The deficit" width="100%" height="560" style="border:0" loading="lazy"></iframe>`);
+
+      // Framed by another site (another origin: another port), it draws, and shows no code to copy inside the frame.
+      const site = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<!DOCTYPE html><p>An article</p>${code}`));
+      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+      const framing = await browser.newPage();
+      try {
+        await framing.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+        const frame = await (await framing.waitForSelector('iframe')).contentFrame();
+        await frame!.waitForSelector('#view[data-state="ready"]');
+        expect(await frame!.locator('#deficit canvas').count()).toBe(1);
+        expect(await frame!.locator('#embed-code').count()).toBe(0);
+        // The explorer itself stays unframeable by other sites.
+        const explorer = await s.page.evaluate(async () => (await fetch('/?lang=en')).headers.get('content-security-policy'));
+        expect(explorer).toContain("frame-ancestors 'self'");
+      } finally {
+        await framing.close();
+        site.close();
+      }
+    });
+
+    it('downloads each chart as a PNG image of the chart as drawn', async () => {
+      await s.page.goto(`${s.base}/?lang=en&year=2022`);
+      await ready(s.page);
+      const [download] = await Promise.all([s.page.waitForEvent('download'), s.page.locator('#financing button.png').click()]);
+      expect(download.suggestedFilename()).toBe('financing.png');
+      const file = path.join(shots, 'newsroom-financing.png');
+      await download.saveAs(file);
+      const png = readFileSync(file);
+      expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+      const canvasWidth = await s.page.$eval('#financing canvas', (c) => (c as HTMLCanvasElement).width);
+      expect(png.readUInt32BE(16)).toBeGreaterThan(canvasWidth); // IHDR width: the chart and a margin
+      expect(png.length).toBeGreaterThan(5000);
+    });
+
+    it('shows the first chart within the first screen of a phone', async () => {
+      const phone = await session(t, { width: 390, height: 844 });
+      try {
+        await phone.page.goto(`${phone.base}/?lang=fr`);
+        await ready(phone.page);
+        const box = (await phone.page.locator('#deficit canvas').boundingBox())!;
+        expect(box.y).toBeLessThan(844 - 150);
+        expect(box.height).toBeGreaterThanOrEqual(250);
+        await phone.page.screenshot({ path: path.join(shots, 'newsroom-phone-overview.png') });
+        expect(phone.problems).toEqual([]);
+      } finally {
+        await phone.close();
+      }
+    });
+
+    it('draws no chart and makes no claim for organizations per inhabitant in a year without population', async () => {
+      // Population starts in 2021: every 2020 figure per inhabitant is null.
+      await s.page.goto(`${s.base}/?view=organizations&year=2020&measure=per_capita&lang=en`);
+      await ready(s.page);
+      expect(await text(s.page, '#organizations .empty')).toBe(
+        'No figure for 2020 in this measure: the drop lacks the series it needs that year (population or prices).',
+      );
+      expect(await s.page.locator('#organizations .summary, #organizations canvas').count()).toBe(0);
+      expect((await rows(s.page, 'organizations'))[0]!.slice(2)).toEqual(['no data', 'no data']);
     });
 
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {

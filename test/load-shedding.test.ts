@@ -1,7 +1,8 @@
 /**
- * Load shedding and query time limits: past MAX_CONCURRENT_QUERIES a request is refused at once
- * with 503 overloaded; a query past QUERY_TIMEOUT_MS is interrupted (503 query_timeout) and its
- * connection serves the next query. Over a drop with a million lines, so that a page deep in the
+ * Load shedding and query time limits: a query that could not get a connection within
+ * QUEUE_WAIT_MS is refused with 503 overloaded, and past MAX_CONCURRENT_QUERIES (a memory bound)
+ * at once; a query past QUERY_TIMEOUT_MS is interrupted (503 query_timeout) and its connection
+ * serves the next query. Over a drop with a million lines, so that a page deep in the
  * lines takes DuckDB a while.
  */
 import http from 'node:http';
@@ -120,79 +121,181 @@ describe('a streamed export', () => {
   });
 });
 
-describe('more queries than MAX_CONCURRENT_QUERIES at once', () => {
+/** Starts a full CSV export of the million lines and pauses it: it holds the only pooled connection. */
+function holdConnection(base: string): Promise<http.ClientRequest> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}/budget/api/expenses/?format=csv`, (res) => {
+      expect(res.statusCode).toBe(200);
+      res.once('data', () => {
+        res.pause();
+        resolve(req);
+      });
+    });
+    req.on('error', () => undefined);
+    req.once('response', (res) => res.on('error', () => undefined));
+    req.once('error', reject);
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 10_000) throw new Error(`still waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+describe('a burst of queries, more than the pool has connections', () => {
+  // One server over the drop (loading a million lines takes seconds); each test sets the limits it needs.
   let t: Awaited<ReturnType<typeof serve>>;
+  let base: string;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    t = await serve({ maxConcurrent: 2, timeoutMs: 60_000 });
+    t = await serve({});
+    ({ base, stop } = await listen(t.app));
   });
-  afterAll(() => t.store.close());
-
-  it('refuses those past the cap at once with 503 overloaded and Retry-After, and answers every other one', async () => {
-    const finished: string[] = [];
-    const burst = Array.from({ length: 10 }, (_, i) =>
-      request(t.app)
-        .get(slowQuery(100 + i))
-        .then((res) => {
-          finished.push(String(res.status));
-          return res;
-        }),
-    );
-    const answers = await Promise.all(burst);
-    const refused = answers.filter((res) => res.status === 503);
-    const answered = answers.filter((res) => res.status === 200);
-    expect(refused.length + answered.length).toBe(10);
-    expect(answered.length).toBeGreaterThanOrEqual(2);
-    expect(refused.length).toBeGreaterThanOrEqual(1);
-    for (const res of refused) {
-      expectProblem(res, 503, 'overloaded');
-      expect(res.headers['retry-after']).toBe('1');
-    }
-    for (const res of answered) expect(res.body.count).toBeGreaterThan(0);
-    // Refused at once, not after waiting in a queue: every refusal came back before the first answer.
-    expect(finished.indexOf('200')).toBe(refused.length);
-    expect(t.store.activeQueries).toBe(0);
-
-    // Nothing leaked: the refused requests, asked again two at a time, are all answered.
-    for (let i = 0; i < answers.length; i += 2) {
-      const again = await Promise.all([request(t.app).get(slowQuery(100 + i)), request(t.app).get(slowQuery(101 + i))]);
-      expect(again.map((res) => res.status)).toEqual([200, 200]);
+  afterAll(async () => {
+    await stop();
+    t.store.close();
+  });
+  const limits = (set: Partial<QueryLimits>) => Object.assign(t.limits, { maxConcurrent: 1000, timeoutMs: 60_000, queueWaitMs: 60_000 }, set);
+  it('is answered whole when the queue wait covers the time the server needs', async () => {
+    limits({ timeoutMs: 60_000, queueWaitMs: 60_000 });
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => request(t.app).get(slowQuery(100 + i))));
+      expect(answers.map((res) => res.status)).toEqual(Array(10).fill(200));
+      for (const res of answers) expect(res.body.count).toBeGreaterThan(0);
+      expect(t.store.activeQueries).toBe(0);
+    } finally {
+      limits({});
     }
   });
 
-  it('still serves cached answers and 304s while the cap is reached', async () => {
-    const cached = '/budget/api/deficit/';
-    expect((await request(t.app).get(cached)).status).toBe(200);
-    const csv = await request(t.app).get('/budget/api/totals/?format=csv');
-    expect(csv.status).toBe(200);
+  it('refuses with 503 overloaded and Retry-After the queries that could not start within QUEUE_WAIT_MS, and no sooner', async () => {
+    limits({ timeoutMs: 60_000, queueWaitMs: 300 });
+    try {
+      const export_ = await holdConnection(base);
+      const started = performance.now();
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => request(t.app).get(slowQuery(300 + i)).then((res) => ({ res, after: performance.now() - started }))),
+      );
+      for (const { res, after } of answers) {
+        expectProblem(res, 503, 'overloaded');
+        expect(res.headers['retry-after']).toBe('1');
+        expect(res.body.detail).toBe('no connection was free within 300 ms; retry in a second');
+        expect(after).toBeGreaterThanOrEqual(290);
+        expect(after).toBeLessThan(3_000);
+      }
+      export_.destroy();
+      await until(() => t.store.activeQueries === 0, 'the export to give its connection back');
+      // Nothing leaked: the refused queries, asked again, are answered.
+      for (let i = 0; i < 5; i++) expect((await request(t.app).get(slowQuery(300 + i))).status).toBe(200);
+    } finally {
+      limits({});
+    }
+  });
 
-    const busy = [request(t.app).get(slowQuery(200)), request(t.app).get(slowQuery(201))].map((r) => r.then((res) => res));
-    while (t.store.activeQueries < 2) await new Promise((resolve) => setTimeout(resolve, 1));
-    const [overflow, fromCache, notModified] = await Promise.all([
-      request(t.app).get(slowQuery(202)),
-      request(t.app).get(cached),
-      request(t.app).get('/budget/api/totals/?format=csv').set('If-None-Match', csv.headers.etag),
-    ]);
-    expect(t.store.activeQueries).toBe(2);
-    expectProblem(overflow, 503, 'overloaded');
-    expect(fromCache.status).toBe(200);
-    expect(fromCache.body).toEqual(DEFICIT);
-    expect(notModified.status).toBe(304);
-    expect((await Promise.all(busy)).map((res) => res.status)).toEqual([200, 200]);
+  it('serves the newest first once the oldest has waited more than half of QUEUE_WAIT_MS', async () => {
+    limits({ timeoutMs: 60_000, queueWaitMs: 4_000 });
+    try {
+      const export_ = await holdConnection(base);
+      const order: string[] = [];
+      const ask = (name: string, n: number) =>
+        request(t.app)
+          .get(slowQuery(n))
+          .then((res) => {
+            order.push(name);
+            return res;
+          });
+      const oldest = ask('oldest', 400);
+      await until(() => t.store.activeQueries === 2, 'the oldest to queue');
+      await sleep(2_200); // past half the target: the queue is standing
+      const newest = ask('newest', 401);
+      await until(() => t.store.activeQueries === 3, 'the newest to queue');
+      export_.destroy();
+      const [a, b] = await Promise.all([oldest, newest]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect(order).toEqual(['newest', 'oldest']);
+    } finally {
+      limits({});
+    }
+  });
+
+  it('takes out of the queue the query of a client that hung up', async () => {
+    limits({ timeoutMs: 60_000, queueWaitMs: 60_000 });
+    try {
+      const export_ = await holdConnection(base);
+      const waiting = http.get(`${base}${slowQuery(500)}`);
+      waiting.on('error', () => undefined);
+      await until(() => t.store.activeQueries === 2, 'the query to queue');
+      waiting.destroy();
+      await until(() => t.store.activeQueries === 1, 'the query to leave the queue');
+      export_.destroy();
+      await until(() => t.store.activeQueries === 0, 'the export to end');
+    } finally {
+      limits({});
+    }
+  });
+
+  it('never makes a cached answer or a 304 wait behind the queries', async () => {
+    limits({ timeoutMs: 60_000, queueWaitMs: 60_000 });
+    try {
+      const cached = '/budget/api/deficit/';
+      expect((await request(t.app).get(cached)).status).toBe(200);
+      const csv = await request(t.app).get('/budget/api/totals/?format=csv');
+      expect(csv.status).toBe(200);
+
+      const export_ = await holdConnection(base);
+      const queued = request(t.app).get(slowQuery(600)).then((res) => res);
+      await until(() => t.store.activeQueries === 2, 'the query to queue');
+      const [fromCache, notModified] = await Promise.all([
+        request(t.app).get(cached),
+        request(t.app).get('/budget/api/totals/?format=csv').set('If-None-Match', csv.headers.etag),
+      ]);
+      expect(fromCache.status).toBe(200);
+      expect(fromCache.body).toEqual(DEFICIT);
+      expect(notModified.status).toBe(304);
+      expect(t.store.activeQueries).toBe(2);
+      export_.destroy();
+      expect((await queued).status).toBe(200);
+    } finally {
+      limits({});
+    }
+  });
+
+  it('past MAX_CONCURRENT_QUERIES, the memory bound, refuses at once with 503 overloaded and Retry-After', async () => {
+    limits({ maxConcurrent: 2, timeoutMs: 60_000, queueWaitMs: 60_000 });
+    try {
+      const export_ = await holdConnection(base);
+      const queued = request(t.app).get(slowQuery(700)).then((res) => res);
+      await until(() => t.store.activeQueries === 2, 'the query to queue');
+      const started = performance.now();
+      const refused = await request(t.app).get(slowQuery(701));
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expectProblem(refused, 503, 'overloaded');
+      expect(refused.headers['retry-after']).toBe('1');
+      export_.destroy();
+      expect((await queued).status).toBe(200);
+    } finally {
+      limits({});
+    }
   });
 });
 
 describe('the configuration', () => {
-  it('defaults to a 5 s limit and twice the pool size', () => {
+  it('defaults to a 5 s limit, a 1 s wait in the queue and a memory bound of 1000 queries', () => {
     const config = parseConfig({});
     expect(config.QUERY_TIMEOUT_MS).toBe(5000);
-    expect(config.MAX_CONCURRENT_QUERIES).toBeUndefined();
-    const store = new Store(3, { maxConcurrent: config.MAX_CONCURRENT_QUERIES, timeoutMs: config.QUERY_TIMEOUT_MS });
-    expect(store.limits).toEqual({ maxConcurrent: 6, timeoutMs: 5000 });
+    expect(config.QUEUE_WAIT_MS).toBe(1000);
+    expect(config.MAX_CONCURRENT_QUERIES).toBe(1000);
+    expect(new Store(3).limits).toEqual({ maxConcurrent: 1000, timeoutMs: 5000, queueWaitMs: 1000 });
   });
   it.each([
     ['QUERY_TIMEOUT_MS', '0', 'must be an integer >= 1 (milliseconds)'],
     ['QUERY_TIMEOUT_MS', '5s', 'must be an integer >= 1 (milliseconds)'],
     ['MAX_CONCURRENT_QUERIES', '-1', 'must be an integer >= 1 (queries running or waiting at once)'],
+    ['QUEUE_WAIT_MS', '0', 'must be an integer >= 1 (milliseconds a query may wait for a connection)'],
   ])('refuses %s=%s in one line', (name, value, message) => {
     expect(() => parseConfig({ [name]: value })).toThrow(`invalid configuration: ${name}="${value}" ${message}`);
   });

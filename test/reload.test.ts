@@ -177,7 +177,17 @@ describe('a bad drop on reload', () => {
         writeFileSync(path.join(dir, 'drop.json'), '{"version": "bad", ');
         return dir;
       },
-      /^drop\.json: must be valid JSON$/,
+      /^drop\.json: must be valid JSON: /,
+    ],
+    [
+      'no drop.json',
+      async () => {
+        const dir = await writeDrop(other, { version: 'bad' });
+        unlinkSync(path.join(dir, 'drop.json'));
+        return dir;
+      },
+      // The file and the rule, never the server's path (security review, finding 7).
+      /^drop\.json: drop\.json must exist in the data directory$/,
     ],
   ];
 
@@ -197,6 +207,8 @@ describe('a bad drop on reload', () => {
     const meta = await s.json('/budget/api/meta/');
     expect(meta).toMatchObject({ version: 'A', loaded_at: loadedAt, last_reload: { status: 'rejected', version: 'A' } });
     expect(meta.last_reload.reason).toMatch(reason);
+    expect(meta.last_reload).toMatchObject({ code: 'invalid_drop', file: meta.last_reload.reason.split(':')[0] });
+    expect(JSON.stringify(meta)).not.toContain(tmpdir());
     expect(Date.parse(meta.last_reload.at)).toBeGreaterThan(Date.parse(loadedAt));
 
     flip(link, dropB);
@@ -210,7 +222,7 @@ describe('reload', () => {
   it('counts the initial load as the first ok in meta', async () => {
     const s = await serve(dropA);
     const meta = await s.json('/budget/api/meta/');
-    expect(meta.last_reload).toEqual({ status: 'ok', reason: null, at: meta.loaded_at, version: 'A' });
+    expect(meta.last_reload).toEqual({ status: 'ok', reason: null, code: null, file: null, at: meta.loaded_at, version: 'A' });
     expect(meta).toMatchObject({ previous_version: null, changes: null });
   });
 

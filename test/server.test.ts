@@ -106,7 +106,7 @@ describe('shutdown', () => {
     await stopping;
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 503, code: 'data_unavailable', detail: 'the server is shutting down' });
+    expect(await ready.json()).toMatchObject({ status: 503, code: 'data_unavailable', detail: 'no data drop is served right now (none is loaded yet, or the server is shutting down); try again shortly' });
     // Still alive, and every other request is still answered while the download runs.
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
 

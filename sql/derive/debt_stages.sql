@@ -6,7 +6,7 @@
 CREATE OR REPLACE TABLE debt AS
 SELECT * EXCLUDE (finality), finality = max(finality) OVER (PARTITION BY year) AS most_final
 FROM (
-  SELECT *, CASE stage WHEN 'outturn' THEN 3 WHEN 'amended' THEN 2 WHEN 'initial' THEN 1 ELSE 0 END AS finality
+  SELECT *, coalesce((SELECT any_value(finality) FROM stage_lines WHERE stage_lines.stage = debt.stage), 0) AS finality
   FROM debt
 ) AS staged
 ORDER BY ALL;

@@ -19,6 +19,11 @@ export const EXPLORER_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
 
+/** One chart alone, for newspapers' iframes (docs/api.md#embedding-a-chart). */
+export const EMBED_PAGES = ['/budget/embed/'];
+/** The explorer's policy, except that any site may frame this page (and only this page). */
+export const EMBED_CSP = EXPLORER_CSP.replace("frame-ancestors 'self'", 'frame-ancestors *');
+
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -28,6 +33,8 @@ const TYPES: Record<string, string> = {
 
 export interface Explorer {
   page: Rendered;
+  /** The page of one chart alone (embed.html). */
+  embed: Rendered;
   /** A built asset by its hashed file name, or undefined for any other name. */
   asset(name: string): Rendered | undefined;
 }
@@ -37,10 +44,13 @@ export function loadExplorer(cacheControl: string, dir = EXPLORER_DIR): Explorer
   const index = path.join(dir, 'index.html');
   if (!existsSync(index)) return undefined;
   const page = render(readFileSync(index), { contentType: 'text/html; charset=utf-8', cacheControl });
+  // Any site may frame the embed page: its policy says so, and it drops X-Frame-Options, which
+  // would forbid what frame-ancestors allows in browsers that read both.
+  const embed = render(readFileSync(path.join(dir, 'embed.html')), { contentType: 'text/html; charset=utf-8', cacheControl, csp: EMBED_CSP, without: ['X-Frame-Options'] });
   const assets = new Map<string, Rendered>();
   for (const name of readdirSync(dir)) {
     const contentType = TYPES[path.extname(name)];
     if (contentType) assets.set(name, render(readFileSync(path.join(dir, name)), { contentType, cacheControl: IMMUTABLE }));
   }
-  return { page, asset: (name) => assets.get(name) };
+  return { page, embed, asset: (name) => assets.get(name) };
 }

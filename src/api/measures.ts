@@ -11,9 +11,8 @@
  */
 import type { LoadedDrop } from '../data/drop.js';
 import type { Lease, Row } from '../data/store.js';
-import { HttpError } from '../http/errors.js';
+import { problem } from '../domain/errors.js';
 import { roundHalfAway } from '../domain/numbers.js';
-import type { Measure } from './params.js';
 
 type SeriesName = 'gdp' | 'population' | 'cpi';
 const SERIES_FILES: Record<SeriesName, string> = { gdp: 'gdp.parquet', population: 'population.parquet', cpi: 'cpi.parquet' };
@@ -62,72 +61,126 @@ export interface MeasureRequest {
   base_year?: number;
 }
 
+const money = (value: number | null) => (value === null ? null : roundHalfAway(value, 3));
+const percent = (value: number | null) => (value === null ? null : roundHalfAway(value, 2));
+
+/** What a measure is given to build its arithmetic for one request. */
+interface MeasureContext {
+  lease: Lease;
+  base_year: number | undefined;
+  /** The totals a share divides by, keyed `kind:year` (shareTotals); absent when only the header is wanted. */
+  shares: ReadonlyMap<string, number> | undefined;
+}
+
+/** A figure × numerator ÷ denominator; null when either is missing or the denominator is 0. */
+const ratio = (figure: number | null, numerator: number, denominator: number | undefined): number | null =>
+  figure === null || denominator === undefined || denominator === 0 ? null : (figure * numerator) / denominator;
+
+interface MeasureSpec {
+  /** For the `measure` parameter's description. */
+  description: string;
+  /** How a measured figure and its change are rounded: money to 3 decimals, percent to 2. */
+  round: (value: number | null) => number | null;
+  /** Measures a part of a whole (a share): only where the rows split one (param.measureOfParts). */
+  ofParts?: boolean;
+  /** Divides by the totals of the year of the same kind (shareTotals). */
+  needsTotals?: boolean;
+  /**
+   * Where one row sums several years: true when the measure of the sum is the measure taken once
+   * of the sum (nominal; share, of those years' totals), false when each year is measured
+   * before the years are added (sumMeasured).
+   */
+  ofSums: boolean;
+  /** The header and the arithmetic, after checking the drop has what the measure needs (a 400 otherwise). */
+  make(ctx: MeasureContext): Promise<Pick<Measurer, 'header' | 'apply'>>;
+}
+
+/**
+ * Every measure (docs/api.md, "Measures and changes"), in the order the parameter lists them:
+ * adding one is an entry here and its test.
+ */
+export const MEASURES = {
+  nominal: {
+    description: 'nominal (default): amounts as recorded',
+    round: money,
+    ofSums: true,
+    make: async ({ lease }) => ({ header: `nominal; unit="${unitOf(lease)}"`, apply: (figure) => figure }),
+  },
+  pct_gdp: {
+    description: "pct_gdp: percent of the year's GDP",
+    round: percent,
+    ofSums: false,
+    make: async ({ lease }) => {
+      const gdp = need(await seriesOf(lease, 'gdp'), 'gdp', 'pct_gdp');
+      return { header: 'pct_gdp; unit="% of GDP"', apply: (figure, year) => ratio(figure, 100, gdp.get(year as number)) };
+    },
+  },
+  per_capita: {
+    description: 'per_capita: currency units per inhabitant',
+    round: percent,
+    ofSums: false,
+    make: async ({ lease }) => {
+      const population = need(await seriesOf(lease, 'population'), 'population', 'per_capita');
+      const units = lease.drop.data.manifest.units;
+      if (units === undefined) throw missing('units.scale in drop.json', 'per_capita');
+      const { scale } = units;
+      return {
+        header: `per_capita; unit="${quotable(units.currency)} per inhabitant"`,
+        apply: (figure, year) => ratio(figure, scale, population.get(year as number)),
+      };
+    },
+  },
+  real: {
+    description: 'real: at the prices of base_year (CPI)',
+    round: money,
+    ofSums: false,
+    make: async ({ lease, base_year }) => {
+      const cpi = need(await seriesOf(lease, 'cpi'), 'cpi', 'real');
+      const base = base_year ?? Math.max(...cpi.keys());
+      const baseIndex = cpi.get(base);
+      if (baseIndex === undefined) throw invalid('base_year', `must be a year with a CPI in this drop (${base} has none)`);
+      return {
+        header: `real; base_year=${base}; unit="${unitOf(lease)}, ${base} prices"`,
+        apply: (figure, year) => ratio(figure, baseIndex, cpi.get(year as number)),
+      };
+    },
+  },
+  share: {
+    description: "share: percent of the year's total of the same kind",
+    round: percent,
+    ofParts: true,
+    needsTotals: true,
+    ofSums: true,
+    make: async ({ shares }) => ({
+      header: 'share; unit="% of total"',
+      apply: (figure, year, kind) => {
+        if (!shares) throw new Error('measure=share applied without the totals it divides by');
+        return ratio(figure, 100, shares.get(`${kind}:${year}`));
+      },
+    }),
+  },
+} as const satisfies Record<string, MeasureSpec>;
+
+export type Measure = keyof typeof MEASURES;
+export const MEASURE_NAMES = Object.keys(MEASURES) as [Measure, ...Measure[]];
+/** The spec of a measure, as the rest of the code reads it. */
+export const measureSpec = (measure: Measure): MeasureSpec => MEASURES[measure];
+
+/** The drop's unit for money, quoted for a header. */
+const unitOf = (lease: Lease) => quotable(lease.drop.data.manifest.units?.name ?? 'drop units');
+
 /**
  * The measurer of a request, after checking that the drop has what it needs: a 400 names the
  * missing series, or a base_year without a CPI. `shares` are the totals a share divides by
  * (shareTotals), needed to apply measure=share but not for its header.
  */
-const money = (value: number | null) => (value === null ? null : roundHalfAway(value, 3));
-const percent = (value: number | null) => (value === null ? null : roundHalfAway(value, 2));
-
 export async function measurer(
   { measure = 'nominal', base_year }: MeasureRequest,
   lease: Lease,
   shares?: ReadonlyMap<string, number>,
 ): Promise<Measurer> {
-  const units = lease.drop.data.manifest.units;
-  const unit = quotable(units?.name ?? 'drop units');
-  const ratio = (figure: number | null, numerator: number, denominator: number | undefined): number | null =>
-    figure === null || denominator === undefined || denominator === 0 ? null : (figure * numerator) / denominator;
-
-  switch (measure) {
-    case 'nominal':
-      return { measure, header: `nominal; unit="${unit}"`, apply: (figure) => figure, round: money };
-    case 'pct_gdp': {
-      const gdp = need(await seriesOf(lease, 'gdp'), 'gdp', measure);
-      return {
-        measure,
-        header: 'pct_gdp; unit="% of GDP"',
-        apply: (figure, year) => ratio(figure, 100, gdp.get(year as number)),
-        round: percent,
-      };
-    }
-    case 'per_capita': {
-      const population = need(await seriesOf(lease, 'population'), 'population', measure);
-      if (units === undefined) throw missing('units.scale in drop.json', measure);
-      const { scale } = units;
-      const currency = quotable(units.currency);
-      return {
-        measure,
-        header: `per_capita; unit="${currency} per inhabitant"`,
-        apply: (figure, year) => ratio(figure, scale, population.get(year as number)),
-        round: percent,
-      };
-    }
-    case 'real': {
-      const cpi = need(await seriesOf(lease, 'cpi'), 'cpi', measure);
-      const base = base_year ?? Math.max(...cpi.keys());
-      const baseIndex = cpi.get(base);
-      if (baseIndex === undefined) throw invalid('base_year', `must be a year with a CPI in this drop (${base} has none)`);
-      return {
-        measure,
-        header: `real; base_year=${base}; unit="${unit}, ${base} prices"`,
-        apply: (figure, year) => ratio(figure, baseIndex, cpi.get(year as number)),
-        round: money,
-      };
-    }
-    case 'share': {
-      return {
-        measure,
-        header: 'share; unit="% of total"',
-        apply: (figure, year, kind) => {
-          if (!shares) throw new Error('measure=share applied without the totals it divides by');
-          return ratio(figure, 100, shares.get(`${kind}:${year}`));
-        },
-        round: percent,
-      };
-    }
-  }
+  const spec = measureSpec(measure);
+  return { measure, ...(await spec.make({ lease, base_year, shares })), round: spec.round };
 }
 
 /**
@@ -149,7 +202,7 @@ function need(series: ReadonlyMap<number, number> | null, name: SeriesName, meas
 }
 
 /** A 400 on one parameter whose value the drop or the other parameters cannot serve. */
-export const invalid = (parameter: string, message: string) => HttpError.badRequest('invalid_parameter', [{ parameter, message }]);
+export const invalid = problem.invalidParameter;
 
 const missing = (what: string, measure: Measure) =>
   invalid('measure', `${measure} needs ${what}, which this data drop does not have`);

@@ -6,8 +6,10 @@
  * `years=2020` never silently returns everything.
  */
 import { z } from 'zod';
+import { DEFAULT_STAGE, inWords, STAGE_MEANINGS, STAGES } from '../domain/stages.js';
 import { FORMAT_NAMES } from '../formats/registry.js';
-import { HttpError, type ParameterError } from '../http/errors.js';
+import { MEASURE_NAMES, MEASURES, measureSpec, type Measure } from './measures.js';
+import { problem, type ParameterError } from '../domain/errors.js';
 
 const YEAR_MESSAGE = 'must be an integer between 1900 and 2100';
 const ID_MESSAGE = 'must be a positive integer';
@@ -55,7 +57,7 @@ const YEARS_TYPE = {
   ],
 };
 const ID_TYPE = { type: 'integer', format: 'int64', minimum: 1 } as const;
-const STAGE_TYPE = { type: 'string', enum: ['initial', 'amended', 'outturn'], description: 'case-insensitive' } as const;
+const STAGE_TYPE = { type: 'string', enum: STAGES, description: 'case-insensitive' } as const;
 
 /**
  * `2016`, `2016,2018` or `2016..2020` (docs/api.md): the years asked for, ascending and distinct.
@@ -90,22 +92,16 @@ function parseYears(text: string, ctx: z.RefinementCtx, alsoAccepted = ''): numb
 
 const YEARS_MESSAGE = 'must be a year, a list of years (2016,2018) or a range (2016..2020), each between 1900 and 2100';
 
-export const MEASURES = ['nominal', 'pct_gdp', 'per_capita', 'real', 'share'] as const;
-export type Measure = (typeof MEASURES)[number];
-
 const measureOf = (measures: readonly Measure[]) =>
   z.enum(measures as [Measure, ...Measure[]], { error: `must be one of ${measures.join(', ')}` }).meta({
-    description:
-      'nominal (default): amounts as recorded; pct_gdp: percent of the year\'s GDP; per_capita: currency units per ' +
-      'inhabitant; real: at the prices of base_year (CPI)' +
-      (measures.includes('share') ? '; share: percent of the year\'s total of the same kind' : ''),
+    description: measures.map((m) => MEASURES[m].description).join('; '),
     example: 'nominal',
   });
 
 const stage = z
   .string()
   .transform((v) => v.toLowerCase())
-  .pipe(z.enum(['initial', 'amended', 'outturn'], { error: 'must be one of initial, amended, outturn' }));
+  .pipe(z.enum(STAGES, { error: `must be one of ${STAGES.join(', ')}` }));
 
 export const param = {
   year: yearSet.meta({
@@ -128,8 +124,8 @@ export const param = {
     openapi: YEAR_TYPE,
   }),
   /** Every measure; endpoints whose rows do not split a whole take measureWithoutShare. */
-  measure: measureOf(MEASURES),
-  measureWithoutShare: measureOf(MEASURES.filter((m) => m !== 'share')),
+  measure: measureOf(MEASURE_NAMES),
+  measureWithoutShare: measureOf(MEASURE_NAMES.filter((m) => !measureSpec(m).ofParts)),
   change: z
     .enum(['previous_year'], { error: 'must be previous_year' })
     .meta({ description: 'previous_year: add change and change_pct against the calendar year before', example: 'previous_year' }),
@@ -175,17 +171,17 @@ export const param = {
       openapi: { type: 'string', enum: ['expense', 'resource', 'dépense', 'depense', 'ressource'] },
     }),
   stage: stage.meta({
-    description:
-      'Which lines count: initial (the finance law as adopted), amended (the default: initial lines and the ' +
-      'amendments of complementary laws) or outturn (executed); case-insensitive',
-    example: 'amended',
+    description: `Which lines count: ${inWords(
+      STAGES.map((s) => `${s} (${s === DEFAULT_STAGE ? 'the default: ' : ''}${STAGE_MEANINGS[s].lines})`),
+    )}; case-insensitive`,
+    example: DEFAULT_STAGE,
     openapi: STAGE_TYPE,
   }),
   seriesStage: stage.meta({
     description:
-      "Which figures: initial (the finance law's), amended (as amended) or outturn (executed); by default each " +
-      "year's most final one (outturn, then amended, then initial); case-insensitive",
-    example: 'outturn',
+      `Which figures: ${inWords(STAGES.map((s) => `${s} (${STAGE_MEANINGS[s].series})`))}; by default each ` +
+      `year's most final one (${[...STAGES].reverse().join(', then ')}); case-insensitive`,
+    example: STAGES.at(-1),
     openapi: STAGE_TYPE,
   }),
   format: z
@@ -220,13 +216,10 @@ export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.inf
     // The first few only: a URL of thousands of made-up names must not get an answer thousands of
     // times the accepted list's size (security review, finding 10).
     const named = unknown.slice(0, UNKNOWN_NAMED);
-    const error = HttpError.badRequest(
-      'unknown_parameter',
+    throw problem.unknownParameters(
       named.map((parameter) => ({ parameter: shown(parameter), message: `is not a parameter of this endpoint (${list})` })),
+      unknown.length - named.length,
     );
-    if (unknown.length === named.length) throw error;
-    const more = unknown.length - named.length;
-    throw new HttpError(400, 'unknown_parameter', `${error.detail}; and ${more} more unknown ${more === 1 ? 'parameter' : 'parameters'}`, error.errors);
   }
 
   const errors: ParameterError[] = [];
@@ -240,7 +233,7 @@ export function parseQuery<S extends QuerySchema>(url: string, schema: S): z.inf
   if (!parsed.success) {
     for (const issue of parsed.error.issues) errors.push({ parameter: String(issue.path[0]), message: issue.message });
   }
-  if (errors.length > 0 || !parsed.success) throw HttpError.badRequest('invalid_parameter', errors);
+  if (errors.length > 0 || !parsed.success) throw problem.invalidParameters(errors);
   return parsed.data;
 }
 

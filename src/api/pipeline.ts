@@ -3,8 +3,8 @@
  * format, take a lease on the served drop, answer 304 when the client's copy is current, otherwise
  * answer: JSON rendered whole (and cached), any other format as a streamed download.
  */
-import type { RequestHandler } from 'express';
-import type { Lease, Store } from '../data/store.js';
+import type { RequestHandler, Response } from 'express';
+import { ClientGone, type Lease, type Store } from '../data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
@@ -18,7 +18,7 @@ import { notes } from '../http/access-log.js';
 import { answerKey, canonicalQuery, type CanonicalQuery } from '../http/canonical-query.js';
 import { freshTag, isCompressible, render, sendRendered, tagOf, type Rendered } from '../http/caching.js';
 import { encodedTag, negotiateEncoding } from '../http/encoding.js';
-import { HttpError } from '../http/errors.js';
+import { problem, type HttpError } from '../domain/errors.js';
 import type { CachedLookup } from '../http/fast-path.js';
 import { DEFAULT_CSP } from '../http/headers.js';
 import type { ResponseCache } from '../http/response-cache.js';
@@ -28,7 +28,7 @@ import { spellings } from './routes.js';
 import { deprecationHeaders, pastSunset, usedBy, type Used } from './versioning.js';
 
 export function dataUnavailable(): HttpError {
-  return new HttpError(503, 'data_unavailable', 'no data drop is loaded yet; try again shortly');
+  return problem.dataUnavailable();
 }
 
 const VARY = 'Accept, Accept-Encoding';
@@ -91,7 +91,7 @@ export function endpointHandler(
     // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
     // depending on Accept-Encoding: caches must key on both.
     res.setHeader('Vary', VARY);
-    const lease = store.lease();
+    const lease = store.lease(hangUp(res));
     try {
       const bound = endpoint.bind(req.originalUrl);
       const formatName = negotiate(req.headers.accept, bound.format);
@@ -119,7 +119,7 @@ export function endpointHandler(
         // sunset is checked against the clock of each request.
         const renderOnce = (key: string, rendering: () => Promise<Rendered>) =>
           used.length > 0 ? rendering() : cache.getOrRender(key, rendering);
-        const rendered = await renderOnce(key, async () => {
+        const rendered = await renderShared(res, () => renderOnce(key, async () => {
           notes(res).cache = 'miss';
           const body = await jsonBody(endpoint, bound, query, lease);
           const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
@@ -131,7 +131,7 @@ export function endpointHandler(
             csp: DEFAULT_CSP,
             headers: { ...headers, ...(link ? { Link: link } : {}) },
           });
-        });
+        }));
         return sendRendered(req, res, rendered);
       }
       // A download is streamed: compressed on the fly when asked, whatever its size.
@@ -157,6 +157,29 @@ export function endpointHandler(
       lease?.release();
     }
   };
+}
+
+/** Aborts when the client hangs up before its answer is sent, so that its queries leave the queue. */
+function hangUp(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/**
+ * The cache renders a key once for every request asking it at the same time, on the first one's
+ * lease: when that client hung up while its query waited, the others render it again.
+ */
+async function renderShared(res: Response, render: () => Promise<Rendered>): Promise<Rendered> {
+  for (;;) {
+    try {
+      return await render();
+    } catch (error) {
+      if (!(error instanceof ClientGone) || res.closed) throw error;
+    }
+  }
 }
 
 /** What a request used of its endpoint's deprecated parts. */

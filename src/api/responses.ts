@@ -5,8 +5,9 @@
  *
  * Each schema that becomes a named OpenAPI component carries a `title`, used as its name.
  */
+import { inWords, LINE_STAGE_MEANINGS, LINE_STAGES, SERIES_STAGES, STAGES } from '../domain/stages.js';
 import { z } from 'zod';
-import { PROBLEM_CODES } from '../http/errors.js';
+import { PROBLEM_CODES } from '../domain/errors.js';
 
 // Examples are real answers from the sample drop in data/ (Tunisia, amounts in MDT).
 const UNIT = "in the drop's unit (the sample data: MDT, millions of Tunisian dinars), rounded to 3 decimals";
@@ -52,8 +53,8 @@ const derived = z.boolean().meta({ description: 'True when the figure was comput
 
 /** What every line carries: its stage and its provenance (docs/api.md, "Stages"). */
 const lineProvenance = {
-  stage: z.enum(['initial', 'amendment', 'outturn']).meta({
-    description: "The line's stage: initial (the finance law as adopted), amendment (a complementary law's change) or outturn (executed)",
+  stage: z.enum(LINE_STAGES).meta({
+    description: `The line's stage: ${inWords(LINE_STAGES.map((s) => `${s} (${LINE_STAGE_MEANINGS[s]})`))}`,
   }),
   source_id: sourceId,
   derived,
@@ -62,9 +63,9 @@ const lineProvenance = {
 /** What every series row carries: its stage (null when the drop gives none) and its provenance. */
 const seriesProvenance = {
   stage: z
-    .enum(['initial', 'amended', 'outturn'])
+    .enum(SERIES_STAGES)
     .nullable()
-    .meta({ description: "The row's stage: initial, amended or outturn; null when the drop gives the series no stages" }),
+    .meta({ description: `The row's stage: ${inWords(SERIES_STAGES)}; null when the drop gives the series no stages` }),
   source_id: sourceId,
   derived,
 };
@@ -359,8 +360,8 @@ export const Meta = z
       .meta({
         description:
           'For each table of figures, the years it has: a list, or per stage where the table has stages (expenses and ' +
-          'resources always: initial, amendment, outturn; debt, outstanding_debt and deficit when the drop gives ' +
-          'them stages: initial, amended, outturn)',
+          `resources always: ${LINE_STAGES.join(', ')}; debt, outstanding_debt and deficit when the drop gives ` +
+          `them stages: ${SERIES_STAGES.join(', ')})`,
         example: { expenses: { initial: [2023, 2024], amendment: [2023], outturn: [2023] }, gdp: [2023, 2024] },
       }),
     gaps: z.array(z.int()).meta({
@@ -376,12 +377,12 @@ export const Meta = z
       .meta({ description: "The amounts' unit, or null when the drop does not say" }),
     stages: z
       .partialRecord(
-        z.enum(['initial', 'amended', 'outturn']),
+        z.enum(STAGES),
         z.object({
           label: Text.meta({ description: "The stage's name for a reader" }),
           basis: Text.meta({ description: "What the stage's figures include and leave out" }),
           comparable_with: z
-            .array(z.enum(['initial', 'amended', 'outturn']))
+            .array(z.enum(STAGES))
             .meta({ description: 'The stages whose figures cover the same scope: only these may be set beside it as one series' }),
         }),
       )
@@ -407,7 +408,13 @@ export const Meta = z
       )
       .meta({ description: 'Omissions the drop states (beside the computed gaps); [] when it states none' }),
     last_reload: z
-      .looseObject({ status: z.enum(['ok', 'rejected']), reason: z.string().nullable(), at: z.string() })
+      .looseObject({
+        status: z.enum(['ok', 'rejected']),
+        reason: z.string().nullable(),
+        code: z.enum(['invalid_drop', 'download_failed', 'load_failed']).nullable(),
+        file: z.string().nullable(),
+        at: z.string(),
+      })
       .nullable()
       .meta({ description: 'Outcome of the last reload, null if none happened' }),
     rate_limit: z

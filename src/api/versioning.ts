@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../data/sql.js';
-import { HttpError } from '../http/errors.js';
+import { problem, type HttpError } from '../domain/errors.js';
 import type { FormatName } from '../formats/registry.js';
 import { API_PREFIX } from './routes.js';
 
@@ -126,5 +126,5 @@ export function pastSunset(used: readonly Used[], now: Date): HttpError | undefi
   if (!gone) return undefined;
   const [kind, name] = gone.what.split(':');
   const thing = name ? `the ${kind} ${name}` : 'this endpoint';
-  return new HttpError(410, 'sunset', `${thing} was withdrawn on ${gone.mark.sunset} (see ${gone.mark.link ?? CHANGELOG_PATH}); ${gone.mark.replacement}`);
+  return problem.sunset(`${thing} was withdrawn on ${gone.mark.sunset} (see ${gone.mark.link ?? CHANGELOG_PATH}); ${gone.mark.replacement}`);
 }

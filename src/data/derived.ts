@@ -4,7 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainRow } from './problems.js';
-import { LINE_STAGES, SERIES_STAGES } from './schema.js';
+import { LINE_STAGES, SERIES_STAGES, STAGE_LINES } from '../domain/stages.js';
 import type { DropShape } from './shape.js';
 import { readSql } from './sql.js';
 
@@ -27,6 +27,9 @@ const DERIVED_TABLES = [
   'derive/deficit_stages',
 ];
 
+/** The tables' parameters: the stages, from the one place they are defined. */
+const PARAMS: Record<string, Record<string, string>> = { 'derive/stage_lines': { stages: JSON.stringify(STAGE_LINES) } };
+
 /** Per table of figures, its years: per stage where the table has stages (docs/api.md, "/meta/"). */
 export type Coverage = Record<string, number[] | Record<string, number[]>>;
 
@@ -42,7 +45,7 @@ export interface Derived {
 
 /** Builds the derived tables in the drop's database and reads what JS keeps. Runs after every rule has passed. */
 export async function derive(connection: DuckDBConnection, shape: DropShape): Promise<Derived> {
-  for (const name of DERIVED_TABLES) await connection.run(await readSql(name));
+  for (const name of DERIVED_TABLES) await connection.run(await readSql(name), PARAMS[name]);
   const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
   const coverage = coverageOf(await rowsOf(connection, 'derive/coverage'), shape);
   const categoryNames = new Map((await rowsOf(connection, 'derive/category_names')).map((r) => [r.id, String(r.name)]));

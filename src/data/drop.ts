@@ -11,9 +11,9 @@ import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
 import { checkColumns } from './columns.js';
 import { derive, type Derived } from './derived.js';
-import { MANIFEST_FILE, ManifestSchema, sha256File, type Manifest } from './manifest.js';
+import { MANIFEST_FILE, parseManifest, sha256File, type Manifest } from './manifest.js';
 import { DropError, fileProblem, offendingRows, type Problem } from './problems.js';
-import { rulesFor } from './rules.js';
+import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
 import { DropShape } from './shape.js';
 
@@ -51,7 +51,7 @@ const COMPRESS_FROM_LINES = 4_000_000;
 
 export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
   const dir = await realpath(dataDir).catch(() => {
-    throw new DropError([fileProblem('drop.json', `data directory ${dataDir} does not exist`)]);
+    throw new DropError([fileProblem('drop.json', 'data directory does not exist', dataDir)]);
   });
   const manifest = await readManifest(dir);
   const problems: Problem[] = [];
@@ -106,6 +106,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     if (problems.length) throw new DropError(problems);
 
     const derived = await derive(connection, shape);
+    problems.push(...(await manifestProblems(connection, manifest)));
+    if (problems.length) throw new DropError(problems);
     // Compresses the tables derive rebuilt or added: a 10M-line drop then serves from about 0.8 GB
     // of RSS instead of 2.8 GB.
     await compress();
@@ -146,20 +148,11 @@ async function connectTo(instance: DuckDBInstance): Promise<DuckDBConnection> {
 
 async function readManifest(dir: string): Promise<Manifest> {
   const text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8').catch(() => {
-    throw new DropError([fileProblem('drop.json', `drop.json must exist in ${dir}`)]);
+    throw new DropError([fileProblem('drop.json', 'drop.json must exist in the data directory', dir)]);
   });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new DropError([fileProblem('drop.json', 'must be valid JSON')]);
-  }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new DropError([fileProblem('drop.json', `${issue.path.join('.') || 'manifest'} ${issue.message}`)]);
-  }
-  return parsed.data;
+  const parsed = parseManifest(text);
+  if (!parsed.ok) throw new DropError(parsed.problems.map((problem) => fileProblem('drop.json', problem)));
+  return parsed.manifest;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
-import { LINE_STAGES, SERIES_STAGES, TABLES } from './schema.js';
+import { LINE_STAGES, SERIES_STAGES } from '../domain/stages.js';
+import { TABLES } from './schema.js';
 
 /** The manifest's file name in a drop directory; it is written last. */
 export const MANIFEST_FILE = 'drop.json';
@@ -20,6 +21,31 @@ export const UnitsSchema = z.object({
   scale: z.number().positive(),
 });
 
+/** A date, or a date-time with its offset (2026-12-01, 2026-12-01T09:00:00Z, 2026-12-01T10:00:00.5+01:00). */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+/**
+ * The law's own totals for a year and stage (docs/data-drops.md#control-totals): what
+ * `totals/?year=Y&stage=S` must answer, to half a unit.
+ */
+export const ControlTotalSchema = z
+  .object({
+    year: z.number().int().min(1900).max(2100),
+    stage: z.enum(['initial', 'amended', 'outturn'], { error: 'must be one of initial, amended, outturn' }),
+    total_expenses: z.number().optional(),
+    total_resources: z.number().optional(),
+  })
+  .strict();
+
+/** Why a figure changed (docs/data-drops.md#notes): `id` is the line's id, or the year for a series. */
+export const NoteSchema = z
+  .object({
+    table: z.string(),
+    id: z.number().int(),
+    text: z.string().min(1),
+    source_id: z.number().int().nullable().optional(),
+  })
+  .strict();
 /** A text in both of the service's languages. */
 export const TextSchema = z.object({ en: z.string().min(1), fr: z.string().min(1) }, { error: 'must be {"en": text, "fr": text}' });
 
@@ -80,7 +106,7 @@ export const DefinitionsSchema = z.record(
  */
 export const ManifestSchema = z.object({
   version: z.string(),
-  created_at: z.string(),
+  created_at: z.string().regex(ISO_8601, { error: 'must be an ISO 8601 date or date-time, such as 2026-12-01T09:00:00Z' }),
   description: z.string(),
   source: z.string().optional(),
   license: z.string().optional(),
@@ -90,13 +116,56 @@ export const ManifestSchema = z.object({
   definitions: DefinitionsSchema.optional(),
   files: z.record(
     z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
-    z.object({ sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }), rows: z.number().int().min(0) }),
+    z.object({
+      sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }),
+      rows: z.number().int().min(0),
+      /** The file's size; a DATA_URL download stops at it (src/data/remote.ts). Optional: older drops lack it. */
+      bytes: z.number().int().min(0).optional(),
+    }),
     { error: 'must be an object mapping file names to {"sha256", "rows"}' },
   ),
+  control_totals: z.array(ControlTotalSchema).optional(),
+  notes: z.array(NoteSchema).optional(),
 });
 
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type Units = z.infer<typeof UnitsSchema>;
+export type ControlTotal = z.infer<typeof ControlTotalSchema>;
+export type Note = z.infer<typeof NoteSchema>;
+
+/**
+ * drop.json's text checked: the manifest, or every problem (up to 20) in terms a person editing
+ * the file can act on: where the JSON breaks (line and column), which field is wrong and how.
+ */
+export function parseManifest(text: string): { ok: true; manifest: Manifest } | { ok: false; problems: string[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problems: [`must be valid JSON${jsonPosition(text, (error as Error).message)}`] };
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (parsed.success) return { ok: true, manifest: parsed.data };
+  return { ok: false, problems: parsed.error.issues.slice(0, 20).map((issue) => `${issue.path.join('.') || 'manifest'} ${issue.message}`) };
+}
+
+/** ": line L, column C" from JSON.parse's "at position N" (Node 20) or "(line L column C)" (later versions). */
+function jsonPosition(text: string, message: string): string {
+  const lineColumn = /line (\d+) column (\d+)/.exec(message);
+  if (lineColumn) return `: line ${lineColumn[1]}, column ${lineColumn[2]}`;
+  const position = /position (\d+)/.exec(message);
+  if (position) {
+    const before = text.slice(0, Number(position[1])).split('\n');
+    return `: line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+  }
+  if (text.trim() === '') return ': the file is empty';
+  const start = text.search(/\S/);
+  if (text[start] !== '{') {
+    const before = text.slice(0, start).split('\n');
+    return `: line ${before.length}, column ${before[before.length - 1]!.length + 1}: drop.json is one JSON object, starting with {`;
+  }
+  return /end of JSON|Unterminated/i.test(message) ? ': it ends too early (a missing } or ])' : `: ${message}`;
+}
 export type Stages = z.infer<typeof StagesSchema>;
 export type KnownGap = z.infer<typeof KnownGapSchema>;
 export type Definitions = z.infer<typeof DefinitionsSchema>;

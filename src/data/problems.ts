@@ -9,22 +9,32 @@ import { plainValue } from './values.js';
 export interface Problem {
   file: string;
   rule: string;
+  /** A code of the error catalogue, for problems a client may act on (control_total_mismatch). */
+  code?: string;
   /** How many rows break the rule (1 for file-level problems). */
   count: number;
   /** Up to five offending rows. */
   examples: Record<string, unknown>[];
+  /** The server path the rule is about: said on stderr and in the log, never in /meta/. */
+  where?: string;
 }
 
 export class DropError extends Error {
   constructor(readonly problems: Problem[]) {
     super(problems.length ? describeProblem(problems[0]!) : 'invalid drop');
   }
+
+  /** What /meta/ may show of it: the first problem without any server path (security review, finding 7). */
+  get publicReason(): string {
+    return this.problems.length ? describeProblem({ ...this.problems[0]!, where: undefined }) : 'invalid drop';
+  }
 }
 
 function describeProblem(p: Problem): string {
   const rows = p.examples.length ? `; offending row: ${jsonText(p.examples[0])}` : '';
   const count = p.count > 1 ? ` (${p.count} rows)` : '';
-  return `${p.file}: ${p.rule}${count}${rows}`;
+  const where = p.where === undefined ? '' : ` (${p.where})`;
+  return `${p.file}: ${p.rule}${count}${where}${rows}`;
 }
 
 const EXAMPLES = 5;
@@ -37,8 +47,8 @@ export async function offendingRows(connection: DuckDBConnection, sql: string, f
   return { file, rule, count: Number(rows[0]!.__count), examples: rows.map(({ __count, ...row }) => plainRow(row)) };
 }
 
-export function fileProblem(file: string, rule: string): Problem {
-  return { file, rule, count: 1, examples: [] };
+export function fileProblem(file: string, rule: string, where?: string): Problem {
+  return { file, rule, count: 1, examples: [], ...(where === undefined ? {} : { where }) };
 }
 
 export function plainRow(row: Record<string, unknown>): Record<string, unknown> {

@@ -13,7 +13,7 @@ import { logger } from '../lib/log.js';
 import { changeBetween } from './diff.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
 import { MANIFEST_FILE } from './manifest.js';
-import type { Lease, ReloadOutcome, Store } from './store.js';
+import type { Lease, ReloadFailure, ReloadOutcome, Store } from './store.js';
 
 export interface ReloaderOptions {
   dataDir: string;
@@ -103,7 +103,7 @@ export class Reloader {
       }
     } catch (error) {
       const reason = error instanceof DropError ? error.message : `could not load the drop: ${(error as Error).message}`;
-      this.store.recordReload('rejected', reason);
+      this.store.recordReload('rejected', failureOf(error));
       logger.error({ ...log, reason, serving: this.store.served?.manifest.version }, 'data drop rejected; still serving the previous drop');
     }
     return this.store.lastReload!;
@@ -197,4 +197,10 @@ export class Reloader {
  */
 function sameDrop(drop: LoadedDrop, served: LoadedDrop | null): boolean {
   return drop.fingerprint === served?.fingerprint && isDeepStrictEqual(drop.manifest, served.manifest);
+}
+
+/** What /meta/ shows of a failed load: a DropError's rule without the server's paths; of anything else, only that it failed. */
+export function failureOf(error: unknown): ReloadFailure {
+  if (error instanceof DropError) return { code: 'invalid_drop', file: error.problems[0]?.file ?? null, reason: error.publicReason };
+  return { code: 'load_failed', file: null, reason: 'the drop could not be loaded (the server log says why)' };
 }

@@ -6,7 +6,13 @@
  * downloaded into a new local directory, its size and sha256 checked as it arrives, and only then
  * is the directory loaded, validated and swapped in by the Reloader, exactly as a local reload.
  * A failed, truncated or wrong download never replaces the served drop: it is recorded as a
- * rejected reload, shown by /budget/api/meta/, and tried again at the next look.
+ * rejected reload, shown by /budget/api/meta/, and tried again at a later look.
+ *
+ * What a drop.json can make the server do is bounded (security review, finding 6): only the
+ * tables' files are downloaded, each stopped at the size drop.json gives it (`bytes`) and all of
+ * them at `maxBytes` (DATA_MAX_MB); an http(s) drop is followed through redirects only on its own
+ * origin; and a drop.json whose drop was rejected is not downloaded again at every poll, but
+ * after a delay that doubles up to an hour (SIGHUP tries at once).
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -19,7 +25,8 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { logger } from '../lib/log.js';
 import { ManifestSchema, MANIFEST_FILE, type Manifest } from './manifest.js';
 import { Reloader } from './reloader.js';
-import type { Store } from './store.js';
+import { TABLES, fileName } from './schema.js';
+import type { ReloadFailure, Store } from './store.js';
 
 /** A drop's files are plain names in one directory; anything else in a remote manifest is refused. */
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}\.parquet$/;
@@ -27,7 +34,27 @@ const MAX_MANIFEST_BYTES = 1 << 20;
 /** A download that has not finished in this time is abandoned (and tried again at the next look). */
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
-export class DownloadError extends Error {}
+/** The files a drop is made of: nothing else a drop.json lists is downloaded. */
+const TABLE_FILES = new Set(TABLES.map(fileName));
+/** DATA_MAX_MB's default. */
+const DEFAULT_MAX_BYTES = 4096 * 2 ** 20;
+/** How many redirects on the drop's origin are followed. */
+const MAX_REDIRECTS = 5;
+/** The first wait before a rejected drop.json is tried again, and the longest. */
+const FIRST_RETRY_MS = 5 * 60_000;
+const LAST_RETRY_MS = 60 * 60_000;
+
+/**
+ * A download that failed: its message, with the URL, is for the log and for stderr at startup;
+ * `failure` is what /meta/ shows, the file's name and no URL (security review, finding 7).
+ */
+export class DownloadError extends Error {
+  readonly failure: ReloadFailure;
+  constructor(message: string, file: string, reason: string) {
+    super(message);
+    this.failure = { code: 'download_failed', file, reason: `${file}: ${reason}` };
+  }
+}
 
 interface Fetched {
   body: Readable;
@@ -92,8 +119,20 @@ function httpSource(base: URL): DropSource {
   return {
     urlOf: (name) => new URL(name, shown).href,
     async get(name, signal) {
-      // A CDN in front of the drop must not answer drop.json from its cache.
-      const response = await fetch(new URL(name, base), { signal, headers: { 'Cache-Control': 'no-cache' } });
+      let url = new URL(name, base);
+      let response: Response;
+      for (let redirects = 0; ; redirects++) {
+        // A CDN in front of the drop must not answer drop.json from its cache.
+        response = await fetch(url, { signal, redirect: 'manual', headers: { 'Cache-Control': 'no-cache' } });
+        const location = response.headers.get('location');
+        if (response.status < 300 || response.status > 399 || location === null) break;
+        await response.body?.cancel();
+        const next = new URL(location, url);
+        // Off its origin, a redirect could point the server at any address it can reach.
+        if (next.origin !== base.origin) throw new Error(`HTTP ${response.status}: redirected off the drop's origin`);
+        if (redirects === MAX_REDIRECTS) throw new Error(`HTTP ${response.status}: more than ${MAX_REDIRECTS} redirects`);
+        url = next;
+      }
       if (response.status !== 200 || !response.body) {
         await response.body?.cancel();
         throw new Error(`HTTP ${response.status}`);
@@ -109,6 +148,10 @@ export interface RemoteDropsOptions {
   store: Store;
   /** Where downloads go; a new temporary directory by default. */
   workDir?: string;
+  /** The most a drop's files may weigh together (DATA_MAX_MB); 4 GiB by default. */
+  maxBytes?: number;
+  /** The first wait before a rejected drop.json is downloaded again; doubles up to an hour. */
+  retryAfterMs?: number;
 }
 
 export class RemoteDrops {
@@ -123,10 +166,16 @@ export class RemoteDrops {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private downloads = 0;
+  private readonly maxBytes: number;
+  private readonly retryAfterMs: number;
+  /** The drop.json last rejected, and when it may be tried again. */
+  private rejected: { text: string; delayMs: number; until: number } | undefined;
 
-  constructor({ dataUrl, store, workDir }: RemoteDropsOptions) {
+  constructor({ dataUrl, store, workDir, maxBytes = DEFAULT_MAX_BYTES, retryAfterMs = FIRST_RETRY_MS }: RemoteDropsOptions) {
     this.source = sourceFor(dataUrl);
     this.store = store;
+    this.maxBytes = maxBytes;
+    this.retryAfterMs = retryAfterMs;
     this.ownsWorkDir = !workDir;
     this.workDir = workDir ? mkdir(workDir, { recursive: true }).then(() => workDir) : mkdtemp(path.join(tmpdir(), 'budget-drops-'));
   }
@@ -173,33 +222,48 @@ export class RemoteDrops {
   private async look(trigger: string): Promise<void> {
     const log = { trigger, url: this.source.urlOf(MANIFEST_FILE) };
     let downloaded: string | undefined;
-    let text: string;
+    let text: string | undefined;
     try {
       const fetched = await this.fetchManifest();
-      ({ text } = fetched);
+      text = fetched.text;
       const { manifest } = fetched;
       if (text === this.servedManifest || this.closed) return;
+      if (text === this.rejected?.text && trigger !== 'SIGHUP' && Date.now() < this.rejected.until) return;
       logger.info({ ...log, version: manifest.version }, 'new drop.json published; downloading the drop');
       downloaded = await this.fetchFiles(manifest, text);
     } catch (error) {
       const reason = error instanceof DownloadError ? error.message : `could not download the drop: ${(error as Error).message}`;
-      this.store.recordReload('rejected', reason);
+      this.store.recordReload(
+        'rejected',
+        error instanceof DownloadError ? error.failure : { code: 'download_failed', file: null, reason: 'the drop could not be downloaded (the server log says why)' },
+      );
       logger.error({ ...log, reason, serving: this.store.served?.manifest.version }, 'drop download failed; still serving the previous drop');
+      // A drop.json that could be read, whose files could not: not downloaded again at once.
+      if (text !== undefined) this.backOff(text);
       return;
     }
-    if (this.closed) return void (await rm(downloaded, { recursive: true, force: true }));
+    if (this.closed || text === undefined) return void (await rm(downloaded, { recursive: true, force: true }));
     const previous = await this.install(downloaded);
     this.reloader ??= new Reloader({ dataDir: await this.currentDir(), store: this.store });
     const outcome = await this.reloader.reload(`DATA_URL ${trigger}`);
     if (outcome.status === 'ok') {
       this.servedManifest = text;
+      this.rejected = undefined;
       if (previous) await rm(previous, { recursive: true, force: true });
     } else {
-      // Rejected by validation: `current` goes back to the files being served, and the next look
+      this.backOff(text);
+      // Rejected by validation: `current` goes back to the files being served, and a later look
       // downloads the drop again (it may have been fixed by then).
       if (previous) await this.install(previous);
       await rm(downloaded, { recursive: true, force: true });
     }
+  }
+
+  /** Waits before downloading this drop.json again: FIRST_RETRY_MS, then twice as long each time, up to an hour. */
+  private backOff(text: string): void {
+    const delayMs = text === this.rejected?.text ? Math.min(this.rejected.delayMs * 2, LAST_RETRY_MS) : this.retryAfterMs;
+    this.rejected = { text, delayMs, until: Date.now() + delayMs };
+    logger.info({ retry_in_s: Math.round(delayMs / 1000) }, 'the rejected drop.json will be downloaded again after a delay, or at once on SIGHUP');
   }
 
   private async fetchManifest(): Promise<{ manifest: Manifest; text: string }> {
@@ -217,26 +281,44 @@ export class RemoteDrops {
       }
       text = Buffer.concat(chunks).toString('utf8');
     } catch (error) {
-      throw new DownloadError(`could not download ${url}: ${reasonOf(error)}`);
+      throw new DownloadError(`could not download ${url}: ${reasonOf(error)}`, MANIFEST_FILE, `could not be downloaded (${causeOf(error)})`);
     }
     let parsed;
     try {
       parsed = ManifestSchema.safeParse(JSON.parse(text));
     } catch (error) {
-      throw new DownloadError(`${url} is not JSON: ${(error as Error).message}`);
+      throw new DownloadError(`${url} is not JSON: ${(error as Error).message}`, MANIFEST_FILE, 'must be valid JSON');
     }
-    if (!parsed.success) throw new DownloadError(`${url} is not a drop manifest: ${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message}`);
+    if (!parsed.success) {
+      const rule = `${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message}`;
+      throw new DownloadError(`${url} is not a drop manifest: ${rule}`, MANIFEST_FILE, rule);
+    }
     const unsafe = Object.keys(parsed.data.files).find((name) => !FILE_NAME.test(name));
-    if (unsafe !== undefined) throw new DownloadError(`${url} lists "${unsafe.slice(0, 200)}", which is not a plain .parquet file name`);
+    if (unsafe !== undefined) {
+      const rule = `lists "${unsafe.slice(0, 200)}", which is not a plain .parquet file name`;
+      throw new DownloadError(`${url} ${rule}`, MANIFEST_FILE, rule);
+    }
     return { manifest: parsed.data, text };
   }
 
-  /** Downloads every file of `manifest` into a new directory, checking each; drop.json is written last. */
+  /**
+   * Downloads the tables' files of `manifest` into a new directory, checking each; drop.json is
+   * written last. Other files it lists are never fetched: the server would not read them.
+   */
   private async fetchFiles(manifest: Manifest, text: string): Promise<string> {
+    const files = Object.entries(manifest.files).filter(([name]) => TABLE_FILES.has(name));
+    const ignored = Object.keys(manifest.files).filter((name) => !TABLE_FILES.has(name));
+    if (ignored.length) logger.warn({ files: ignored.slice(0, 20) }, 'drop.json lists files that are not tables of a drop: not downloaded');
+    const declared = files.reduce((sum, [, file]) => sum + (file.bytes ?? 0), 0);
+    if (declared > this.maxBytes) {
+      const rule = `files must weigh at most ${this.maxBytes} bytes together (DATA_MAX_MB); drop.json says ${declared}`;
+      throw new DownloadError(`${this.source.urlOf(MANIFEST_FILE)}: ${rule}`, MANIFEST_FILE, rule);
+    }
     const dir = path.join(await this.workDir, `drop-${Date.now()}-${++this.downloads}`);
     await mkdir(dir);
     try {
-      for (const [name, { sha256 }] of Object.entries(manifest.files)) await this.fetchFile(name, sha256.toLowerCase(), dir);
+      let left = this.maxBytes;
+      for (const [name, { sha256, bytes }] of files) left -= await this.fetchFile(name, sha256.toLowerCase(), bytes, left, dir);
       await writeFile(path.join(dir, MANIFEST_FILE), text);
       return dir;
     } catch (error) {
@@ -245,30 +327,50 @@ export class RemoteDrops {
     }
   }
 
-  private async fetchFile(name: string, expected: string, dir: string): Promise<void> {
+  /**
+   * Downloads one file, stopping as soon as it is larger than drop.json says (`bytes`) or than
+   * what is `left` of DATA_MAX_MB; returns its size.
+   */
+  private async fetchFile(name: string, expected: string, bytes: number | undefined, left: number, dir: string): Promise<number> {
     const url = this.source.urlOf(name);
     const hash = createHash('sha256');
+    const limit = Math.min(bytes ?? left, left);
+    const tooLarge = () =>
+      bytes !== undefined && bytes <= left
+        ? `must be ${bytes} bytes, as drop.json says; more arrived`
+        : `is past what is left of DATA_MAX_MB (${left} bytes)`;
     let size = 0;
     let announced: number | undefined;
     try {
       const { body, length } = await this.source.get(name, AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS));
       announced = length;
+      if (announced !== undefined && announced > limit) {
+        body.destroy();
+        throw new TooLarge();
+      }
       const measure = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           size += chunk.length;
+          if (size > limit) return done(new TooLarge());
           hash.update(chunk);
           done(null, chunk);
         },
       });
       await pipeline(body, measure, createWriteStream(path.join(dir, name)));
     } catch (error) {
-      throw new DownloadError(`could not download ${url}: ${reasonOf(error)}`);
+      if (error instanceof TooLarge) throw new DownloadError(`${url} ${tooLarge()}`, name, tooLarge());
+      throw new DownloadError(`could not download ${url}: ${reasonOf(error)}`, name, `could not be downloaded (${causeOf(error)})`);
     }
     if (announced !== undefined && size !== announced) {
-      throw new DownloadError(`${url} was cut short: ${size} of ${announced} bytes arrived`);
+      const rule = `was cut short: ${size} of ${announced} bytes arrived`;
+      throw new DownloadError(`${url} ${rule}`, name, rule);
     }
     const actual = hash.digest('hex');
-    if (actual !== expected) throw new DownloadError(`${url}: sha256 must match drop.json (manifest ${expected}, downloaded ${actual})`);
+    if (actual !== expected) {
+      const rule = `sha256 must match drop.json (manifest ${expected}, downloaded ${actual})`;
+      throw new DownloadError(`${url}: ${rule}`, name, rule);
+    }
+    return size;
   }
 
   /** Points `current` at `dir`, atomically; returns the directory it pointed at before. */
@@ -297,3 +399,18 @@ function reasonOf(error: unknown): string {
 }
 
 const firstLine = (text: string) => text.split('\n')[0]!;
+
+class TooLarge extends Error {}
+
+/**
+ * What /meta/ says of a failed download: a status, an error's code or name (HTTP 404, NoSuchKey,
+ * ECONNREFUSED, timed out), never a message that could name an internal address.
+ */
+function causeOf(error: unknown): string {
+  const e = error as Error & { code?: string; cause?: { code?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out';
+  const http = /^HTTP \d{3}(: redirected off the drop's origin|: more than \d+ redirects)?$/.exec(e.message ?? '');
+  if (http) return http[0];
+  const code = e.cause?.code ?? e.code ?? (e.name && e.name !== 'Error' ? e.name : undefined);
+  return code && /^[A-Za-z0-9_.-]{1,64}$/.test(code) ? code : 'an error';
+}

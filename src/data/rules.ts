@@ -5,7 +5,12 @@
  * column, in columns.ts: these rules can rely on well-typed tables, with the optional columns and
  * tables a drop leaves out filled in (schema.ts).
  */
-import { LINE_STAGES, SERIES_STAGES, TABLES } from './schema.js';
+import { quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
+import { roundHalfAway } from '../domain/numbers.js';
+import type { Manifest } from './manifest.js';
+import type { Problem } from './problems.js';
+import { LINE_STAGES, SERIES_STAGES } from '../domain/stages.js';
+import { TABLES } from './schema.js';
 import type { DropShape } from './shape.js';
 
 export interface Rule {
@@ -142,3 +147,52 @@ export function rulesFor(shape: DropShape): Rule[] {
     ...TABLES.filter((t) => has(t.name, 'source_id')).map((t) => exists(t.name, 'source_id', 'sources', 'id')),
   ];
 }
+
+/**
+ * The rules drop.json's own figures must meet, once the tables are loaded and derived: every
+ * control total is what `totals/?year=Y&stage=S` answers (to half a unit), and every note refers
+ * to a row of the drop (docs/data-drops.md#control-totals, #notes).
+ */
+export async function manifestProblems(connection: DuckDBConnection, manifest: Manifest): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const control of manifest.control_totals ?? []) {
+    const reader = await connection.runAndReadAll(
+      'SELECT round(expenses, 3)::DOUBLE AS expenses, round(resources, 3)::DOUBLE AS resources FROM year_totals WHERE stage = $stage AND year = $year',
+      { stage: control.stage, year: control.year },
+    );
+    const row = reader.getRowObjects()[0];
+    for (const [field, column] of [['total_expenses', 'expenses'], ['total_resources', 'resources']] as const) {
+      const stated = control[field];
+      if (stated === undefined) continue;
+      const computed = row ? Number(row[column]) : null;
+      if (computed !== null && Math.abs(computed - stated) <= 0.5) continue;
+      const difference = computed === null ? null : roundHalfAway(computed - stated, 3);
+      const answer = computed === null ? `the drop has no ${control.stage} lines that year` : `the lines add up to ${computed} (difference ${difference! > 0 ? '+' : ''}${difference})`;
+      problems.push({
+        file: 'drop.json',
+        code: 'control_total_mismatch',
+        rule: `control_totals: ${field} of ${control.year} (stage ${control.stage}) is ${stated} in the law, but ${answer}`,
+        count: 1,
+        examples: [{ year: control.year, stage: control.stage, field, stated, computed, difference }],
+      });
+    }
+  }
+  for (const [index, note] of (manifest.notes ?? []).entries()) {
+    const table = TABLES.find((t) => t.name === note.table);
+    const where = `notes[${index}]`;
+    if (!table) {
+      problems.push(noteProblem(where, `table must be one of ${TABLES.map((t) => t.name).join(', ')}, not "${note.table}"`, note));
+      continue;
+    }
+    const key = table.columns.some((c) => c.name === 'id') ? 'id' : 'year';
+    const found = await connection.runAndReadAll(`SELECT 1 FROM ${quotedIdentifier(table.name)} WHERE ${key} = $id LIMIT 1`, { id: note.id });
+    if (!found.getRows().length) problems.push(noteProblem(where, `refers to ${table.name} ${key} ${note.id}, which the drop does not have`, note));
+    if (note.source_id !== undefined && note.source_id !== null) {
+      const source = await connection.runAndReadAll('SELECT 1 FROM sources WHERE id = $id LIMIT 1', { id: note.source_id });
+      if (!source.getRows().length) problems.push(noteProblem(where, `source_id ${note.source_id} must refer to an existing sources.id`, note));
+    }
+  }
+  return problems;
+}
+
+const noteProblem = (where: string, rule: string, note: unknown): Problem => ({ file: 'drop.json', rule: `${where} ${rule}`, count: 1, examples: [note as Record<string, unknown>] });

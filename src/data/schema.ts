@@ -33,10 +33,6 @@ export interface TableSpec {
   oneOf?: readonly [string, string];
 }
 
-/** The stages of a line (docs/data-drops.md): the law as adopted, a complementary law's change, the outturn. */
-export const LINE_STAGES = ['initial', 'amendment', 'outturn'] as const;
-/** The stages of a series row: the law as adopted, as amended, the outturn. */
-export const SERIES_STAGES = ['initial', 'amended', 'outturn'] as const;
 
 const id = (name: string, nullable = false): ColumnSpec => ({ name, kind: 'integer', sqlType: 'BIGINT', nullable });
 const year: ColumnSpec = { name: 'year', kind: 'integer', sqlType: 'INTEGER' };

@@ -15,7 +15,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { HttpError } from '../http/errors.js';
+import { ClientGone, problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
 import { readSql } from './sql.js';
@@ -46,15 +46,20 @@ function toRow(names: readonly string[], values: readonly unknown[]): Row {
 
 /** How much the database may be asked at once, and for how long (docs/api.md, "Operating the service"). */
 export interface QueryLimits {
-  /** Queries running or waiting for a connection, across drops; past it a query is refused at once. */
+  /** Queries running or waiting for a connection, across drops: only a memory bound, past it a query is refused at once. */
   maxConcurrent: number;
   /** A query still running after this is interrupted; an export once its first rows are out is not. */
   timeoutMs: number;
+  /** A query that could not get a connection within this is refused (503 overloaded): overload is decided by waiting time. */
+  queueWaitMs: number;
 }
 
+const overloaded = problem.overloaded;
+export { ClientGone };
+
 /**
- * Counts the queries running or waiting. Refusing at once past the cap, instead of queueing,
- * keeps a burst from building a queue whose every request would time out anyway.
+ * Counts the queries running or waiting, across drops. The cap is only a memory bound: whether
+ * the server is overloaded is decided by how long a query waits for a connection (Waiters).
  */
 class Admission {
   active = 0;
@@ -63,9 +68,7 @@ class Admission {
 
   enter(): void {
     if (this.active >= this.limits.maxConcurrent) {
-      throw new HttpError(503, 'overloaded', 'the server is answering as many queries as it can; retry in a second', undefined, {
-        'Retry-After': '1',
-      });
+      throw overloaded();
     }
     this.active += 1;
   }
@@ -75,11 +78,70 @@ class Admission {
   }
 }
 
+interface Waiter {
+  since: number;
+  give(connection: DuckDBConnection): void;
+}
+
+/**
+ * The queries waiting for a pooled connection (contract section 11). A query that could not start
+ * within `queueWaitMs` is refused, cheaply: it has run nothing. While the queue is short the oldest
+ * goes first; once its oldest entry has waited more than half the target the queue is standing,
+ * and the newest goes first (adaptive LIFO), so that the answers still given come back fast and
+ * the old entries, which would mostly be refused anyway, are refused at their deadline.
+ */
+class Waiters {
+  private readonly queue: Waiter[] = [];
+
+  constructor(private readonly limits: QueryLimits) {}
+
+  wait(signal: AbortSignal | undefined): Promise<DuckDBConnection> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(problem.clientGone());
+      const leave = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const at = this.queue.indexOf(waiter);
+        if (at >= 0) this.queue.splice(at, 1);
+      };
+      const onAbort = () => {
+        leave();
+        reject(problem.clientGone());
+      };
+      const waiter: Waiter = {
+        since: performance.now(),
+        give: (connection) => {
+          leave();
+          resolve(connection);
+        },
+      };
+      const timer = setTimeout(() => {
+        leave();
+        reject(overloaded(`no connection was free within ${this.limits.queueWaitMs} ms; retry in a second`));
+      }, this.limits.queueWaitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  /** The waiter to hand a freed connection to, or undefined when nobody waits. */
+  next(): Waiter | undefined {
+    const oldest = this.queue[0];
+    if (!oldest) return undefined;
+    const standing = performance.now() - oldest.since > this.limits.queueWaitMs / 2;
+    return standing ? this.queue.at(-1) : oldest;
+  }
+
+  get length(): number {
+    return this.queue.length;
+  }
+}
+
 export class ServedDrop {
   private readonly idle: DuckDBConnection[] = [];
   /** Each pooled connection keeps its statements prepared: parsing and planning cost more than small queries. */
   private readonly prepared = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
-  private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
+  private readonly waiting: Waiters;
   private opened = 0;
   private leases = 0;
   private retired = false;
@@ -90,15 +152,18 @@ export class ServedDrop {
     private readonly poolSize: number,
     private readonly admission: Admission,
     private readonly limits: QueryLimits,
-  ) {}
+  ) {
+    this.waiting = new Waiters(limits);
+  }
 
-  lease(): Lease {
+  /** `signal`: the client hung up; its queries still waiting for a connection leave the queue. */
+  lease(signal?: AbortSignal): Lease {
     this.leases += 1;
     let released = false;
     return {
       drop: this,
-      query: (name, params) => this.query(name, params),
-      chunks: (sql, params) => this.chunks(sql, params),
+      query: (name, params) => this.query(name, params, signal),
+      chunks: (sql, params) => this.chunks(sql, params, signal),
       release: () => {
         if (released) return;
         released = true;
@@ -109,10 +174,10 @@ export class ServedDrop {
   }
 
   /** Runs `sql/<name>.sql` with bound parameters; returns rows of plain JS values. */
-  async query(name: string, params: Params = {}): Promise<Row[]> {
+  async query(name: string, params: Params = {}, signal?: AbortSignal): Promise<Row[]> {
     this.admission.enter();
     try {
-      const connection = await this.acquire();
+      const connection = await this.acquire(signal);
       try {
         const statement = await this.statement(connection, name);
         const { values, types } = bound(params);
@@ -134,10 +199,10 @@ export class ServedDrop {
    * generator) runs the finally that gives it back. Only the wait for the first chunk is timed: an
    * export that has started runs as long as its client reads.
    */
-  async *chunks(sql: string, params: Params = {}): AsyncGenerator<DuckDBDataChunk> {
+  async *chunks(sql: string, params: Params = {}, signal?: AbortSignal): AsyncGenerator<DuckDBDataChunk> {
     this.admission.enter();
     try {
-      const connection = await this.acquire();
+      const connection = await this.acquire(signal);
       try {
         const { result, first } = await this.timed(connection, async () => {
           const { values, types } = bound(params);
@@ -149,14 +214,21 @@ export class ServedDrop {
         // query's. A consumer that stops early leaves that fetch running: it is awaited before
         // the connection goes back to the pool, which must get it idle.
         let next: Promise<DuckDBDataChunk | null> | undefined;
+        let finished = false;
         try {
           for (let chunk = first; chunk && chunk.rowCount > 0; chunk = await next) {
             next = result.fetchChunk();
             next.catch(() => undefined); // awaited by the loop, or in finally
             yield chunk;
+            // A format that gathers many chunks before it writes (Parquet's row groups) would
+            // otherwise go on reading for a client that has hung up.
+            if (signal?.aborted) throw problem.clientGone();
           }
+          finished = true;
         } finally {
-          await next?.catch(() => undefined);
+          // Stopped early: the rest of the query is not wanted, so it is interrupted rather than
+          // left to make its next chunk, which for a large sorted export can take a second.
+          if (!finished && next) await this.interrupted(connection, next);
         }
       } finally {
         this.releaseConnection(connection);
@@ -185,11 +257,29 @@ export class ServedDrop {
       return await work();
     } catch (error) {
       if (interrupted) {
-        throw new HttpError(503, 'query_timeout', `the query took longer than ${this.limits.timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`);
+        throw problem.queryTimeout(this.limits.timeoutMs);
       }
       throw error;
     } finally {
       clearTimeout(timer);
+      clearInterval(repeat);
+    }
+  }
+
+  /** Interrupts `connection` until `pending` (its statement's last call) has settled. */
+  private async interrupted(connection: DuckDBConnection, pending: Promise<unknown>): Promise<void> {
+    let settled = false;
+    const done = pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    connection.interrupt();
+    const repeat = setInterval(() => {
+      if (!settled) connection.interrupt();
+    }, 10);
+    try {
+      await done;
+    } finally {
       clearInterval(repeat);
     }
   }
@@ -213,7 +303,7 @@ export class ServedDrop {
     this.closeIfDone();
   }
 
-  private async acquire(): Promise<DuckDBConnection> {
+  private async acquire(signal?: AbortSignal): Promise<DuckDBConnection> {
     const free = this.idle.pop();
     if (free) return free;
     if (this.opened < this.poolSize) {
@@ -225,12 +315,12 @@ export class ServedDrop {
         throw error;
       }
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return this.waiting.wait(signal);
   }
 
   private releaseConnection(connection: DuckDBConnection): void {
-    const next = this.waiting.shift();
-    if (next) next(connection);
+    const next = this.waiting.next();
+    if (next) next.give(connection);
     else this.idle.push(connection);
   }
 
@@ -250,11 +340,25 @@ export interface Lease {
   release(): void;
 }
 
+/**
+ * Why a drop was not served, as /meta/ may publish it: a code, the file it is about, and words
+ * with no server path or internal URL in them; the log has the whole story (security review,
+ * finding 7).
+ */
+export interface ReloadFailure {
+  /** invalid_drop: a rule of the drop is broken; download_failed: DATA_URL could not be read; load_failed: anything else. */
+  code: 'invalid_drop' | 'download_failed' | 'load_failed';
+  file: string | null;
+  reason: string;
+}
+
 /** The last attempt to load a drop, as /budget/api/meta/ shows it. */
 export interface ReloadOutcome {
   status: 'ok' | 'rejected';
-  /** Why the drop was rejected (the DropError message), or null. */
+  /** Why the drop was rejected, or null. */
   reason: string | null;
+  code: ReloadFailure['code'] | null;
+  file: string | null;
   at: string;
   /** The version served after the attempt: the new drop's, or the old one's when rejected. */
   version: string | null;
@@ -270,14 +374,15 @@ export class Store {
   private previousVersion: string | null = null;
   private change: ChangeSummary | null = null;
 
-  /** `limits` is read at every query: a change applies to the next one. Defaults: twice the pool, 5 s. */
+  /** `limits` is read at every query: a change applies to the next one. Defaults: 1000 queries, 5 s, 1 s in the queue. */
   constructor(
     private readonly poolSize = 4,
     limits: Partial<QueryLimits> = {},
   ) {
     this.limits = Object.assign(limits, {
-      maxConcurrent: limits.maxConcurrent ?? 2 * poolSize,
+      maxConcurrent: limits.maxConcurrent ?? 1000,
       timeoutMs: limits.timeoutMs ?? 5_000,
+      queueWaitMs: limits.queueWaitMs ?? 1000,
     });
     this.admission = new Admission(this.limits);
   }
@@ -297,9 +402,9 @@ export class Store {
     return this.current !== null;
   }
 
-  /** The drop to answer one request with, or null before any drop is loaded. */
-  lease(): Lease | null {
-    return this.current?.lease() ?? null;
+  /** The drop to answer one request with, or null before any drop is loaded; `signal`: the client hung up. */
+  lease(signal?: AbortSignal): Lease | null {
+    return this.current?.lease(signal) ?? null;
   }
 
   get served(): LoadedDrop | null {
@@ -341,13 +446,20 @@ export class Store {
     this.swapListeners.push(listener);
   }
 
-  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with the reason. */
-  recordReload(status: ReloadOutcome['status'], reason: string | null = null): void {
-    this.record(status, reason, new Date());
+  /** Records a load that kept the served drop: `ok` when the drop was unchanged, `rejected` with why. */
+  recordReload(status: ReloadOutcome['status'], failure: ReloadFailure | null = null): void {
+    this.record(status, failure, new Date());
   }
 
-  private record(status: ReloadOutcome['status'], reason: string | null, at: Date): void {
-    this.outcome = { status, reason, at: at.toISOString(), version: this.served?.manifest.version ?? null };
+  private record(status: ReloadOutcome['status'], failure: ReloadFailure | null, at: Date): void {
+    this.outcome = {
+      status,
+      reason: failure?.reason ?? null,
+      code: failure?.code ?? null,
+      file: failure?.file ?? null,
+      at: at.toISOString(),
+      version: this.served?.manifest.version ?? null,
+    };
   }
 
   close(): void {

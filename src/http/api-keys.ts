@@ -9,7 +9,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { logger } from '../lib/log.js';
-import { HttpError } from './errors.js';
+import { problem, type HttpError } from '../domain/errors.js';
 
 export interface ApiKey {
   /** Shown in RateLimit-Policy and in logs; the key itself never is. */
@@ -96,7 +96,7 @@ export function apiKeyCheck(keys: ApiKeys | undefined, exempt: (path: string) =>
 }
 
 function unauthorized(detail: string): HttpError {
-  return new HttpError(401, 'unauthorized', detail, undefined, { 'WWW-Authenticate': `ApiKey header="${API_KEY_HEADER}"` });
+  return problem.unauthorized(detail, `ApiKey header="${API_KEY_HEADER}"`);
 }
 
 /**

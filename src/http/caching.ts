@@ -64,6 +64,8 @@ interface RenderOptions {
   csp?: string;
   /** Headers that describe the answer (Budget-Measure, Link), on its 200 and its 304. */
   headers?: Readonly<Record<string, string>>;
+  /** Common headers this answer must not carry (the embed page: X-Frame-Options). */
+  without?: readonly string[];
 }
 
 /** Content types sent compressed when asked: JSON, CSV, HTML, JavaScript, CSS, SVG. */
@@ -75,13 +77,14 @@ export function isCompressible(contentType: string): boolean {
 
 export function render(
   body: Buffer,
-  { contentType, cacheControl, etag = tagOf(body), vary, csp, headers: described = {} }: RenderOptions,
+  { contentType, cacheControl, etag = tagOf(body), vary, csp, headers: described = {}, without = [] }: RenderOptions,
 ): Rendered {
   const compressed = isCompressible(contentType) && body.length >= MIN_COMPRESSED_BYTES;
   // Data answers always say they vary by Accept-Encoding (their 304 may come before the body is known).
   const varyBy = compressed && !vary?.includes('Accept-Encoding') ? [vary, 'Accept-Encoding'].filter(Boolean).join(', ') : vary;
   const representation = (bytes: Buffer, tag: string, encoding?: Encoding): Representation => {
-    const notModifiedHeaders = [...COMMON_HEADERS, 'ETag', tag, 'Cache-Control', cacheControl];
+    const common = without.length ? COMMON_HEADERS.flatMap((value, i) => (i % 2 === 0 && !without.includes(value) ? [value, COMMON_HEADERS[i + 1]!] : [])) : COMMON_HEADERS;
+    const notModifiedHeaders = [...common, 'ETag', tag, 'Cache-Control', cacheControl];
     if (varyBy) notModifiedHeaders.push('Vary', varyBy);
     if (csp) notModifiedHeaders.push('Content-Security-Policy', csp);
     for (const [name, value] of Object.entries(described)) notModifiedHeaders.push(name, value);

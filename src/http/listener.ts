@@ -4,10 +4,10 @@
  * keep-alive connections close after 5 s, a header block is at most 16 KB, and a request body is
  * never read. What Node's parser refuses gets a problem+json answer like every other error.
  */
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
-import type { ProblemCode } from './errors.js';
+import { problem, type HttpError } from '../domain/errors.js';
 import { expressClasses } from './fast-path.js';
 import { COMMON_HEADERS, DEFAULT_CSP } from './headers.js';
 import { newRequestId } from './request-id.js';
@@ -70,25 +70,24 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const [status, detail] = refusal(error.code);
-  socket.end(rawProblem(status, 'invalid_request', detail));
+  socket.end(rawProblem(refusal(error.code)));
 }
 
-function refusal(code: string | undefined): [number, string] {
+function refusal(code: string | undefined): HttpError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'the request line and headers are larger than 16 KB'];
+      return problem.invalidRequest('the request line and headers are larger than 16 KB', 431);
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'the request did not arrive in time'];
+      return problem.invalidRequest('the request did not arrive in time', 408);
     default:
-      return [400, 'the request is not valid HTTP/1.1 (a URL must be ASCII: percent-encode other characters)'];
+      return problem.invalidRequest('the request is not valid HTTP/1.1 (a URL must be ASCII: percent-encode other characters)');
   }
 }
 
 /** A whole HTTP/1.1 response, headers included, for a socket that has no response object. */
-function rawProblem(status: number, code: ProblemCode, detail: string): string {
-  const title = STATUS_CODES[status] ?? 'Error';
-  const body = JSON.stringify({ type: 'about:blank', title, status, detail, code });
+function rawProblem(error: HttpError): string {
+  const { status, title } = error.body();
+  const body = JSON.stringify(error.body());
   const headers = [
     ...COMMON_HEADERS,
     'Content-Security-Policy',

@@ -6,7 +6,7 @@ import { createClient } from '@redis/client';
 import { logger } from '../lib/log.js';
 import { memo } from '../lib/memo.js';
 import type { ApiKey } from './api-keys.js';
-import { HttpError } from './errors.js';
+import { problem } from '../domain/errors.js';
 import { setFrontHeader } from './headers.js';
 
 export interface RateLimitOptions {
@@ -62,7 +62,7 @@ export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions):
       const retryAfter = resetSeconds(info);
       setFrontHeader(res, 'Retry-After', String(retryAfter));
       const who = keyOf(res) ? `for this API key ` : '';
-      next(new HttpError(429, 'rate_limited', `too many requests: the limit ${who}is ${limitOf(res)} per minute; retry after ${retryAfter} s`));
+      next(problem.rateLimited(`too many requests: the limit ${who}is ${limitOf(res)} per minute; retry after ${retryAfter} s`));
     },
   });
   return (req, res, next) =>

@@ -1,27 +1,190 @@
 /**
- * Building a data drop (docs/data-drops.md#build) from one CSV per table: `buildDrop(srcDir, outDir)`
- * writes `${table}.parquet` for every table of schema.ts, then `drop.json` (see write.ts). An
- * optional table (sources, population, cpi) is built when its CSV file is there.
+ * Building a data drop (docs/data-drops.md#build) from one CSV per table, or one `.xlsx` workbook
+ * with a sheet per table (input.ts): `buildDrop(src, outDir)` writes `${table}.parquet` for every
+ * table of schema.ts and `drop.json` (see write.ts) into a new directory beside `outDir`, loads it
+ * exactly as the server does (every rule, control totals included), and only then puts it in
+ * place at once (replace.ts). A build that fails leaves `outDir` byte for byte as it was.
  *
- * CSV format: UTF-8, comma-separated, `"` quoting, a header row with the schema's column names in
- * the schema's order (optional columns such as stage, source_id and derived may be left out), an
- * empty field for NULL. Types are never sniffed. The Parquet files get the CSV's columns, so a
- * drop built without the optional columns is the drop it always was.
+ * CSV format: a header row with the schema's column names in the schema's order (optional columns
+ * such as stage, source_id and derived may be left out), an empty field for NULL. Types are never
+ * sniffed: every field is read as text and converted here, so that a value that is not what its
+ * column expects is reported with its line, never as a database engine's message.
  */
-import { access, open } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
-import type { Manifest } from '../data/manifest.js';
-import { requiredColumns, type ColumnSpec, type TableSpec } from '../data/schema.js';
+import { parse } from 'csv-parse/sync';
+import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
+import { DropError, loadDrop, type Problem } from '../data/drop.js';
+import { ControlTotalSchema, MANIFEST_FILE, NoteSchema, parseManifest, type Manifest } from '../data/manifest.js';
+import { requiredColumns, TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
+import { dropWarnings } from '../data/warnings.js';
+import { jsonText } from '../domain/json.js';
+import { InputError, isWorkbook, lineOf, readInput, type InputOptions, type TableInput } from './input.js';
+import { replaceDir, stagingDir } from './replace.js';
 import { parquetType, typedColumns, writeDropFiles, type WriteOptions } from './write.js';
 
+export interface BuildOptions extends WriteOptions, InputOptions {
+  /** A drop whose drop.json fields are carried over when not given here, and whose tables the input must have (--from). */
+  from?: string;
+  /** Tables left out on purpose, though `from` has them (--without). */
+  without?: readonly string[];
+  /** Warnings fail the build (--strict). */
+  strict?: boolean;
+}
+
+export interface Built {
+  manifest: Manifest;
+  /** Where the drop now is: `outDir`, or the new target of `outDir` when it is a symlink. */
+  dir: string;
+  /** What validation warns about (docs/data-drops.md#warnings); with `strict`, the build fails instead. */
+  warnings: string[];
+}
+
+/** A refused build: every problem (up to MAX_PROBLEMS) in the analyst's terms, and the version refused. */
+export class BuildError extends Error {
+  constructor(
+    readonly version: string,
+    readonly problems: string[],
+  ) {
+    super(problems[0] ?? 'build failed');
+  }
+}
+
+const MAX_PROBLEMS = 20;
+
+/** The drop.json fields `--from` never carries: they name this build, or explain one release's change only. */
+const NOT_CARRIED = new Set(['version', 'created_at', 'files', 'notes']);
+
+export async function buildDrop(src: string, outDir: string, opts: BuildOptions): Promise<Built> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'budget-build-'));
+  const staged = await stagingDir(outDir);
+  try {
+    const problems: string[] = [];
+    let inputs: Map<string, TableInput>;
+    try {
+      inputs = await readInput(src, scratch, opts);
+    } catch (error) {
+      if (error instanceof InputError) throw new BuildError(opts.version, [error.message]);
+      throw error;
+    }
+    const previous = opts.from === undefined ? undefined : await previousManifest(opts.from);
+    problems.push(...tableProblems(src, inputs, opts, previous));
+    const carried = Object.fromEntries(Object.entries(previous ?? {}).filter(([key]) => !NOT_CARRIED.has(key)));
+    const given = await manifestTables(inputs, problems);
+    if (problems.length) throw new BuildError(opts.version, problems.slice(0, MAX_PROBLEMS));
+
+    const fields: WriteOptions = {
+      ...opts,
+      description: opts.description ?? (carried.description as string | undefined) ?? `Built from ${path.basename(path.resolve(src))}`,
+      source: opts.source ?? (carried.source as string | undefined),
+      license: opts.license ?? (carried.license as string | undefined),
+      units: opts.units ?? (carried.units as WriteOptions['units']),
+      extra: { ...Object.fromEntries(Object.entries(carried).filter(([key]) => !['description', 'source', 'license', 'units'].includes(key))), ...given },
+    };
+    const manifest = await writeDropFiles(staged, fields, async (connection, table, target, step) => {
+      const input = inputs.get(table.name);
+      if (!input) return false;
+      const found = await convertTable(connection, input, target, table, step);
+      problems.push(...found);
+      return found.length === 0;
+    });
+    if (problems.length) throw new BuildError(opts.version, problems.slice(0, MAX_PROBLEMS));
+
+    const warnings = await validate(staged, inputs, opts);
+    const dir = await replaceDir(staged, outDir, new Set([MANIFEST_FILE, ...TABLES.map(fileName)]), manifest.version);
+    return { manifest, dir, warnings };
+  } catch (error) {
+    await rm(staged, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Loads the staged drop as the server would; its problems are told with the input's lines. */
+async function validate(staged: string, inputs: Map<string, TableInput>, opts: BuildOptions): Promise<string[]> {
+  let warnings: string[];
+  try {
+    const drop = await loadDrop(staged, { allProblems: true });
+    try {
+      warnings = await dropWarnings(drop);
+    } finally {
+      drop.instance.closeSync();
+    }
+  } catch (error) {
+    if (!(error instanceof DropError)) throw error;
+    throw new BuildError(opts.version, await inAnalystTerms(error.problems.slice(0, MAX_PROBLEMS), staged, inputs));
+  }
+  if (opts.strict && warnings.length) throw new BuildError(opts.version, warnings.slice(0, MAX_PROBLEMS).map((w) => `${w} (--strict makes warnings errors)`));
+  return warnings;
+}
+
+async function previousManifest(dir: string): Promise<Record<string, unknown>> {
+  const file = path.join(dir, MANIFEST_FILE);
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new BuildError('', [`--from ${dir}: no ${MANIFEST_FILE} there (--from names the directory of the drop to carry over)`]);
+  });
+  const parsed = parseManifest(text);
+  if (!parsed.ok) throw new BuildError('', parsed.problems.map((p) => `--from ${file}: ${p}`));
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Tables missing from the input: required ones, and those the previous drop has unless left out on purpose. */
+function tableProblems(src: string, inputs: Map<string, TableInput>, opts: BuildOptions, previous: Record<string, unknown> | undefined): string[] {
+  const problems: string[] = [];
+  const without = new Set(opts.without ?? []);
+  const where = (name: string) => (isWorkbook(src) ? `sheet "${name}" of ${path.basename(src)}` : `${name}.csv`);
+  for (const name of without) {
+    const table = TABLES.find((t) => t.name === name);
+    if (!table) problems.push(`--without ${name}: not a table; the optional tables are ${TABLES.filter((t) => t.optional).map((t) => t.name).join(', ')}`);
+    else if (!table.optional) problems.push(`--without ${name}: every drop has ${name}; only ${TABLES.filter((t) => t.optional).map((t) => t.name).join(', ')} may be left out`);
+    else inputs.delete(name);
+  }
+  for (const table of TABLES) {
+    if (inputs.has(table.name) || without.has(table.name)) continue;
+    const previousFiles = (previous?.files ?? {}) as Record<string, unknown>;
+    if (!table.optional) problems.push(`${where(table.name)}: not found (every drop has ${table.name})`);
+    else if (Object.hasOwn(previousFiles, fileName(table))) {
+      problems.push(`${where(table.name)}: not found, but the drop of --from ${opts.from} has ${table.name}; add it, or say --without ${table.name} to leave it out`);
+    }
+  }
+  return problems;
+}
+
+/** drop.json fields given as tables of the input (control_totals, notes), checked with their lines. */
+async function manifestTables(inputs: Map<string, TableInput>, problems: string[]): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of [['control_totals', ControlTotalSchema], ['notes', NoteSchema]] as const) {
+    const input = inputs.get(name);
+    if (!input) continue;
+    const rows = parse(await readFile(input.csv, 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+    const items: unknown[] = [];
+    rows.forEach((row, i) => {
+      const item: Record<string, unknown> = {};
+      for (const [key, text] of Object.entries(row)) {
+        const value = text.trim();
+        if (value === '') continue;
+        item[key] = ['text', 'table', 'stage'].includes(key) || !/^[+-]?\d+(\.\d+)?$/.test(value) ? value : Number(value);
+      }
+      const parsed = schema.safeParse(item);
+      if (parsed.success) items.push(parsed.data);
+      else {
+        const issue = parsed.error.issues[0]!;
+        const column = issue.path.join('.');
+        problems.push(`${input.label}, line ${lineOf(input, i)}${column ? `, column ${column}` : ''}: ${issue.message}${column ? ` (value: ${jsonText(item[column] ?? '')})` : ''}`);
+      }
+    });
+    out[name] = items;
+  }
+  return out;
+}
 
 const isNumber = (col: ColumnSpec) => col.kind === 'numeric' || col.kind === 'integer';
+/** Read as text and converted here: numbers and flags (so that a bad one is reported with its line). */
+const readAsText = (col: ColumnSpec) => isNumber(col) || col.kind === 'boolean';
 
-/** Numbers are read as text and converted by `numberFrom`; other columns in their Parquet type. */
-const csvType = (col: ColumnSpec): string => (isNumber(col) ? 'VARCHAR' : parquetType(col));
-
-/** The raw text of a number column, kept beside its value to report what could not be read. */
+/** The raw text of a converted column, kept beside its value to report what could not be read. */
 const textOf = (col: ColumnSpec) => quotedIdentifier(`${col.name}__text`);
 
 /**
@@ -30,7 +193,7 @@ const textOf = (col: ColumnSpec) => quotedIdentifier(`${col.name}__text`);
  * is reported instead. Parsing text as a 128-bit DECIMAL is slow (about 30,000 rows/s here), so
  * the plain numbers that make up nearly every CSV (an integer of up to 18 digits; money with up
  * to 3 decimals) take a fast exact path through BIGINT or DECIMAL(18,3); anything else (more
- * digits or decimals, an exponent) the wide one. Unreadable text gives NULL, reported by firstProblem.
+ * digits or decimals, an exponent) the wide one. Unreadable text gives NULL, reported by rowProblems.
  */
 function numberFrom(col: ColumnSpec): string {
   const text = `NULLIF(trim(${textOf(col)}), '')`;
@@ -39,110 +202,175 @@ function numberFrom(col: ColumnSpec): string {
                ELSE TRY_CAST(${text} AS DECIMAL(38,9)) END`;
 }
 
-export async function buildDrop(srcDir: string, outDir: string, opts: WriteOptions): Promise<Manifest> {
-  return writeDropFiles(outDir, opts, async (connection, table, target, step) => {
-    const csv = path.join(srcDir, `${table.name}.csv`);
-    if (table.optional && !(await access(csv).then(() => true, () => false))) return false;
-    await convertTable(connection, csv, target, table, step);
-    return true;
-  });
+const flagFrom = (col: ColumnSpec) =>
+  `CASE lower(trim(${textOf(col)})) WHEN 'true' THEN true WHEN '1' THEN true WHEN 'false' THEN false WHEN '0' THEN false END`;
+
+/** What a column expects, as the analyst reads it. */
+function expected(col: ColumnSpec): string {
+  if (col.kind === 'integer') return col.name === 'year' ? 'a year such as 2026' : 'a whole number';
+  if (col.kind === 'numeric') return 'a number with at most 3 decimals, such as 13700.5 (with --locale fr: 13 700,5)';
+  if (col.kind === 'boolean') return 'true or false (also 1 or 0; with --locale fr, VRAI or FAUX)';
+  return 'a text';
 }
 
-/** Reads one CSV, checks it, writes it as Parquet. */
+/** Reads one CSV, checks it, writes it as Parquet. Returns the problems found (none: written). */
 async function convertTable(
   connection: DuckDBConnection,
-  csv: string,
+  input: TableInput,
   out: string,
   table: TableSpec,
   step: (name: string) => void,
-): Promise<void> {
-  const columns = await checkHeader(csv, table);
-  const read = columns.map((c) => `${quotedString(isNumber(c) ? `${c.name}__text` : c.name)}: ${quotedString(csvType(c))}`);
-  const values = columns.map((c) => (isNumber(c) ? `${numberFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}` : quotedIdentifier(c.name)));
+): Promise<string[]> {
+  const header = await checkHeader(input, table);
+  if (typeof header === 'string') return [header];
+  const columns = header;
+  const read = columns.map((c) => `${quotedString(readAsText(c) ? `${c.name}__text` : c.name)}: ${quotedString(readAsText(c) ? 'VARCHAR' : parquetType(c))}`);
+  const values = columns.map((c) =>
+    isNumber(c) ? `${numberFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}` : c.kind === 'boolean' ? `${flagFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}` : quotedIdentifier(c.name),
+  );
+  await connection.run('DROP TABLE IF EXISTS src');
+  step('reading');
   try {
-    await connection.run('DROP TABLE IF EXISTS src');
-    step('reading');
     // Paths are bound as parameters (DuckDB accepts them in read_csv and in COPY ... TO), never
     // spliced into the SQL text.
     await connection.run(
       `CREATE TEMP TABLE src AS SELECT ${values.join(', ')} FROM read_csv($csv, header = true, auto_detect = false,
          delim = ',', quote = '"', escape = '"', strict_mode = true, columns = {${read.join(', ')}})`,
-      { csv },
+      { csv: input.csv },
     );
-    step('checking');
-    const problem = await firstProblem(connection, columns);
-    if (problem) throw new Error(`data row ${problem.row}: ${problem.message}`);
-    step('writing');
-    await connection.run(`COPY (SELECT ${typedColumns(columns)} FROM src ORDER BY rowid) TO $out (FORMAT parquet)`, { out });
   } catch (error) {
-    throw new Error(`${csv}: ${firstParagraph(error)}`, { cause: error });
+    return [csvReadProblem(input, columns.length, error)];
   }
+  step('checking');
+  const problems = await rowProblems(connection, input, columns);
+  if (problems.length) return problems;
+  step('writing');
+  await connection.run(`COPY (SELECT ${typedColumns(columns)} FROM src ORDER BY rowid) TO $out (FORMAT parquet)`, { out });
+  return [];
+}
+
+/**
+ * DuckDB's CSV reader stops at a line it cannot split into the header's fields, or at bytes that
+ * are not UTF-8: say so with the line, in the analyst's terms.
+ */
+function csvReadProblem(input: TableInput, expectedFields: number, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const line = /Line:\s*(\d+)/i.exec(message)?.[1];
+  // DuckDB numbers the lines of the file it read, header included: for a converted table, map back.
+  const where = line === undefined ? input.label : `${input.label}, line ${input.lines ? lineOf(input, Number(line) - 2) : line}`;
+  const found = /Found:?\s*(\d+)/i.exec(message)?.[1];
+  if (/unicode|utf-?8|byte sequence/i.test(message)) {
+    return `${where}: is not UTF-8 text; name its character set with --encoding (a spreadsheet on Windows usually writes windows-1252)`;
+  }
+  if (found !== undefined || /columns|fields/i.test(message)) {
+    return `${where}: ${found ?? 'another number of'} fields, expected ${expectedFields} (the header's columns); a value holding a comma must be in "quotes"${input.lines ? '' : ", and a ';'-separated export needs --locale fr"}`;
+  }
+  return `${where}: cannot be read as comma-separated values with a header row (check the quotes)`;
 }
 
 /**
  * With explicit column types DuckDB maps CSV fields by position and only skips the header, so a
  * reordered or renamed column would load silently into the wrong place: compare names first.
- * Returns the table's columns that the CSV has, in order.
+ * Returns the table's columns that the CSV has, in order, or the problem.
  */
-async function checkHeader(csv: string, table: TableSpec): Promise<ColumnSpec[]> {
-  let text: string;
-  try {
-    const handle = await open(csv, 'r');
-    try {
-      const { buffer, bytesRead } = await handle.read(Buffer.alloc(64 * 1024), 0, 64 * 1024, 0);
-      text = buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new Error(`${csv}: ${missing ? 'file not found' : (error as Error).message}`, { cause: error });
+async function checkHeader(input: TableInput, table: TableSpec): Promise<ColumnSpec[] | string> {
+  const text = (await readFile(input.csv)).subarray(0, 64 * 1024).toString('utf8');
+  const first = (text.split('\n')[0] ?? '').replace(/^\uFEFF/, '').replace(/\r$/, '');
+  const header = first.split(',').map((name) => name.trim().replace(/^"(.*)"$/, '$1'));
+  const where = `${input.label}, line 1 (the header)`;
+  if (!input.lines && header.length === 1 && first.includes(';')) {
+    return `${where}: the columns are separated by ";", as a French spreadsheet exports them; build with --locale fr`;
   }
-  const header = (text.split('\n')[0] ?? '')
-    .replace(/^\uFEFF/, '')
-    .replace(/\r$/, '')
-    .split(',')
-    .map((name) => name.trim().replace(/^"(.*)"$/, '$1'));
   const columns = table.columns.filter((c) => header.includes(c.name));
   const required = requiredColumns(table).map((c) => c.name);
   const inOrder = columns.map((c) => c.name).join(',') === header.join(',');
   if (!inOrder || !required.every((name) => header.includes(name))) {
     const optional = table.columns.filter((c) => c.absent !== undefined).map((c) => c.name);
     const may = optional.length ? ` (then, optionally and in this order: ${optional.join(', ')})` : '';
-    throw new Error(`${csv}: header is "${header.join(',')}", expected "${required.join(',')}"${may}`);
+    return `${where}: header is "${header.join(',')}", expected "${required.join(',')}"${may}`;
   }
   if (table.oneOf && !table.oneOf.some((name) => header.includes(name))) {
-    throw new Error(`${csv}: header must have a ${table.oneOf.join(' or a ')} column`);
+    return `${where}: header must have a ${table.oneOf.join(' or a ')} column`;
   }
   return columns;
 }
 
-/** The first row with an unreadable number, an empty required field, a fractional integer or money with more than 3 decimals. */
-async function firstProblem(connection: DuckDBConnection, columns: ColumnSpec[]): Promise<{ row: number; message: string } | undefined> {
+/** Rows with an unreadable number or flag, an empty required field, a fractional integer or money with more than 3 decimals. */
+async function rowProblems(connection: DuckDBConnection, input: TableInput, columns: ColumnSpec[]): Promise<string[]> {
   const checks: string[] = [];
+  const say = (col: ColumnSpec, what: string) => `${quotedString(`column ${col.name}: `)} || ${what}`;
+  const value = (col: ColumnSpec) => `'"' || ${textOf(col)} || '"'`;
   for (const c of columns) {
     const col = quotedIdentifier(c.name);
-    if (isNumber(c)) {
-      checks.push(`WHEN ${col} IS NULL AND trim(${textOf(c)}) <> '' THEN ${quotedString(`${c.name} is not a number: "`)} || ${textOf(c)} || '"'`);
+    if (readAsText(c)) {
+      checks.push(`WHEN ${col} IS NULL AND trim(${textOf(c)}) <> '' THEN ${say(c, `${value(c)} || ${quotedString(` is not ${expected(c)}`)}`)}`);
     }
-    if (!c.nullable) checks.push(`WHEN ${col} IS NULL THEN ${quotedString(`${c.name} is empty`)}`);
-    if (c.kind === 'integer') checks.push(`WHEN ${col} <> trunc(${col}) THEN ${quotedString(`${c.name} is not an integer`)}`);
+    if (!c.nullable) checks.push(`WHEN ${col} IS NULL THEN ${say(c, quotedString(`is empty; expected ${expected(c)}`))}`);
+    if (c.kind === 'integer') checks.push(`WHEN ${col} <> trunc(${col}) THEN ${say(c, `${value(c)} || ${quotedString(` is not ${expected(c)}`)}`)}`);
+    if (c.name === 'year') checks.push(`WHEN ${col} NOT BETWEEN 1 AND 9999 THEN ${say(c, `${value(c)} || ' is not a year from 1 to 9999'`)}`);
+    if (c.kind === 'integer' && c.name !== 'year') {
+      checks.push(`WHEN abs(${col}) >= 9223372036854775807 THEN ${say(c, `${value(c)} || ' is too large for an id (at most 19 digits)'`)}`);
+    }
     if (c.kind === 'numeric') {
-      checks.push(`WHEN ${col} <> round(${col}, 3) THEN ${quotedString(`${c.name} has more than 3 decimals`)}`);
+      checks.push(`WHEN ${col} <> round(${col}, 3) THEN ${say(c, `${value(c)} || ' has more than 3 decimals'`)}`);
     }
   }
-  if (!checks.length) return undefined;
+  if (!checks.length) return [];
   const result = await connection.runAndReadAll(
-    `SELECT rowid + 1, message FROM (SELECT rowid, CASE ${checks.join(' ')} END AS message FROM src)
-     WHERE message IS NOT NULL ORDER BY rowid LIMIT 1`,
+    `SELECT rowid, message FROM (SELECT rowid, CASE ${checks.join(' ')} END AS message FROM src)
+     WHERE message IS NOT NULL ORDER BY rowid LIMIT ${MAX_PROBLEMS}`,
   );
-  const first = result.getRows()[0];
-  return first ? { row: Number(first[0]), message: String(first[1]) } : undefined;
+  return result.getRows().map(([rowid, message]) => `${input.label}, line ${lineOf(input, Number(rowid))}, ${String(message)}`);
 }
 
-/** DuckDB's CSV errors end with generic advice ("Possible fixes", tips on sniffing): keep the fault. */
-function firstParagraph(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const fault = message.split(/\n\s*\n|\nPossible (?:fixes|solutions)/)[0]!;
-  return fault.trim().replace(/\s*\n\s*/g, '; ');
+/**
+ * A rule the loaded drop breaks, told against the input: the CSV file (or sheet) instead of the
+ * Parquet file, and each example row with its line. Rows are found in the staged Parquet file,
+ * which keeps the input's order.
+ */
+async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<string, TableInput>): Promise<string[]> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const out: string[] = [];
+    for (const p of problems) {
+      const table = p.file.replace(/\.parquet$/, '');
+      const input = inputs.get(table);
+      const count = p.count > 1 ? ` (${p.count} rows${p.examples.length < p.count ? `, first ${p.examples.length}` : ''})` : '';
+      if (!input || !p.examples.length) {
+        out.push(`${input?.label ?? p.file}: ${p.rule}${count}`);
+        continue;
+      }
+      const lines: string[] = [];
+      for (const example of p.examples) {
+        const index = await rowIndex(connection, path.join(staged, p.file), example);
+        lines.push(`    ${index === null ? '' : `line ${lineOf(input, index)}: `}${jsonText(example)}`);
+      }
+      out.push([`${input.label}: ${p.rule}${count}:`, ...lines].join('\n'));
+    }
+    return out;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** The position in its file of the first row matching an example's key (id; else year, origin and stage). */
+async function rowIndex(connection: DuckDBConnection, file: string, example: Record<string, unknown>): Promise<number | null> {
+  try {
+    const described = (await connection.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($file)', { file })).getRowObjects();
+    const columns = new Set(described.map((r) => String(r.column_name)));
+    const keys = (columns.has('id') && 'id' in example ? ['id'] : ['year', 'debt_origin_id', 'stage']).filter(
+      (k) => columns.has(k) && example[k] !== undefined && example[k] !== null,
+    );
+    if (!keys.length) return null;
+    const where = keys.map((k) => `CAST(${quotedIdentifier(k)} AS VARCHAR) = $${k}`).join(' AND ');
+    const params = Object.fromEntries(keys.map((k) => [k, String(example[k])]));
+    const rows = (
+      await connection.runAndReadAll(`SELECT file_row_number FROM read_parquet($file, file_row_number = true) WHERE ${where} ORDER BY 1 LIMIT 1`, { file, ...params })
+    ).getRows();
+    return rows.length ? Number(rows[0]![0]) : null;
+  } catch {
+    return null;
+  }
 }

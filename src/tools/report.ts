@@ -16,10 +16,15 @@ export function problemReport(dir: string, problems: Problem[]): string {
   const lines = [`invalid: ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'} in ${dir}`];
   for (const p of problems) {
     const rows = p.examples.length ? ` (${count(p.count)} ${p.count === 1 ? 'row' : 'rows'}${p.examples.length < p.count ? `, first ${p.examples.length}` : ''}):` : '';
-    lines.push(`${p.file}: ${p.rule}${rows}`);
+    lines.push(`${p.file}: ${p.rule}${p.where === undefined ? '' : ` (${p.where})`}${rows}`);
     for (const example of p.examples) lines.push(`    ${jsonText(example)}`);
   }
   return printableLines(lines);
+}
+
+/** A refused build: the version refused and every problem, already in the analyst's terms. */
+export function refusedReport(version: string, problems: string[]): string {
+  return [`refused "${version}": ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}${problems.length >= 20 ? ' (the first 20)' : ''}`, ...problems].join('\n');
 }
 
 export function validSummary(drop: LoadedDrop, elapsed: number): string {

@@ -3,7 +3,7 @@
  * `synthDrop` (generated rows): every table's Parquet file, then drop.json with the files' true
  * checksums and row counts.
  */
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
 import { MANIFEST_FILE, sha256File, type Manifest, type Units } from '../data/manifest.js';
@@ -11,7 +11,7 @@ import { TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schem
 
 interface DropInfo {
   version: string;
-  description: string;
+  description?: string;
   source?: string;
   license?: string;
   units?: Units;
@@ -21,6 +21,8 @@ interface DropInfo {
   definitions?: Manifest['definitions'];
   /** ISO 8601; defaults to now. Pass a fixed value to make drop.json reproducible. */
   createdAt?: string;
+  /** Further drop.json fields (control_totals, notes, and those carried over by --from), written before `files`. */
+  extra?: Record<string, unknown>;
 }
 
 /** Progress of one table: while a step runs (its statement's percent done), then once written. */
@@ -83,7 +85,7 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
       if (!wrote) continue;
       written.push(table);
       const rows = await parquetRows(connection, tmp(file));
-      files[file] = { sha256: await sha256File(tmp(file)), rows };
+      files[file] = { sha256: await sha256File(tmp(file)), rows, bytes: (await stat(tmp(file))).size };
       options.onProgress?.({ file, done: true, rows, seconds: seconds() });
     }
   } catch (error) {
@@ -101,10 +103,11 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
   const manifest: Manifest = {
     version: options.version,
     created_at: options.createdAt ?? new Date().toISOString(),
-    description: options.description,
+    description: options.description ?? '',
     ...(options.source === undefined ? {} : { source: options.source }),
     ...(options.license === undefined ? {} : { license: options.license }),
     ...(options.units === undefined ? {} : { units: options.units }),
+    ...(options.extra as Partial<Manifest> | undefined),
     ...(options.stages === undefined ? {} : { stages: options.stages }),
     ...(options.known_gaps === undefined ? {} : { known_gaps: options.known_gaps }),
     ...(options.definitions === undefined ? {} : { definitions: options.definitions }),

@@ -25,7 +25,7 @@ export async function appFor(data: DropData, env: Record<string, string> = {}, d
 /** The real app serving the drop already in `dir` (DATA_DIR), as the server starts it. */
 export async function appServing(dir: string, env: Record<string, string> = {}, load: LoadOptions = {}): Promise<TestApp> {
   const config: Config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir, ...env });
-  const store = new Store(4, { maxConcurrent: config.MAX_CONCURRENT_QUERIES, timeoutMs: config.QUERY_TIMEOUT_MS });
+  const store = new Store(4, { maxConcurrent: config.MAX_CONCURRENT_QUERIES, timeoutMs: config.QUERY_TIMEOUT_MS, queueWaitMs: config.QUEUE_WAIT_MS });
   store.swap(await loadDrop(dir, load));
   const counts = config.RATE_LIMIT_REDIS_URL ? new SharedCounts(config.RATE_LIMIT_REDIS_URL) : undefined;
   const apiKeys = config.API_KEYS_FILE ? await ApiKeys.load(config.API_KEYS_FILE) : undefined;

@@ -45,14 +45,25 @@ export type Serving = 'whole' | 'cut' | 'short';
 export interface StaticServer {
   base: string;
   serving: Serving;
+  /** File names answered with a 302 to the given URL. */
+  redirects: Map<string, string>;
+  /** The file names asked for, in order. */
+  requests: string[];
   stop(): Promise<void>;
 }
 
 /** A plain HTTP server for the files in `dir`. */
 export async function startStatic(dir: string): Promise<StaticServer> {
-  const state: StaticServer = { base: '', serving: 'whole', stop: async () => {} };
+  const state: StaticServer = { base: '', serving: 'whole', redirects: new Map(), requests: [], stop: async () => {} };
   const server = createServer((req, res) => {
-    const file = path.join(dir, path.basename(decodeURIComponent(new URL(req.url!, 'http://x').pathname)));
+    const name = path.basename(decodeURIComponent(new URL(req.url!, 'http://x').pathname));
+    state.requests.push(name);
+    const redirect = state.redirects.get(name);
+    if (redirect && !req.url!.includes('/moved/')) {
+      res.writeHead(302, { Location: redirect }).end();
+      return;
+    }
+    const file = path.join(dir, name);
     let size: number;
     try {
       size = statSync(file).size;

@@ -79,6 +79,38 @@ export interface Meta {
   /** The drop's files: optional series (cpi, population) are only there when the drop has them. */
   files: Record<string, { rows: number }>;
   units?: { name?: string; currency?: string; scale?: number } | null;
+  /** The years each table has: per stage for the staged ones, a list for the others. */
+  coverage?: Record<string, number[] | Record<string, number[]>>;
+  /** What each stage covers (drop.json `stages`), when the drop says. */
+  stages?: Partial<Record<'initial' | 'amended' | 'outturn', StageInfo>> | null;
+  /** Gaps the drop declares (drop.json `known_gaps`), when it does. */
+  known_gaps?: KnownGap[] | null;
+}
+
+/** A document the drop's figures come from (`sources/`). */
+export interface Source {
+  id: number;
+  title: string;
+  url?: string | null;
+  publisher?: string | null;
+}
+
+export interface Bilingual {
+  en: string;
+  fr: string;
+}
+
+export interface StageInfo {
+  label?: Bilingual;
+  basis?: Bilingual;
+  comparable_with?: string[];
+}
+
+export interface KnownGap {
+  table: string;
+  stage: string | null;
+  years: number[];
+  reason: Bilingual;
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   type ChartConfiguration,
   type ChartDataset,
 } from 'chart.js';
-import type { Answer, Meta } from './api.js';
+import type { Answer, Meta, Source } from './api.js';
 import { h } from './dom.js';
 import { t, type Formatter, type Lang } from './i18n.js';
 
@@ -36,6 +36,12 @@ export interface Context {
   pending: (() => void)[];
   /** Called once a chart is on screen (the page marks its first one). */
   drawn(): void;
+  /** The drop's sources by id, when the API lists them (`sources/`). */
+  sources: Map<number, Source>;
+  /** The page of one chart alone (for an iframe), with the reader's state in its URL. */
+  embedUrl(figureId: string): string;
+  /** True on the embed page: the chart alone, no controls, no table. */
+  embed: boolean;
 }
 
 /** How the values of a figure read: amounts with a unit, or percentages. */
@@ -50,7 +56,9 @@ export function formatValue(fmt: Formatter, unit: Unit, value: number | null | u
 
 /** Per point of a dataset: its stage and source, when the API's rows carry them. */
 export type Provenance = (string | undefined)[];
-export type Dataset = ChartDataset<'bar' | 'line', (number | null)[]> & { provenance?: Provenance };
+/** A value, or a point of a time series: x is the year, on a true time scale. */
+export type Datum = number | null | { x: number; y: number | null };
+export type Dataset = ChartDataset<'bar' | 'line', Datum[]> & { provenance?: Provenance };
 
 export interface Table {
   columns: string[];
@@ -63,6 +71,8 @@ export interface FigureSpec {
   id: string;
   title: string;
   summary?: string;
+  /** The figure's lead, in large type, above the summary (the overview's deficit). */
+  headline?: Node;
   /** Controls above the chart (a drill-down path). */
   before?: Node;
   /** undefined: the figure has no data, and says so. */
@@ -72,8 +82,10 @@ export interface FigureSpec {
     datasets: Dataset[];
     unit: Unit;
     horizontal?: boolean;
-    /** Datasets on a second value axis at the right (yAxisID 'y2'), for figures of another size. */
-    secondAxis?: boolean;
+    /** x is the year, on a linear (true time) scale: datasets hold {x, y} points, labels are unused. */
+    time?: boolean;
+    /** Bars stacked (datasets of the same `stack`). */
+    stacked?: boolean;
     onPick?: (index: number) => void;
   };
   empty?: string;
@@ -83,31 +95,84 @@ export interface FigureSpec {
   /** The table is shown open rather than folded (when it is also the way to drill down). */
   tableOpen?: boolean;
   note?: string;
+  /** More notes under the chart: known gaps, forecasts, stage bases. */
+  notes?: (string | Node)[];
+  /** The ids of the sources behind the figures drawn, shown by title and publisher, linked. */
+  sourceIds?: (number | null | undefined)[];
   answers: Answer<unknown>[];
 }
 
 export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
   const titleId = `${spec.id}-title`;
   const section = h('section', { class: 'figure', id: spec.id, 'aria-labelledby': titleId }, h('h2', { id: titleId }, spec.title));
+  if (spec.headline) section.append(spec.headline);
   if (spec.summary) section.append(h('p', { class: 'summary' }, spec.summary));
-  if (spec.before) section.append(spec.before);
-  if (spec.chart && spec.chart.labels.length > 0) {
-    const canvas = h('canvas', { role: 'img', 'aria-label': `${spec.title}. ${spec.summary ?? ''} ${t(ctx.lang, 'table')} ↓` });
+  if (spec.before && !ctx.embed) section.append(spec.before);
+  const sourceLine = sourcesLine(ctx, spec.sourceIds ?? []);
+  if (spec.chart && (spec.chart.time ? spec.chart.datasets.some((d) => d.data.length > 0) : spec.chart.labels.length > 0)) {
+    const canvas = h('canvas', { role: 'img', 'aria-label': `${spec.title}. ${spec.summary ?? ''} ${ctx.embed ? '' : `${t(ctx.lang, 'table')} ↓`}` });
     const box = h('div', { class: spec.chart.horizontal ? 'chart chart-bars' : 'chart' }, canvas);
     if (spec.chart.horizontal) box.style.height = `${Math.max(160, 36 * spec.chart.labels.length + 60)}px`;
     section.append(h('p', { class: 'unit' }, t(ctx.lang, 'unit', { unit: spec.chart.unit.percent ? '%' : spec.chart.unit.label })), box);
     ctx.pending.push(() => draw(ctx, canvas, spec.chart!));
+    if (!ctx.embed) section.append(chartActions(ctx, spec, canvas, sourceLine.textContent ?? ''));
   } else {
     section.append(h('p', { class: 'empty', role: 'status' }, spec.empty ?? t(ctx.lang, 'noData')));
   }
-  if (spec.after) section.append(spec.after);
+  if (spec.after && !ctx.embed) section.append(spec.after);
   if (spec.note) section.append(h('p', { class: 'note' }, spec.note));
-  if (spec.table && spec.table.rows.length > 0) {
+  for (const note of spec.notes ?? []) section.append(note instanceof HTMLDetailsElement ? note : h('p', { class: 'note' }, note));
+  if (spec.table && spec.table.rows.length > 0 && !ctx.embed) {
     const details = h('details', { class: 'table', open: spec.tableOpen }, h('summary', {}, t(ctx.lang, 'table')), table(spec.table));
     section.append(details);
   }
-  section.append(provenance(ctx, spec.answers));
+  section.append(provenance(ctx, spec.answers, sourceLine));
   return section;
+}
+
+/** "Embed" (the chart alone, for an iframe) and "PNG" (the chart as drawn, as an image file). */
+function chartActions(ctx: Context, spec: FigureSpec, canvas: HTMLCanvasElement, sourceText: string): HTMLElement {
+  const png = h('button', { type: 'button', class: 'png', 'aria-label': t(ctx.lang, 'pngLabel'), title: t(ctx.lang, 'pngLabel') }, t(ctx.lang, 'png'));
+  png.addEventListener('click', () => downloadPng(canvas, spec.title, sourceText, `${spec.id}.png`));
+  return h('p', { class: 'actions' }, h('a', { class: 'embed-link', href: ctx.embedUrl(spec.id) }, t(ctx.lang, 'embed')), ' ', png);
+}
+
+/**
+ * The chart as drawn, on white, with its title above and its source line under it, so that the
+ * image read alone still says what it shows and where it comes from.
+ */
+export function pngOf(canvas: HTMLCanvasElement, title: string, sourceText: string): HTMLCanvasElement {
+  const scale = canvas.width / Math.max(1, canvas.clientWidth || canvas.width);
+  const pad = Math.round(12 * scale);
+  const titleSize = Math.round(18 * scale);
+  const noteSize = Math.round(12 * scale);
+  const out = document.createElement('canvas');
+  out.width = canvas.width + 2 * pad;
+  out.height = canvas.height + 2 * pad + titleSize * 1.6 + noteSize * 2;
+  const g = out.getContext('2d')!;
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, out.width, out.height);
+  g.fillStyle = '#1a1a1a';
+  g.textBaseline = 'top';
+  g.font = `600 ${titleSize}px system-ui, sans-serif`;
+  g.fillText(title, pad, pad, out.width - 2 * pad);
+  g.drawImage(canvas, pad, pad + titleSize * 1.6);
+  g.fillStyle = '#4a4a4a';
+  g.font = `${noteSize}px system-ui, sans-serif`;
+  g.fillText(sourceText, pad, pad + titleSize * 1.6 + canvas.height + noteSize * 0.5, out.width - 2 * pad);
+  return out;
+}
+
+function downloadPng(canvas: HTMLCanvasElement, title: string, sourceText: string, name: string): void {
+  pngOf(canvas, title, sourceText).toBlob((blob) => {
+    if (!blob) return;
+    const url = URL.createObjectURL(blob);
+    const link = h('a', { href: url, download: name, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }, 'image/png');
 }
 
 function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<FigureSpec['chart']>): void {
@@ -115,9 +180,9 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
   const value = (v: number) => formatValue(fmt, chart.unit, v);
   // Value axes start at zero, so that bar lengths and line heights compare honestly.
   const valueAxis = { beginAtZero: true, ticks: { callback: (v: string | number) => (chart.unit.percent ? fmt.percent(Number(v)) : fmt.tick(Number(v))) } };
-  const config: ChartConfiguration<'bar' | 'line', (number | null)[], string | number> = {
+  const config: ChartConfiguration<'bar' | 'line', Datum[], string | number> = {
     type: chart.type,
-    data: { labels: chart.labels, datasets: chart.datasets },
+    data: chart.time ? { datasets: chart.datasets } : { labels: chart.labels, datasets: chart.datasets },
     options: {
       animation: false,
       responsive: true,
@@ -137,13 +202,33 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
               },
             },
           }
-        : chart.secondAxis
-          ? { y: valueAxis, y2: { ...valueAxis, position: 'right', grid: { drawOnChartArea: false } } }
+        : chart.time
+          ? {
+              // Years on a true time scale: 2010, 2013 and 2016 are not evenly spaced.
+              x: { type: 'linear', offset: chart.type === 'bar', ticks: { stepSize: 1, precision: 0, callback: (v: string | number) => (Number.isInteger(Number(v)) ? String(v) : '') }, stacked: chart.stacked },
+              y: { ...valueAxis, stacked: chart.stacked },
+            }
           : { y: valueAxis },
       plugins: {
-        legend: { display: chart.datasets.length > 1, position: 'bottom' },
+        legend: {
+          display: chart.datasets.length > 1,
+          position: 'bottom',
+          labels: {
+            // A line's key is a short line with its dashes, a bar's a box: a dashed box reads as neither.
+            usePointStyle: true,
+            pointStyleWidth: 28,
+            generateLabels: (c) =>
+              Chart.defaults.plugins.legend.labels.generateLabels(c).map((item) => {
+                const dataset = c.data.datasets[item.datasetIndex ?? 0] as { type?: string; borderDash?: number[]; borderColor?: string };
+                const line = (dataset.type ?? chart.type) === 'line';
+                // With point styles, Chart.js takes the key's style from the first point, which has no dashes.
+                return line ? { ...item, pointStyle: 'line', lineWidth: 3, lineDash: dataset.borderDash ?? [], strokeStyle: dataset.borderColor ?? item.strokeStyle } : { ...item, pointStyle: 'rect' };
+              }),
+          },
+        },
         tooltip: {
           callbacks: {
+            title: chart.time ? (items) => String(items[0]?.parsed.x ?? '') : undefined,
             label: (item) => `${item.dataset.label ?? ''}: ${value(item.parsed[chart.horizontal ? 'x' : 'y'] as number)}`,
             footer: (items) =>
               items
@@ -160,7 +245,10 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
         : undefined,
     },
   };
-  ctx.charts.push(new Chart(canvas, config));
+  const drawn = new Chart(canvas, config);
+  // The browser tests read the chart's scales and points from here (test/explorer-page.test.ts).
+  (canvas as HTMLCanvasElement & { chart?: Chart }).chart = drawn;
+  ctx.charts.push(drawn);
   ctx.drawn();
 }
 
@@ -178,12 +266,40 @@ function table({ columns, rows, numeric = [] }: Table): HTMLTableElement {
   );
 }
 
-function provenance(ctx: Context, answers: Answer<unknown>[]): HTMLElement {
-  const { meta, lang } = ctx;
+/**
+ * The sources behind a figure, by title and publisher, each linked to its document where the drop
+ * gives an address; without sources, the drop's version.
+ */
+function sourcesLine(ctx: Context, ids: (number | null | undefined)[]): HTMLElement {
+  const { lang, meta } = ctx;
+  const known = [...new Set(ids.filter((id): id is number => id != null))];
+  if (known.length === 0) return h('p', { class: 'sources' }, t(lang, 'dataVersion', { version: meta.version }));
+  const shown = known.slice(0, 4);
+  const items = shown.flatMap((id, i) => {
+    const source = ctx.sources.get(id);
+    const name = source ? source.title + (source.publisher ? ` (${source.publisher})` : '') : `#${id}`;
+    const url = source?.url;
+    const item = url && /^https?:\/\//.test(url) ? h('a', { href: url, rel: 'noopener', class: 'source-link' }, name) : h('span', {}, name);
+    return i === 0 ? [item] : ['; ', item];
+  });
+  const more = known.length - shown.length;
+  return h(
+    'p',
+    { class: 'sources' },
+    `${t(lang, 'sources')} `,
+    items,
+    more > 0 ? ['; ', h('a', { href: '/budget/api/sources/' }, t(lang, 'sourcesMore', { count: more }))] : null,
+    `. ${t(lang, 'dataVersion', { version: meta.version })}`,
+  );
+}
+
+function provenance(ctx: Context, answers: Answer<unknown>[], sourceLine: HTMLElement): HTMLElement {
+  const { lang } = ctx;
+  if (ctx.embed) return h('div', { class: 'provenance' }, sourceLine);
   return h(
     'div',
     { class: 'provenance' },
-    h('p', {}, t(lang, 'dataSource', { source: meta.source ?? meta.description, version: meta.version })),
+    sourceLine,
     h(
       'ul',
       {},

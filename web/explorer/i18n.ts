@@ -1,6 +1,14 @@
 /** Labels in English and French, and numbers formatted for the reader's language. */
+import { STAGE_LABELS } from '../../src/domain/stages.js';
+
 export type Lang = 'en' | 'fr';
 export const LANGS: readonly Lang[] = ['en', 'fr'];
+
+/** `stage.initial` and the like, from the one list of stages. */
+function stageLabels() {
+  type Keyed = { [K in keyof typeof STAGE_LABELS as `stage.${K}`]: (typeof STAGE_LABELS)[K] };
+  return Object.fromEntries(Object.entries(STAGE_LABELS).map(([stage, label]) => [`stage.${stage}`, label])) as Keyed;
+}
 
 const LABELS = {
   title: { en: 'Budget explorer', fr: 'Explorateur du budget' },
@@ -25,10 +33,7 @@ const LABELS = {
   'measure.pct_gdp': { en: '% of GDP', fr: '% du PIB' },
   'measure.per_capita': { en: 'Per inhabitant', fr: 'Par habitant' },
   'stage.default': { en: 'Default (latest law or outturn)', fr: 'Par défaut (dernière loi ou exécution)' },
-  'stage.initial': { en: 'Initial law', fr: 'Loi initiale' },
-  'stage.amended': { en: 'Amended law', fr: 'Loi rectifiée' },
-  'stage.amendment': { en: 'Amendment', fr: 'Modification' },
-  'stage.outturn': { en: 'Outturn', fr: 'Exécution' },
+  ...stageLabels(),
   'totals.title': { en: 'Expenses, resources and balance over the years', fr: 'Dépenses, ressources et solde au fil des ans' },
   'totals.expensesAmended': { en: 'Expenses (amended law)', fr: 'Dépenses (loi rectifiée)' },
   'totals.expensesInitial': { en: 'Expenses (initial law)', fr: 'Dépenses (loi initiale)' },
@@ -42,6 +47,76 @@ const LABELS = {
     en: 'In {year}, the amended law plans {expenses} of expenses and {resources} of resources: a balance of {balance}.',
     fr: 'En {year}, la loi rectifiée prévoit {expenses} de dépenses et {resources} de ressources, soit un solde de {balance}.',
   },
+  'deficit.title': { en: 'The deficit', fr: 'Le déficit' },
+  'deficit.headline': { en: 'In {year}, the deficit is {amount}', fr: 'En {year}, le déficit est de {amount}' },
+  'deficit.surplus.neutral': { en: 'In {year}, the budget shows a surplus of {amount}', fr: 'En {year}, le budget présente un excédent de {amount}' },
+  'ratios.in': { en: 'In {year}: {parts}.', fr: 'En {year} : {parts}.' },
+  'ratios.deficitOf': { en: 'deficit {value} of GDP', fr: 'déficit de {value} du PIB' },
+  'ratios.debtOf': { en: 'outstanding debt {value} of GDP', fr: 'encours de la dette de {value} du PIB' },
+  'ratios.noDeficit': { en: 'no deficit figure', fr: 'pas de chiffre de déficit' },
+  'ratios.noDebt': { en: 'no outstanding-debt figure', fr: 'pas de chiffre d’encours de la dette' },
+  'deficit.headlineOutturn': { en: 'In {year}, the deficit was {amount}', fr: 'En {year}, le déficit a été de {amount}' },
+  'deficit.headlineLaw': { en: 'In {year}, the {stage} plans a deficit of {amount}', fr: 'En {year}, la {stage} prévoit un déficit de {amount}' },
+  'deficit.surplusOutturn': { en: 'In {year}, the budget ended with a surplus of {amount}', fr: 'En {year}, le budget s’est soldé par un excédent de {amount}' },
+  'deficit.surplusLaw': { en: 'In {year}, the {stage} plans a surplus of {amount}', fr: 'En {year}, la {stage} prévoit un excédent de {amount}' },
+  'deficit.ofGdp': { en: '{percent} of GDP', fr: '{percent} du PIB' },
+  'deficit.forecast': { en: 'A forecast: the drop has no outturn for this year yet.', fr: 'Une prévision : le jeu de données n’a pas encore d’exécution pour cette année.' },
+  'deficit.none': { en: 'No deficit figure for {year} in the drop being served.', fr: 'Pas de chiffre de déficit pour {year} dans le jeu de données servi.' },
+  'deficit.series': { en: 'Deficit', fr: 'Déficit' },
+  'deficit.surplus': { en: 'Surplus', fr: 'Excédent' },
+  'deficit.name.initial': { en: 'initial finance law', fr: 'loi de finances initiale' },
+  'deficit.name.amended': { en: 'amended finance law', fr: 'loi de finances rectificative' },
+  'financing.title': { en: 'How spending is financed: own resources and borrowing', fr: 'Comment la dépense est financée : ressources propres et emprunt' },
+  'financing.expenses': { en: 'Expenses', fr: 'Dépenses' },
+  'financing.tax': { en: 'Tax revenue', fr: 'Recettes fiscales' },
+  'financing.nontax': { en: 'Non-tax revenue', fr: 'Recettes non fiscales' },
+  'financing.grants': { en: 'Grants', fr: 'Dons' },
+  'financing.ownOther': { en: 'Other own resources', fr: 'Autres ressources propres' },
+  'financing.own': { en: 'Own resources', fr: 'Ressources propres' },
+  'financing.borrowing': { en: 'Borrowing', fr: 'Emprunts' },
+  'financing.other': { en: 'Resources not classified', fr: 'Ressources non classées' },
+  'financing.summary': {
+    en: 'In {year} ({stage}): expenses {expenses}; own resources {own}, {share} of expenses; borrowing {borrowing}.',
+    fr: 'En {year} ({stage}) : dépenses {expenses} ; ressources propres {own}, soit {share} des dépenses ; emprunts {borrowing}.',
+  },
+  'financing.summaryNoBorrowing': {
+    en: 'In {year} ({stage}): expenses {expenses}; own resources {own}, {share} of expenses; no borrowing line among the resources.',
+    fr: 'En {year} ({stage}) : dépenses {expenses} ; ressources propres {own}, soit {share} des dépenses ; aucune ligne d’emprunt parmi les ressources.',
+  },
+  'financing.noExpenses': {
+    en: 'In {year} ({stage}): the drop has resource lines but no expense lines: no expense figure for this year.',
+    fr: 'En {year} ({stage}) : le jeu de données a des lignes de ressources mais pas de lignes de dépenses : pas de chiffre de dépenses pour cette année.',
+  },
+  'financing.rule': {
+    en: 'Resource categories are sorted by name: borrowing (emprunt, loan, trésorerie…), tax, non-tax, grants; what no rule places is shown as not classified.',
+    fr: 'Les catégories de ressources sont classées selon leur nom : emprunts (emprunt, trésorerie…), fiscal, non fiscal, dons ; ce qu’aucune règle ne classe est montré comme non classé.',
+  },
+  'financing.balance': {
+    en: 'Balance as totals/ computes it, {year}: {balance}. It is resources including borrowing minus expenses, so it is not the deficit.',
+    fr: 'Solde calculé par totals/, {year} : {balance}. C’est ressources, emprunts compris, moins dépenses : ce n’est pas le déficit.',
+  },
+  'col.forecast': { en: 'forecast', fr: 'prévision' },
+  noFigure: { en: 'no data', fr: 'pas de données' },
+  forecastNote: {
+    en: 'Hollow points and pale bars are forecasts: a law’s figure for a year after the latest outturn in the drop ({year}).',
+    fr: 'Les points creux et les barres pâles sont des prévisions : le chiffre d’une loi pour une année postérieure à la dernière exécution du jeu de données ({year}).',
+  },
+  stagesApart: {
+    en: 'Stages that do not cover the same scope are drawn as separate lines: {stages}.',
+    fr: 'Les étapes qui ne couvrent pas le même périmètre sont tracées séparément : {stages}.',
+  },
+  knownGap: { en: 'Known gap, {years}{stage}: {reason}', fr: 'Lacune connue, {years}{stage} : {reason}' },
+  sources: { en: 'Sources:', fr: 'Sources :' },
+  sourcesMore: { en: 'and {count} more', fr: 'et {count} autres' },
+  dataVersion: { en: 'Data: version {version} of the drop served.', fr: 'Données : version {version} du jeu servi.' },
+  embed: { en: 'Embed', fr: 'Intégrer' },
+  png: { en: 'PNG', fr: 'PNG' },
+  pngLabel: { en: 'Download this chart as a PNG image', fr: 'Télécharger ce graphique en image PNG' },
+  embedSnippet: { en: 'Copy this code to put the chart in a page:', fr: 'Copiez ce code pour insérer le graphique dans une page :' },
+  embedOpen: { en: 'Open in the explorer', fr: 'Ouvrir dans l’explorateur' },
+  embedMissing: { en: 'This chart does not exist in this view: {chart}.', fr: 'Ce graphique n’existe pas dans cette vue : {chart}.' },
+  basis: { en: '{stage}: {basis}', fr: '{stage} : {basis}' },
+  basesTitle: { en: 'What each stage covers', fr: 'Ce que couvre chaque étape' },
   'ratios.title': { en: 'Deficit and outstanding debt, % of GDP', fr: 'Déficit et encours de la dette, en % du PIB' },
   'ratios.deficit': { en: 'Deficit (% of GDP)', fr: 'Déficit (% du PIB)' },
   'ratios.debt': { en: 'Outstanding debt (% of GDP)', fr: 'Encours de la dette (% du PIB)' },
@@ -87,6 +162,10 @@ const LABELS = {
   'unit.real': { en: '{unit}, {year} prices', fr: '{unit}, prix de {year}' },
   'unit.perCapita': { en: '{currency} per inhabitant', fr: '{currency} par habitant' },
   noData: { en: 'No data for this view in the drop being served.', fr: 'Pas de données pour cette vue dans le jeu de données servi.' },
+  noFigureMeasure: {
+    en: 'No figure for {year} in this measure: the drop lacks the series it needs that year (population or prices).',
+    fr: 'Pas de chiffre pour {year} dans cette mesure : il manque au jeu de données la série nécessaire cette année-là (population ou prix).',
+  },
   noDataYear: { en: 'No data for {year} in the drop being served.', fr: 'Pas de données pour {year} dans le jeu de données servi.' },
   loadFailed: { en: 'Could not load this chart: {detail}', fr: 'Impossible de charger ce graphique : {detail}' },
   yearsWithData: { en: 'Years with data:', fr: 'Années avec des données :' },

@@ -4,11 +4,11 @@
  * new history entry, so Back works and a copied link shows the same view).
  */
 import type { Chart } from 'chart.js';
-import { Capabilities, get, type Meta } from './api.js';
+import { Capabilities, get, type Meta, type Source } from './api.js';
 import { h } from './dom.js';
 import { formatter, t, type LabelKey } from './i18n.js';
 import { MEASURES, STAGES, VIEWS, readState, writeState, type State } from './state.js';
-import { renderView, type Source } from './views.js';
+import { renderView } from './views.js';
 import './style.css';
 
 /** The endpoints a measure or stage switch acts on: the switch shows when one of them accepts the value. */
@@ -16,11 +16,15 @@ const MEASURED = ['totals/', 'expenses/', 'resources/', 'organization/stats/', '
 const STAGED = [...MEASURED, 'deficit/', 'outstanding-debt/', 'organization/'];
 /** Measures that need an optional series of the drop: offered only when the drop has it. */
 const NEEDS: Partial<Record<State['measure'], string>> = { real: 'cpi.parquet', per_capita: 'population.parquet' };
+/** Where one chart is served alone, for an iframe (src/explorer.ts serves embed.html there). */
+const EMBED_PATH = '/budget/embed/';
 
 async function start(): Promise<void> {
   let state = readState(location.search, navigator.language);
+  // The embed page: one chart, no controls, no table; its state only from its URL.
+  const embed = document.body.dataset.page === 'embed';
   const main = document.getElementById('view')!;
-  const controls = document.getElementById('controls')!;
+  const controls = embed ? h('div') : document.getElementById('controls')!;
   applyLanguage(state);
   main.dataset.state = 'loading';
 
@@ -38,7 +42,7 @@ async function start(): Promise<void> {
   const learn = (loaded: Capabilities) => {
     caps = loaded;
     measures = MEASURES.filter(
-      (m) => m === 'nominal' || (MEASURED.some((path) => caps.accepts(path, 'measure', m)) && (!NEEDS[m] || NEEDS[m] in meta.files)),
+      (m) => m === 'nominal' || (MEASURED.some((path) => caps.accepts(path, 'measure', m)) && (!NEEDS[m] || NEEDS[m] in meta.files) && (m !== 'per_capita' || Boolean(meta.units?.scale))),
     );
     stages = STAGES.filter((s) => STAGED.some((path) => caps.accepts(path, 'stage', s)));
     if (caps.has('sources/')) {
@@ -83,6 +87,7 @@ async function start(): Promise<void> {
   function label(): void {
     const { lang } = state;
     applyLanguage(state);
+    if (embed) return;
     document.getElementById('skip')!.textContent = t(lang, 'skip');
     document.getElementById('title')!.textContent = t(lang, 'title');
     document.getElementById('subtitle')!.textContent = t(lang, 'subtitle');
@@ -126,6 +131,8 @@ async function start(): Promise<void> {
       charts: [] as Chart[],
       pending: [] as (() => void)[],
       navigate,
+      embed,
+      embedUrl: (id: string) => `${EMBED_PATH}${writeState({ ...state, chart: id })}`,
       drawn: () => {
         if (!firstChart) {
           firstChart = true;
@@ -133,8 +140,9 @@ async function start(): Promise<void> {
         }
       },
     };
-    const figures = await renderView(ctx);
+    let figures = await renderView(ctx);
     if (mine !== generation) return;
+    if (embed) figures = embedded(figures, state);
     // Keep focus where it was when it was inside the view (a redraw replaces those elements).
     const focused = focus ?? (main.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.focus : undefined);
     for (const chart of charts) chart.destroy();
@@ -149,6 +157,11 @@ async function start(): Promise<void> {
 
   function navigate(change: Partial<State>, focus?: string): void {
     state = { ...state, ...change };
+    // The embed page has no controls: a click on a chart (a drill-down) opens the explorer there.
+    if (embed) {
+      window.open(`/${writeState({ ...state, chart: undefined })}`, '_blank', 'noopener');
+      return;
+    }
     // A drill-down or a chosen organization belongs to its view.
     if ('view' in change) state = { ...state, node: undefined, org: undefined };
     history.pushState(null, '', writeState(state));
@@ -169,6 +182,24 @@ async function start(): Promise<void> {
     // Source titles replace the ids the first drawing showed.
     if (caps.has('sources/')) await render();
   }
+}
+
+/**
+ * The embed page keeps the one figure its URL names, and under it (when it is not itself in a
+ * frame) the <iframe> code to copy and a link to the same view in the explorer.
+ */
+function embedded(figures: HTMLElement[], state: State): HTMLElement[] {
+  const chosen = figures.find((f) => f.id === state.chart);
+  if (!chosen) return [h('p', { class: 'empty', role: 'alert' }, t(state.lang, 'embedMissing', { chart: state.chart ?? '' }))];
+  const explorer = `/${writeState({ ...state, chart: undefined })}`;
+  chosen.querySelector('.provenance')?.append(h('p', { class: 'embed-open' }, h('a', { href: explorer, target: '_top' }, t(state.lang, 'embedOpen'))));
+  if (window.self !== window.top) return [chosen];
+  const title = chosen.querySelector('h2')?.textContent ?? '';
+  const code = `<iframe src="${location.origin}${EMBED_PATH}${writeState(state)}" title="${title.replace(/"/g, '&quot;')}" width="100%" height="560" style="border:0" loading="lazy"></iframe>`;
+  const box = h('textarea', { id: 'embed-code', readonly: true, rows: 3, spellcheck: 'false' });
+  box.value = code;
+  box.addEventListener('focus', () => box.select());
+  return [chosen, h('div', { class: 'embed-snippet' }, h('label', { for: 'embed-code' }, t(state.lang, 'embedSnippet')), box)];
 }
 
 function applyLanguage(state: State): void {

@@ -2,14 +2,14 @@
  * What the reader is looking at, kept in the page's query string so that a link (or a reload)
  * shows the same thing: view, year, measure, stage, language, and where they drilled down to.
  */
+import { STAGES, type Stage } from '../../src/domain/stages.js';
 import { LANGS, type Lang } from './i18n.js';
 
 export const VIEWS = ['overview', 'expenses', 'resources', 'organizations', 'debt'] as const;
 export type View = (typeof VIEWS)[number];
 export const MEASURES = ['nominal', 'real', 'pct_gdp', 'per_capita'] as const;
 export type Measure = (typeof MEASURES)[number];
-export const STAGES = ['initial', 'amended', 'outturn'] as const;
-export type Stage = (typeof STAGES)[number];
+export { STAGES, type Stage };
 
 export interface State {
   view: View;
@@ -21,6 +21,8 @@ export interface State {
   /** The category (expenses, resources) or debt origin drilled down to; the organization shown. */
   node?: number;
   org?: number;
+  /** On the embed page: the figure shown alone (its id, e.g. `deficit`). */
+  chart?: string;
 }
 
 const oneOf = <T extends string>(list: readonly T[], value: string | null): T | undefined =>
@@ -38,6 +40,7 @@ export function readState(search: string, browserLanguage: string): State {
     lang: oneOf(LANGS, query.get('lang')) ?? (browserLanguage.toLowerCase().startsWith('fr') ? 'fr' : 'en'),
     node: id(query.get('node')),
     org: id(query.get('org')),
+    chart: /^[a-z][a-z-]{0,40}$/.test(query.get('chart') ?? '') ? query.get('chart')! : undefined,
   };
 }
 
@@ -50,5 +53,6 @@ export function writeState(state: State): string {
   query.set('lang', state.lang);
   if (state.node !== undefined) query.set('node', String(state.node));
   if (state.org !== undefined) query.set('org', String(state.org));
+  if (state.chart !== undefined) query.set('chart', state.chart);
   return `?${query}`;
 }

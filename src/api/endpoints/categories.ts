@@ -4,8 +4,9 @@ import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { Row } from '../../data/store.js';
 import type { ShareKind } from '../measures.js';
-import { DEFAULT_STAGE, define, named, ORDER } from './endpoint.js';
-import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured.js';
+import { stageOrDefault } from '../../domain/stages.js';
+import { define, named, ORDER } from './endpoint.js';
+import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
 export const budgetCategories = define({
   path: `${API_PREFIX}/budget-categories/`,
@@ -28,7 +29,7 @@ export const budgetCategories = define({
       item: item.BudgetCategory,
       table: flatTable(item.rowOf(item.BudgetCategory)),
       answer: async (params, lease) => {
-        const stage = params.stage ?? DEFAULT_STAGE;
+        const stage = stageOrDefault(params.stage);
         const { categoryNames } = lease.drop.data;
         const kind = (r: Row) => r.type as ShareKind;
         const rows = await measuredSums(

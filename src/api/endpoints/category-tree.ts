@@ -5,8 +5,9 @@ import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';
 import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../../domain/tree.js';
 import { invalid, type MeasureRequest, type Measurer, type ShareKind } from '../measures.js';
-import { named, type Stage, type Variant } from './endpoint.js';
-import { measureHeader, measurerFor } from './measured.js';
+import type { Stage } from '../../domain/stages.js';
+import { named, type Variant } from './endpoint.js';
+import { measureHeader, measurerFor } from './measured-rows.js';
 
 /** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). */
 const TREE_TABLE = table<TreeNode>(

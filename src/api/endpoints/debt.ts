@@ -9,13 +9,9 @@ import { roundHalfAway } from '../../domain/numbers.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
+import { seriesStage } from '../../domain/stages.js';
 import { define, ORDER, provenance } from './endpoint.js';
-import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured.js';
-
-/** A series row's stage and where it comes from: null and false when the drop does not say. */
-
-/** Without a stage asked for, SQL picks each year's most final stage (null binds "none asked"). */
-const stageOf = (stage: string | undefined) => stage ?? null;
+import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured-rows.js';
 
 export const debt = define({
   path: `${API_PREFIX}/debt/`,
@@ -33,7 +29,7 @@ export const debt = define({
       item: item.Debt,
       table: flatTable(item.rowOf(item.Debt)),
       answer: (params, lease) => {
-        const stage = stageOf(params.stage);
+        const stage = seriesStage(params.stage);
         return measuredSeries(
           params,
           lease,
@@ -66,12 +62,12 @@ export const outstandingDebt = define({
         const last = year === 'last';
         const years = Array.isArray(year) ? year : undefined;
         const shape = (r: Row) => ({ ...r, year: Number(r.year), value: roundHalfAway(r.value as number, 2) }) as z.infer<typeof item.OutstandingDebt>;
-        if (!change) return (await lease.query('outstanding_debt', { year: years ?? null, last, stage: stageOf(stage) })).map(shape);
+        if (!change) return (await lease.query('outstanding_debt', { year: years ?? null, last, stage: seriesStage(stage) })).map(shape);
         // The year before each year asked for (the last one's too) is read for its change.
         const rows = await measuredSeries(
           { year: years, change },
           lease,
-          (withPrevious) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage: stageOf(stage) }),
+          (withPrevious) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage: seriesStage(stage) }),
           ['outstanding_debt'],
           shape,
         );
@@ -98,7 +94,7 @@ export const deficit = define({
         measuredSeries(
           params,
           lease,
-          (year) => lease.query('deficit', { year: year ?? null, stage: stageOf(params.stage) }),
+          (year) => lease.query('deficit', { year: year ?? null, stage: seriesStage(params.stage) }),
           ['value'],
           (r: Row) => ({ ...r, year: Number(r.year), percent: roundHalfAway(r.percent as number, 2) }) as z.infer<typeof item.Deficit>,
         ),

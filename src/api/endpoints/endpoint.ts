@@ -131,13 +131,13 @@ export function page(rows: Row[], item: (row: Row) => unknown): Page {
   return { count: countOf(rows), items: rows.filter((r) => r.id !== null).map(item) };
 }
 
+/** Where a line or series row comes from, as every such row carries it (docs/api.md#stages): null and false when the drop does not say. */
+export const provenance = (r: Row) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
+
 /**
  * The drop's name for an id. Validation guarantees every referenced id has one, so a miss is a
  * bug to report, not a field to leave out of the answer.
  */
-/** Where a line or series row comes from, as every such row carries it (docs/api.md#stages). */
-export const provenance = (r: Row) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
-
 export function named<T>(names: ReadonlyMap<unknown, T>, id: unknown): T {
   const found = names.get(id);
   if (found === undefined) throw new Error(`no name for id ${String(id)}`);
@@ -145,11 +145,6 @@ export function named<T>(names: ReadonlyMap<unknown, T>, id: unknown): T {
 }
 
 export const ORDER = (order: string) => `Ordered by ${order}.`;
-
-/** The stage a request asks for (docs/api.md, "Stages"). */
-export type Stage = 'initial' | 'amended' | 'outturn';
-/** Lines and roll-ups count the initial lines and their amendments unless asked otherwise. */
-export const DEFAULT_STAGE: Stage = 'amended';
 
 /** The endpoint with these parts marked deprecated (docs/api.md#versioning-and-deprecation). */
 export function withDeprecations(endpoint: Endpoint, marks: Deprecations): Endpoint {

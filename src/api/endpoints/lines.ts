@@ -8,8 +8,9 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { categoryTree, treeHeaders, treeVariant } from './category-tree.js';
-import { DEFAULT_STAGE, define, named, ORDER, page, provenance } from './endpoint.js';
-import { measuring } from './measured.js';
+import { stageOrDefault } from '../../domain/stages.js';
+import { define, named, ORDER, page, provenance } from './endpoint.js';
+import { measuring } from './measured-rows.js';
 
 /** An expense line as served, from a row of ids (sql/expenses.sql). */
 const expenseItem =
@@ -69,17 +70,17 @@ export const expenses = define({
       name: 'list',
       item: item.Expense,
       table: EXPENSE_TABLE,
-      answer: async ({ year, organization, category, stage = DEFAULT_STAGE, limit, offset }, lease) => {
-        const filter = { year: year ?? null, category: category ?? null, stage, ...pageBounds({ limit, offset }) };
+      answer: async ({ year, organization, category, stage, limit, offset }, lease) => {
+        const filter = { year: year ?? null, category: category ?? null, stage: stageOrDefault(stage), ...pageBounds({ limit, offset }) };
         const rows =
           organization === undefined
             ? await lease.query('expenses', filter)
             : await lease.query('expenses_of_organization', { organization, ...filter });
         return page(rows, expenseItem(lease.drop.data));
       },
-      exportAll: ({ year, organization, category, stage = DEFAULT_STAGE }, lease) => ({
+      exportAll: ({ year, organization, category, stage }, lease) => ({
         sql: 'all_expenses',
-        params: { year: year ?? null, organization: organization ?? null, category: category ?? null, stage },
+        params: { year: year ?? null, organization: organization ?? null, category: category ?? null, stage: stageOrDefault(stage) },
         named: {
           category: categoryNamed(lease.drop.data),
           organization_name: organizationNamed(lease.drop.data, 'name'),
@@ -87,7 +88,7 @@ export const expenses = define({
         },
       }),
     },
-    treeVariant((params, lease) => categoryTree(lease, 'expense', params.stage ?? DEFAULT_STAGE, params)),
+    treeVariant((params, lease) => categoryTree(lease, 'expense', stageOrDefault(params.stage), params)),
   ],
 });
 
@@ -113,16 +114,16 @@ export const resources = define({
       name: 'list',
       item: item.Resource,
       table: RESOURCE_TABLE,
-      answer: async ({ year, category, stage = DEFAULT_STAGE, limit, offset }, lease) => {
-        const rows = await lease.query('resources', { year: year ?? null, category: category ?? null, stage, ...pageBounds({ limit, offset }) });
+      answer: async ({ year, category, stage, limit, offset }, lease) => {
+        const rows = await lease.query('resources', { year: year ?? null, category: category ?? null, stage: stageOrDefault(stage), ...pageBounds({ limit, offset }) });
         return page(rows, resourceItem(lease.drop.data));
       },
-      exportAll: ({ year, category, stage = DEFAULT_STAGE }, lease) => ({
+      exportAll: ({ year, category, stage }, lease) => ({
         sql: 'all_resources',
-        params: { year: year ?? null, category: category ?? null, stage },
+        params: { year: year ?? null, category: category ?? null, stage: stageOrDefault(stage) },
         named: { source: categoryNamed(lease.drop.data) },
       }),
     },
-    treeVariant((params, lease) => categoryTree(lease, 'resource', params.stage ?? DEFAULT_STAGE, params)),
+    treeVariant((params, lease) => categoryTree(lease, 'resource', stageOrDefault(params.stage), params)),
   ],
 });

@@ -4,8 +4,9 @@ import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { DEFAULT_STAGE, define, ORDER, page } from './endpoint.js';
-import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured.js';
+import { stageOrDefault } from '../../domain/stages.js';
+import { define, ORDER, page } from './endpoint.js';
+import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
 export const organizations = define({
   path: `${API_PREFIX}/organization/`,
@@ -35,13 +36,13 @@ export const organizations = define({
             ? budget.map((year) => ({ ...organization, ...year }))
             : [{ ...organization, year: null, expenses: null, resources: null }],
       ),
-      answer: async ({ year, search, stage = DEFAULT_STAGE, ...paged }, lease) => {
-        const rows = await lease.query('organizations', { year: year ?? null, search: search ?? null, stage, ...pageBounds(paged) });
+      answer: async ({ year, search, stage, ...paged }, lease) => {
+        const rows = await lease.query('organizations', { year: year ?? null, search: search ?? null, stage: stageOrDefault(stage), ...pageBounds(paged) });
         return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
       },
-      exportAll: ({ year, search, stage = DEFAULT_STAGE }) => ({
+      exportAll: ({ year, search, stage }) => ({
         sql: 'all_organization_years',
-        params: { year: year ?? null, search: search ?? null, stage },
+        params: { year: year ?? null, search: search ?? null, stage: stageOrDefault(stage) },
       }),
     },
   ],
@@ -68,7 +69,7 @@ export const organizationStats = define({
       item: item.OrganizationStats,
       table: flatTable(item.rowOf(item.OrganizationStats)),
       answer: async (params, lease) => {
-        const stage = params.stage ?? DEFAULT_STAGE;
+        const stage = stageOrDefault(params.stage);
         const rows = await measuredSums(
           params,
           lease,

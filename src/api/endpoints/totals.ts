@@ -1,12 +1,13 @@
 import { flatTable } from '../../formats/table.js';
-import { HttpError } from '../../http/errors.js';
+import { problem } from '../../domain/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { z } from 'zod';
 import type { Row } from '../../data/store.js';
-import { define, ORDER, type Stage } from './endpoint.js';
-import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured.js';
+import { stageOrDefault, type Stage } from '../../domain/stages.js';
+import { define, ORDER } from './endpoint.js';
+import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured-rows.js';
 
 export const totals = define({
   path: `${API_PREFIX}/totals/`,
@@ -52,11 +53,11 @@ export const totals = define({
  * otherwise, the request is ambiguous.
  */
 function totalsStage(includeComplementary: boolean | undefined, stage: Stage | undefined): Stage {
-  if (includeComplementary === undefined) return stage ?? 'amended';
+  if (includeComplementary === undefined) return stageOrDefault(stage);
   const synonym = includeComplementary ? 'amended' : 'initial';
   if (stage !== undefined && stage !== synonym) {
     const message = `include_complementary=${includeComplementary} means stage=${synonym}, which contradicts stage=${stage}`;
-    throw HttpError.badRequest('invalid_parameter', [
+    throw problem.invalidParameters([
       { parameter: 'include_complementary', message: `must agree with stage (${message})` },
       { parameter: 'stage', message: `must agree with include_complementary (${message})` },
     ]);

@@ -5,7 +5,7 @@
  * debt, outstanding-debt, deficit). src/api/measures.ts does the arithmetic.
  */
 import type { Lease, Row } from '../../data/store.js';
-import { invalid, measurer, rounded, shareTotals, sumMeasured, withChanges, withPreviousYears, type MeasureRequest, type Measurer, type ShareKind, type ShareOf } from '../measures.js';
+import { invalid, measurer, rounded, shareTotals, sumMeasured, withChanges, withPreviousYears, measureSpec, type MeasureRequest, type Measurer, type ShareKind, type ShareOf } from '../measures.js';
 import { param } from '../params.js';
 
 export const measuring = {
@@ -22,7 +22,7 @@ export async function measureHeader(params: MeasureRequest, lease: Lease): Promi
 
 /** The measurer of a request, with the totals a share divides by when it is one: those of `of`'s stage. */
 export async function measurerFor(params: MeasureRequest, lease: Lease, years: readonly number[] | undefined, of?: ShareOf): Promise<Measurer> {
-  const shares = params.measure === 'share' && of ? await shareTotals(lease, years, of) : undefined;
+  const shares = measureSpec(params.measure ?? 'nominal').needsTotals && of ? await shareTotals(lease, years, of) : undefined;
   return measurer(params, lease, shares);
 }
 
@@ -70,8 +70,9 @@ const COLLATOR = new Intl.Collator('en', { sensitivity: 'variant', numeric: fals
 
 /**
  * Rows of budget-categories or organization/stats, measured. Rows that sum several years are
- * measured year by year and added up (nominal and share need no split: a share is of the
- * years' totals). A change compares the single year asked for with the year before.
+ * measured year by year and added up, unless the measure is taken of the sums (`ofSums`: nominal,
+ * and share, which is of those years' totals). A change compares the single year asked for with
+ * the year before.
  */
 export async function measuredSums<R extends Record<string, unknown>>(
   params: MeasureRequest & { year?: number[]; change?: 'previous_year' },
@@ -96,7 +97,7 @@ export async function measuredSums<R extends Record<string, unknown>>(
     const changed = withChanges(rows, names as (keyof typeof rows[number] & string)[], m, (r) => r[id]);
     return changed.filter((r) => r.year === year).map(({ year: _year, ...r }) => r as unknown as R);
   }
-  if (measure === 'nominal' || measure === 'share') {
+  if (measureSpec(measure).ofSums) {
     return (await query(params.year, false)).map((r) => {
       const out = shape(r) as Record<string, unknown>;
       for (const f of fields) out[f.name] = m.apply(r[f.name] as number, 'all', f.kind(r));

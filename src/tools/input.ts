@@ -1,0 +1,233 @@
+/**
+ * The analyst's input as it comes out of a spreadsheet (docs/data-drops.md#spreadsheets): a
+ * directory of CSV files in any character set and in the French convention (`;`, decimal commas,
+ * spaces between thousands, VRAI/FAUX), or one `.xlsx` workbook with a sheet per table. Each table
+ * is turned into the one CSV form build.ts reads (UTF-8, `,`, `.` decimals, true/false), keeping
+ * which spreadsheet line each record came from, so that every problem names the analyst's line.
+ *
+ * Plain UTF-8 comma-separated files are read where they are, untouched: the common case stays as
+ * fast as DuckDB's CSV reader.
+ */
+import { access, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
+import { stringify } from 'csv-stringify/sync';
+import readXlsxFile from 'read-excel-file/node';
+import writeXlsxFile from 'write-excel-file/node';
+import { TABLES, type ColumnSpec, type TableSpec } from '../data/schema.js';
+
+export type Locale = 'en' | 'fr';
+
+export interface InputOptions {
+  /** `fr`: `;`-separated, decimal commas, spaces or non-breaking spaces between thousands, VRAI/FAUX. */
+  locale?: Locale;
+  /** The CSV files' character set (a WHATWG label: windows-1252, latin1, utf-16le...); UTF-8 by default. */
+  encoding?: string;
+}
+
+/** One table of the input, ready for build.ts. */
+export interface TableInput {
+  /** What the analyst calls it: `expenses.csv`, or `expenses (sheet of budget.xlsx)`. */
+  label: string;
+  /** The UTF-8, comma-separated CSV file build.ts reads. */
+  csv: string;
+  /** The spreadsheet line of the n-th record (0-based); undefined: record n is on line n + 2. */
+  lines?: number[];
+}
+
+/** An input the analyst must fix, in the analyst's terms (never an engine's message). */
+export class InputError extends Error {}
+
+/** The extra tables an input may hold besides the drop's: drop.json fields kept as tables. */
+export const MANIFEST_TABLES = {
+  control_totals: ['year', 'stage', 'total_expenses', 'total_resources'],
+  notes: ['table', 'id', 'text', 'source_id'],
+} as const;
+export type ManifestTable = keyof typeof MANIFEST_TABLES;
+
+export const isWorkbook = (src: string) => /\.xlsx$/i.test(src);
+
+/** The analyst's line of record `index` (0-based) of a table. */
+export const lineOf = (input: TableInput, index: number): number => input.lines?.[index] ?? index + 2;
+
+/**
+ * Every table the input has, as canonical CSV in `scratch` when it had to be converted. A table
+ * the input lacks is absent from the map.
+ */
+export async function readInput(src: string, scratch: string, options: InputOptions): Promise<Map<string, TableInput>> {
+  if (isWorkbook(src)) return readWorkbook(src, scratch, options);
+  const out = new Map<string, TableInput>();
+  const names = [...TABLES.map((t) => t.name), ...Object.keys(MANIFEST_TABLES)];
+  const decoder = decoderFor(options.encoding);
+  for (const name of names) {
+    const file = path.join(src, `${name}.csv`);
+    if (!(await access(file).then(() => true, () => false))) continue;
+    const label = `${name}.csv`;
+    const plain = options.locale !== 'fr' && !decoder;
+    if (plain && TABLES.some((t) => t.name === name)) {
+      out.set(name, { label, csv: file });
+      continue;
+    }
+    const bytes = await readFile(file);
+    let text: string;
+    if (decoder) text = decoder(bytes);
+    else {
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch {
+        // Decoded leniently, the first byte that is not UTF-8 becomes U+FFFD: its line is the one to name.
+        const lenient = new TextDecoder('utf-8').decode(bytes);
+        const line = lenient.slice(0, lenient.indexOf('\uFFFD')).split('\n').length;
+        throw new InputError(`${label}, line ${line}: is not UTF-8 text; name its character set with --encoding (a spreadsheet on Windows usually writes windows-1252)`);
+      }
+    }
+    const records = parseCsv(label, text, options.locale === 'fr' ? ';' : ',');
+    out.set(name, await writeCanonical(name, label, records, scratch, options));
+  }
+  return out;
+}
+
+/**
+ * iconv-lite rather than TextDecoder: Node's TextDecoder reads windows-1252 as ISO-8859-1, so the
+ * curly apostrophe (0x92) and the euro sign (0x80) of a Windows export would come out as control characters.
+ */
+function decoderFor(encoding: string | undefined): ((bytes: Buffer) => string) | undefined {
+  if (encoding === undefined || /^utf-?8$/i.test(encoding)) return undefined;
+  if (!iconv.encodingExists(encoding)) {
+    throw new InputError(`--encoding "${encoding}" is not a character set this tool knows (e.g. utf-8, windows-1252, iso-8859-1, utf-16le)`);
+  }
+  return (bytes) => iconv.decode(bytes, encoding);
+}
+
+/** Records with the spreadsheet line each starts on; the header is line 1. */
+function parseCsv(label: string, text: string, delimiter: string): { values: string[]; line: number }[] {
+  try {
+    const rows = parse(text.replace(/^\uFEFF/, ''), { delimiter, bom: true, relax_column_count: true, info: true, skip_empty_lines: true }) as unknown as {
+      record: string[];
+      info: { lines: number };
+    }[];
+    // info.lines is the line a record ends on; a record starts after the one before ends.
+    let next = 1;
+    return rows.map(({ record, info }) => {
+      const row = { values: record, line: next };
+      next = info.lines + 1;
+      return row;
+    });
+  } catch (error) {
+    const line = (error as { lines?: number }).lines;
+    throw new InputError(`${label}${line ? `, line ${line}` : ''}: cannot be read as ${delimiter === ';' ? '";"' : '","'}-separated values (check the quotes)`);
+  }
+}
+
+/**
+ * Writes one table as canonical CSV: the header as given (build.ts checks it), numbers and flags
+ * rewritten from the locale's convention; anything it cannot rewrite is left as it is, for
+ * build.ts to report with its line.
+ */
+async function writeCanonical(
+  name: string,
+  label: string,
+  records: { values: unknown[]; line: number }[],
+  scratch: string,
+  options: InputOptions,
+): Promise<TableInput> {
+  const [header, ...rows] = records;
+  const names = (header?.values ?? []).map((v) => String(v ?? '').trim());
+  const table = TABLES.find((t) => t.name === name);
+  const specs = names.map((n) => table?.columns.find((c) => c.name === n));
+  const canonical = rows.map(({ values }) =>
+    names.map((_, i) => canonicalValue(values[i], specs[i], options.locale ?? 'en')),
+  );
+  // A row wider than the header is kept wide, so that build.ts reports it by its line.
+  rows.forEach(({ values }, r) => {
+    for (let i = names.length; i < values.length; i++) if (String(values[i] ?? '') !== '') canonical[r]!.push(canonicalValue(values[i], undefined, 'en'));
+  });
+  const csv = path.join(scratch, `${name}.csv`);
+  await writeFile(csv, stringify([names, ...canonical], { quoted_match: /[\r\n]/ }), 'utf8');
+  return { label, csv, lines: rows.map((r) => r.line) };
+}
+
+function canonicalValue(value: unknown, spec: ColumnSpec | undefined, locale: Locale): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return value.toISOString().replace(/T00:00:00\.000Z$/, '');
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? numberText(value) : String(value);
+  const text = String(value).trim();
+  if (!spec || locale !== 'fr') return text;
+  if (spec.kind === 'boolean') return /^vrai$/i.test(text) ? 'true' : /^faux$/i.test(text) ? 'false' : text;
+  if (spec.kind === 'integer' || spec.kind === 'numeric') {
+    // 13 700,5 and 13\u00a0700,5 (and the narrow no-break space some tools write) are 13700.5.
+    const plain = text.replace(/[\s\u00a0\u202f]/g, '');
+    return /^[+-]?\d+(,\d+)?$/.test(plain) ? plain.replace(',', '.') : text;
+  }
+  return text;
+}
+
+/** A spreadsheet's number as plain decimal text (never an exponent, which build.ts would read slowly). */
+function numberText(n: number): string {
+  const text = String(n);
+  return /e/i.test(text) ? n.toFixed(Math.min(20, Math.max(0, -Math.floor(Math.log10(Math.abs(n) || 1)) + 15))) : text;
+}
+
+async function readWorkbook(src: string, scratch: string, options: InputOptions): Promise<Map<string, TableInput>> {
+  let sheets: { sheet: string; data: unknown[][] }[];
+  try {
+    // Numbers as the cell's own text: a float parsed and printed again could gain noise digits.
+    sheets = (await readXlsxFile(await readFile(src), { parseNumber: (text: string) => text })) as { sheet: string; data: unknown[][] }[];
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new InputError(`${path.basename(src)}: ${missing ? 'file not found' : 'is not an .xlsx workbook this tool can read'}`);
+  }
+  const out = new Map<string, TableInput>();
+  const names = new Set<string>([...TABLES.map((t) => t.name), ...Object.keys(MANIFEST_TABLES)]);
+  for (const { sheet, data } of sheets) {
+    const name = sheet.trim().replace(/\.csv$/i, '');
+    if (!names.has(name)) continue;
+    // Blank rows are kept in the count (the analyst's line numbers) but not in the table.
+    const records = data
+      .map((values, i) => ({ values, line: i + 1 }))
+      .filter(({ values }) => values.some((v) => v !== null && v !== ''));
+    const table = await writeCanonical(name, `${name} (sheet of ${path.basename(src)})`, records, scratch, options);
+    out.set(name, table);
+  }
+  return out;
+}
+
+/** One example row per table, as the sample's own data would have it. */
+const EXAMPLES: Record<string, Record<string, unknown>> = {
+  organizations: { id: 1, name: 'Ministère des Finances', code: 'MF' },
+  categories: { id: 1, name: 'Dépenses de rémunération', type: 'expense', parent_id: null },
+  expenses: { id: 1, year: 2026, amount: 24380, category_id: 1, organization_id: 1, complementary: false, stage: 'initial', source_id: 1, derived: false },
+  resources: { id: 1, year: 2026, amount: 45200, category_id: 2, organization_id: null, complementary: false, stage: 'initial', source_id: 1, derived: false },
+  debt_origins: { id: 1, parent_id: null, name: 'Dette intérieure' },
+  debt: { year: 2026, debt_origin_id: 1, value: 9000, stage: 'initial', source_id: 1, derived: false },
+  gdp: { year: 2026, gdp: 180000, source_id: 1, derived: false },
+  outstanding_debt: { year: 2026, outstanding_debt: 150000, stage: 'initial', source_id: 1, derived: false },
+  deficit: { year: 2026, value: 5000, stage: 'initial', source_id: 1, derived: false },
+  sources: { id: 1, title: 'Loi de finances 2026', url: 'https://www.finances.gov.tn/', publisher: 'Ministère des Finances', published: '2025-12-10', quote: null },
+  population: { year: 2026, population: 12200000, source_id: 1, derived: false },
+  cpi: { year: 2026, index: 100, source_id: 1, derived: false },
+  control_totals: { year: 2026, stage: 'initial', total_expenses: 63000, total_resources: 63000 },
+  notes: { table: 'deficit', id: 2024, text: 'Corrected from the outturn published in 2026', source_id: 1 },
+};
+
+/** `budget-data template`: a workbook with one sheet per table, its header and one example row. */
+export async function writeTemplate(file: string): Promise<string[]> {
+  const tables: { name: string; columns: string[] }[] = [
+    ...TABLES.map((t: TableSpec) => ({ name: t.name, columns: t.columns.map((c) => c.name) })),
+    ...Object.entries(MANIFEST_TABLES).map(([name, columns]) => ({ name, columns: [...columns] })),
+  ];
+  const sheets = tables.map(({ name, columns }) => ({
+    sheet: name,
+    data: [
+      columns.map((c) => ({ value: c, fontWeight: 'bold' as const })),
+      columns.map((c) => {
+        const value = EXAMPLES[name]?.[c];
+        return value === null || value === undefined ? null : { value: value as string | number | boolean };
+      }),
+    ],
+  }));
+  await writeXlsxFile(sheets as never).toFile(file);
+  return tables.map((t) => t.name);
+}

@@ -1,0 +1,340 @@
+/**
+ * Contract section 13 as an analyst meets it: the real `budget-data` CLI on drops the tests build
+ * from CSV files and workbooks, and the real server over the directories it writes.
+ */
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { parse } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
+import { stringify } from 'csv-stringify/sync';
+import writeXlsxFile from 'write-excel-file/node';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TABLES } from '../src/data/schema.js';
+import { ROOT, cli } from './helpers/cli.js';
+import { listening, start } from './helpers/server.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'budget-analyst-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const dir = (name: string) => path.join(root, name);
+const SAMPLE = path.join(ROOT, 'data', 'sources');
+
+/** A small budget: 2025 as published, 2026 the new finance law (63,000 on each side). */
+const CSV: Record<string, string> = {
+  organizations: ['id,name,code', '1,Ministère des Finances,MF', '2,Ministère de l’Éducation,ME'].join('\n'),
+  categories: ['id,name,type,parent_id', '1,Dépenses,expense,', '2,Rémunérations,expense,1', '3,Recettes fiscales,resource,'].join('\n'),
+  expenses: [
+    'id,year,amount,category_id,organization_id,complementary,stage,source_id,derived',
+    '1,2025,30000,2,1,false,initial,1,false',
+    '2,2025,29800,2,2,false,initial,1,false',
+    '3,2026,33000,2,1,false,initial,2,false',
+    '4,2026,30000,2,2,false,initial,2,false',
+  ].join('\n'),
+  resources: ['id,year,amount,category_id,organization_id,complementary,stage,source_id,derived', '1,2025,59800,3,,false,initial,1,false', '2,2026,63000,3,,false,initial,2,false'].join(
+    '\n',
+  ),
+  debt_origins: ['id,parent_id,name', '1,,Dette intérieure'].join('\n'),
+  debt: ['year,debt_origin_id,value', '2025,1,9000'].join('\n'),
+  gdp: ['year,gdp', '2025,170000', '2026,180000'].join('\n'),
+  outstanding_debt: ['year,outstanding_debt', '2025,140000'].join('\n'),
+  deficit: ['year,value', '2025,5000'].join('\n'),
+  sources: ['id,title,url,publisher,published,quote', '1,Loi de finances 2025,,Ministère des Finances,2024-12-10,', '2,Loi de finances 2026,,Ministère des Finances,2025-12-10,'].join('\n'),
+  population: ['year,population', '2025,12100000', '2026,12200000'].join('\n'),
+};
+
+/** A directory of the CSV files above, with `changes` (a table's text, or null to leave it out). */
+function sources(name: string, changes: Record<string, string | null> = {}): string {
+  const src = dir(name);
+  mkdirSync(src, { recursive: true });
+  for (const [table, text] of Object.entries({ ...CSV, ...changes })) if (text !== null) writeFileSync(path.join(src, `${table}.csv`), `${text}\n`);
+  return src;
+}
+
+/** Every file under `where` with its sha256: a directory byte for byte. */
+function snapshot(where: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(where, { recursive: true }) as string[]) {
+    const file = path.join(where, entry);
+    if (statSync(file).isFile()) out[entry] = createHash('sha256').update(readFileSync(file)).digest('hex');
+  }
+  return out;
+}
+
+const manifestOf = (where: string) => JSON.parse(readFileSync(path.join(where, 'drop.json'), 'utf8'));
+
+async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read().catch(() => undefined as T);
+    if ((value !== undefined && accept(value)) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('nothing half-done', () => {
+  it('refuses a bad build into a served directory, which stays byte for byte as it was; the server keeps serving it, notices a good build, and restarts on it', async () => {
+    const served = dir('served');
+    expect(await cli('build', sources('good'), served, '--version', 'v1', '--created-at', '2026-01-01T00:00:00Z')).toMatchObject({ code: 0 });
+    writeFileSync(path.join(served, 'README.txt'), 'kept by the analyst\n');
+    const before = snapshot(served);
+
+    const server = start({ DATA_DIR: served });
+    try {
+      const port = await listening(server);
+      const meta = () => fetch(`http://127.0.0.1:${port}/budget/api/meta/`).then((r) => r.json() as Promise<any>);
+      expect((await meta()).version).toBe('v1');
+
+      // An expense line on a category that does not exist: each file is fine alone, the drop is not.
+      const dangling = CSV.expenses!.replace('\n4,2026,30000,2,2,', '\n4,2026,30000,9,2,');
+      const bad = await cli('build', sources('bad', { expenses: dangling }), served, '--version', 'v2-bad');
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toBe(
+        [
+          'refused "v2-bad": 1 problem',
+          'expenses.csv: category_id must refer to an existing categories.id:',
+          '    line 5: {"id":4,"year":2026,"amount":30000,"category_id":9,"organization_id":2,"complementary":false,"stage":"initial","source_id":2,"derived":false}',
+          `${served} was left as it was`,
+          '',
+        ].join('\n'),
+      );
+      expect(snapshot(served)).toEqual(before);
+      expect(readdirSync(root).filter((f) => f.startsWith('.served'))).toEqual([]);
+      expect((await meta()).version).toBe('v1');
+
+      // A good build replaces the directory at once; the server's watch notices the new directory.
+      const good = await cli('build', sources('good'), served, '--version', 'v2', '--created-at', '2026-01-02T00:00:00Z');
+      expect(good).toMatchObject({ code: 0 });
+      expect(readFileSync(path.join(served, 'README.txt'), 'utf8')).toBe('kept by the analyst\n');
+      expect((await eventually(meta, (m) => m.version === 'v2')).version).toBe('v2');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exit;
+    }
+
+    const restarted = start({ DATA_DIR: served });
+    try {
+      const port = await listening(restarted);
+      const meta = (await (await fetch(`http://127.0.0.1:${port}/budget/api/meta/`)).json()) as { version: string };
+      expect(meta.version).toBe('v2');
+    } finally {
+      restarted.child.kill('SIGTERM');
+      await restarted.exit;
+    }
+  }, 180_000);
+
+  it('re-points a symbolic link at a new directory beside its target, keeping the old one for a roll back', async () => {
+    const drops = dir('drops');
+    mkdirSync(drops);
+    const first = await cli('build', sources('good'), path.join(drops, 'v1'), '--version', 'v1');
+    expect(first.code).toBe(0);
+    const { symlinkSync, readlinkSync } = await import('node:fs');
+    const link = dir('current');
+    symlinkSync(path.join(drops, 'v1'), link);
+    const second = await cli('build', sources('good'), link, '--version', 'v2 (LF 2026)');
+    expect(second.code).toBe(0);
+    expect(readlinkSync(link)).toBe(path.join('drops', 'v2-LF-2026'));
+    expect(manifestOf(link).version).toBe('v2 (LF 2026)');
+    expect(manifestOf(path.join(drops, 'v1')).version).toBe('v1');
+  }, 60_000);
+});
+
+describe('carried over, never dropped by accident', () => {
+  it('takes every drop.json field of --from that the command line does not give again, and refuses to lose a table unless --without says so', async () => {
+    const prev = dir('from-prev');
+    const first = await cli('build', sources('from-src'), prev, '--version', 'v1', '--source', 'LF 2025', '--license', 'CC-BY-4.0', '--units', 'MDT,TND,1000000', '--description', 'Budget 2025');
+    expect(first.code).toBe(0);
+
+    const lacking = sources('from-lacking', { population: null });
+    const refused = await cli('build', lacking, dir('from-next'), '--from', prev, '--version', 'v2', '--license', 'CC0');
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(`population.csv: not found, but the drop of --from ${prev} has population; add it, or say --without population to leave it out`);
+    expect(existsSync(dir('from-next'))).toBe(false);
+
+    const next = await cli('build', lacking, dir('from-next'), '--from', prev, '--version', 'v2', '--license', 'CC0', '--without', 'population');
+    expect(next.code).toBe(0);
+    const manifest = manifestOf(dir('from-next'));
+    expect(manifest).toMatchObject({ version: 'v2', description: 'Budget 2025', source: 'LF 2025', license: 'CC0', units: { name: 'MDT', currency: 'TND', scale: 1000000 } });
+    expect(Object.keys(manifest.files)).not.toContain('population.parquet');
+  }, 120_000);
+});
+
+describe('control totals', () => {
+  it('refuses a drop whose year does not add up to the law’s total, naming the year, the stage, both figures and the difference', async () => {
+    const src = sources('control-src', { control_totals: ['year,stage,total_expenses,total_resources', '2026,initial,63100,63000'].join('\n') });
+    const built = await cli('build', src, dir('control-out'), '--version', 'LF 2026');
+    expect(built.code).toBe(1);
+    expect(built.stdout).toBe(
+      [
+        'refused "LF 2026": 1 problem',
+        'drop.json: control_totals: total_expenses of 2026 (stage initial) is 63100 in the law, but the lines add up to 63000 (difference -100)',
+        `${dir('control-out')} was left as it was`,
+        '',
+      ].join('\n'),
+    );
+    expect(existsSync(dir('control-out'))).toBe(false);
+
+    // The law's figures: the drop builds, and drop.json keeps them.
+    const right = sources('control-right', { control_totals: ['year,stage,total_expenses,total_resources', '2026,initial,63000,63000'].join('\n') });
+    expect((await cli('build', right, dir('control-out'), '--version', 'LF 2026')).code).toBe(0);
+    expect(manifestOf(dir('control-out')).control_totals).toEqual([{ year: 2026, stage: 'initial', total_expenses: 63000, total_resources: 63000 }]);
+
+    // The server's validation applies the same rule to a drop.json edited by hand.
+    const edited = manifestOf(dir('control-out'));
+    edited.control_totals[0].total_resources = 62900;
+    writeFileSync(path.join(dir('control-out'), 'drop.json'), JSON.stringify(edited));
+    const validated = await cli('validate', dir('control-out'));
+    expect(validated.code).toBe(1);
+    expect(validated.stdout).toContain('drop.json: control_totals: total_resources of 2026 (stage initial) is 62900 in the law, but the lines add up to 63000 (difference +100)');
+  }, 120_000);
+});
+
+describe('warnings that catch typos', () => {
+  it('warns about a year far from all others and about lines without GDP or population, and fails on them with --strict', async () => {
+    const typo = CSV.expenses!.replace('\n4,2026,30000,', '\n4,2062,30000,');
+    const src = sources('typo-src', { expenses: typo });
+    const built = await cli('build', src, dir('typo-out'), '--version', 'typo');
+    expect(built.code).toBe(0);
+    expect(built.stdout).toContain('warning: year 2062 is more than 5 years from every other year of the drop (the nearest is 2026): a typo?\n');
+    expect(built.stdout).toContain('warning: gdp: no row for year 2062, which has lines; measure=pct_gdp answers null there\n');
+    expect(built.stdout).toContain('warning: population: no row for year 2062, which has lines; measure=per_capita answers null there\n');
+
+    const strict = await cli('build', src, dir('typo-strict'), '--version', 'typo', '--strict');
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('refused "typo": 3 problems\nyear 2062 is more than 5 years from every other year');
+    expect(existsSync(dir('typo-strict'))).toBe(false);
+    expect(await cli('validate', dir('typo-out'), '--strict')).toMatchObject({ code: 1 });
+  }, 120_000);
+});
+
+/** Windows-1252 bytes of a text, as Excel on Windows writes a CSV file. */
+const windows1252 = (text: string): Buffer => iconv.encode(text, 'windows-1252');
+
+/** A table of the sample as a French spreadsheet exports it: `;`, decimal commas, spaces between thousands, VRAI/FAUX. */
+function frenchCsv(table: string): string {
+  const [header, ...rows] = parse(readFileSync(path.join(SAMPLE, `${table}.csv`), 'utf8')) as string[][];
+  const spec = TABLES.find((t) => t.name === table)!;
+  const kinds = header!.map((name) => spec.columns.find((c) => c.name === name)?.kind);
+  const french = rows.map((row) =>
+    row.map((value, i) => {
+      if (kinds[i] === 'boolean') return value === 'true' ? 'VRAI' : value === 'false' ? 'FAUX' : value;
+      if (kinds[i] === 'numeric' && value !== '') {
+        const [whole, decimals] = value.split('.');
+        const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, '\u00a0');
+        return decimals === undefined ? grouped : `${grouped},${decimals}`;
+      }
+      return value;
+    }),
+  );
+  return stringify([header!, ...french], { delimiter: ';', record_delimiter: '\r\n' });
+}
+
+describe('spreadsheets as they are exported', () => {
+  const TABLE_NAMES = TABLES.map((t) => t.name).filter((name) => existsSync(path.join(SAMPLE, `${name}.csv`)));
+  const filesOf = (where: string) => manifestOf(where).files;
+  const FIXED = ['--version', 'sample', '--created-at', '2026-01-01T00:00:00Z', '--description', 'the sample'];
+
+  it('builds the same rows from a French export (UTF-8 with a byte-order mark) as from the sample’s CSV files', async () => {
+    expect((await cli('build', SAMPLE, dir('sample-csv'), ...FIXED)).code).toBe(0);
+    const fr = dir('sample-fr');
+    mkdirSync(fr);
+    for (const table of TABLE_NAMES) writeFileSync(path.join(fr, `${table}.csv`), `\uFEFF${frenchCsv(table)}`);
+    const built = await cli('build', fr, dir('sample-fr-out'), ...FIXED, '--locale', 'fr');
+    expect(built.code).toBe(0);
+    expect(filesOf(dir('sample-fr-out'))).toEqual(filesOf(dir('sample-csv')));
+
+    // The same files without the options: told what to do, in the analyst's terms.
+    const plain = await cli('build', fr, dir('sample-fr-plain'), ...FIXED);
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toMatch(/: the columns are separated by ";", as a French spreadsheet exports them; build with --locale fr/);
+    expect(plain.stdout).not.toMatch(/Conversion Error|CSV Error|DuckDB/i);
+  }, 180_000);
+
+  it('builds the same rows from a French export in windows-1252 as from UTF-8 CSV files', async () => {
+    const FIXED_SMALL = ['--version', 'small', '--created-at', '2026-01-01T00:00:00Z', '--description', 'small'];
+    const utf8 = sources('small-utf8');
+    expect((await cli('build', utf8, dir('small-utf8-out'), ...FIXED_SMALL)).code).toBe(0);
+    const latin = dir('small-1252');
+    mkdirSync(latin);
+    for (const [table, text] of Object.entries(CSV)) {
+      const french = text.replace(/,/g, ';').replace(/;false/g, ';FAUX').replace(/;(\d+)(\d{3})(?=;|$)/gm, ';$1\u00a0$2');
+      writeFileSync(path.join(latin, `${table}.csv`), windows1252(`${french}\n`));
+    }
+    const built = await cli('build', latin, dir('small-1252-out'), ...FIXED_SMALL, '--locale', 'fr', '--encoding', 'windows-1252');
+    expect(built.code).toBe(0);
+    expect(filesOf(dir('small-1252-out'))).toEqual(filesOf(dir('small-utf8-out')));
+  }, 120_000);
+
+  it('builds the same rows from an .xlsx workbook of the sample, one sheet per table, and writes a template workbook', async () => {
+    const sheets = TABLE_NAMES.map((table) => {
+      const [header, ...rows] = parse(readFileSync(path.join(SAMPLE, `${table}.csv`), 'utf8')) as string[][];
+      const spec = TABLES.find((t) => t.name === table)!;
+      const kinds = header!.map((name) => spec.columns.find((c) => c.name === name)?.kind);
+      const cell = (value: string, i: number) => {
+        if (value === '') return null;
+        if (kinds[i] === 'boolean') return { value: value === 'true', type: Boolean };
+        if (kinds[i] === 'integer' || kinds[i] === 'numeric') return { value: Number(value), type: Number };
+        return { value, type: String };
+      };
+      return { sheet: table, data: [header!.map((value) => ({ value })), ...rows.map((row) => row.map(cell))] };
+    });
+    const workbook = dir('sample.xlsx');
+    await writeXlsxFile(sheets as never).toFile(workbook);
+    expect((await cli('build', SAMPLE, dir('sample-csv2'), ...FIXED)).code).toBe(0);
+    const built = await cli('build', workbook, dir('sample-xlsx-out'), ...FIXED);
+    expect(built.code).toBe(0);
+    expect(filesOf(dir('sample-xlsx-out'))).toEqual(filesOf(dir('sample-csv2')));
+
+    const template = await cli('template', dir('template.xlsx'));
+    expect(template).toMatchObject({ code: 0 });
+    expect(template.stdout).toMatch(/^wrote .*template\.xlsx: 14 sheets \(organizations, categories, expenses, .*, control_totals, notes\)\n$/);
+    // Its one example row per sheet is read as a drop would be: the rules speak of its sheets and lines.
+    const fromTemplate = await cli('build', dir('template.xlsx'), dir('template-out'), '--version', 'template');
+    expect(fromTemplate.stdout).toContain('resources (sheet of template.xlsx): category_id must refer to an existing categories.id:\n    line 2: {"id":1,"year":2026');
+  }, 180_000);
+});
+
+describe('errors in the analyst’s terms', () => {
+  it('names the file, the spreadsheet line, the column, the value and what was expected, never an engine’s message', async () => {
+    const cases: [string, Record<string, string | null>, RegExp][] = [
+      ['an unquoted decimal comma', { gdp: 'year,gdp\n2025,170000\n2026,13700,5' }, /^gdp\.csv, line 3: 3 fields, expected 2 \(the header's columns\); a value holding a comma must be in "quotes"/m],
+      ['FAUX without --locale fr', { expenses: CSV.expenses!.replace('\n3,2026,33000,2,1,false,', '\n3,2026,33000,2,1,FAUX,') }, /^expenses\.csv, line 4, column complementary: "FAUX" is not true or false \(also 1 or 0; with --locale fr, VRAI or FAUX\)$/m],
+    ];
+    for (const [, change, message] of cases) {
+      const run = await cli('build', sources(`errors-${Object.keys(change)[0]}`, change), dir('errors-out'));
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(message);
+      expect(run.stdout).not.toMatch(/Conversion Error|CSV Error|Binder Error|Parser Error/);
+    }
+    const latin = dir('errors-latin');
+    mkdirSync(latin);
+    cpSync(sources('errors-latin-src'), latin, { recursive: true });
+    writeFileSync(path.join(latin, 'organizations.csv'), windows1252(`${CSV.organizations}\n`));
+    const run = await cli('build', latin, dir('errors-out'));
+    expect(run.stdout).toMatch(/^organizations\.csv, line 2: is not UTF-8 text; name its character set with --encoding/m);
+  }, 180_000);
+
+  it('gives the position of a broken drop.json and refuses a created_at that is not ISO 8601', async () => {
+    const built = dir('manifest-out');
+    expect((await cli('build', sources('manifest-src'), built)).code).toBe(0);
+    const text = readFileSync(path.join(built, 'drop.json'), 'utf8');
+    writeFileSync(path.join(built, 'drop.json'), text.replace('"description":', '"description"'));
+    expect((await cli('validate', built)).stdout).toMatch(/^drop\.json: must be valid JSON: line 4, column \d+/m);
+    writeFileSync(path.join(built, 'drop.json'), text.replace(/"created_at": "[^"]*"/, '"created_at": "yesterday"'));
+    expect((await cli('validate', built)).stdout).toMatch(/^drop\.json: created_at must be an ISO 8601 date or date-time/m);
+  }, 60_000);
+});
+
+describe('paths from where the analyst stands', () => {
+  it('resolves relative paths from the directory the command was started in, under npm run data -- too', async () => {
+    const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn('npm', ['run', '--silent', 'data', '--', 'validate', '.'], { cwd: path.join(ROOT, 'data'), env: { PATH: process.env.PATH } });
+      let stdout = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.on('close', (code) => resolve({ code, stdout }));
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^valid: ".*" in ${path.join(ROOT, 'data').replace(/[/\\]/g, '\\$&')};`));
+  }, 60_000);
+});

@@ -1,0 +1,92 @@
+/**
+ * What every view shares: the context a view draws in, the parameters it passes to an endpoint,
+ * the unit of an answer, and the stage and source columns of rows that carry them.
+ */
+import { STAGE_LABELS } from '../../src/domain/stages.js';
+import type { Answer, Capabilities, Params } from './api.js';
+import { h } from './dom.js';
+import type { Context, Unit } from './figure.js';
+import { t, type LabelKey } from './i18n.js';
+import { knownGaps, stageLabel } from './series.js';
+import type { State } from './state.js';
+
+export interface ViewContext extends Context {
+  state: State;
+  caps: Capabilities;
+  /** Changes the view; `focus` names the element (data-focus) to focus once it is drawn. */
+  navigate(change: Partial<State>, focus?: string): void;
+}
+
+/** The measure and stage parameters that `path` accepts, from the reader's choice. */
+export function choice(ctx: ViewContext, path: string, { measure = true } = {}): Params {
+  const { state, caps } = ctx;
+  const params: Params = {};
+  if (state.stage && caps.accepts(path, 'stage', state.stage)) params.stage = state.stage;
+  if (measure && state.measure !== 'nominal' && caps.accepts(path, 'measure', state.measure)) params.measure = state.measure;
+  return params;
+}
+
+/**
+ * The unit of an answer's amounts, in the reader's language: the measure the API applied (its
+ * Budget-Measure header, e.g. `real; base_year=2025`) over the drop's unit (MDT for the sample).
+ */
+export function unitOf(ctx: ViewContext, answer: Answer<unknown>): Unit {
+  const header = answer.measure ?? '';
+  const measure = /^\s*(\w+)/.exec(header)?.[1] ?? new URL(answer.url, location.href).searchParams.get('measure') ?? 'nominal';
+  const name = ctx.meta.units?.name ?? 'MDT';
+  switch (measure) {
+    case 'pct_gdp':
+    case 'share':
+      return { percent: true, label: '%' };
+    case 'real':
+      return { percent: false, label: t(ctx.lang, 'unit.real', { unit: name, year: /base_year=(\d+)/.exec(header)?.[1] ?? '' }) };
+    case 'per_capita': {
+      const currency = ctx.meta.units?.currency ?? /unit="(\S+) per inhabitant"/.exec(header)?.[1] ?? '';
+      return { percent: false, label: t(ctx.lang, 'unit.perCapita', { currency }) };
+    }
+    default:
+      return { percent: false, label: name };
+  }
+}
+
+export type { Source } from './api.js';
+
+export interface Provenanced {
+  stage?: string | null;
+  source_id?: number | null;
+}
+
+export const stageName = (ctx: ViewContext, stage: string | null | undefined): string =>
+  stage ? stageLabel(ctx.meta, stage, ctx.lang) ?? (stage in STAGE_LABELS ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage) : '';
+
+/** Stage and source columns, for rows that carry them. */
+export function provenanceColumns(ctx: ViewContext, rows: Provenanced[]): { columns: string[]; cells(row: Provenanced): (string | Node)[]; line(row: Provenanced): string | undefined } {
+  const sourceName = (id: number) => ctx.sources.get(id)?.title ?? `#${id}`;
+  const sourceCell = (id: number | null | undefined): string | Node => {
+    if (id == null) return '';
+    const url = ctx.sources.get(id)?.url;
+    return url && /^https?:\/\//.test(url) ? h('a', { href: url, rel: 'noopener' }, sourceName(id)) : sourceName(id);
+  };
+  const hasStage = rows.some((row) => row.stage != null);
+  const hasSource = rows.some((row) => row.source_id != null);
+  const columns = [...(hasStage ? [t(ctx.lang, 'col.stage')] : []), ...(hasSource ? [t(ctx.lang, 'col.source')] : [])];
+  const cells = (row: Provenanced) => [...(hasStage ? [stageName(ctx, row.stage)] : []), ...(hasSource ? [sourceCell(row.source_id)] : [])];
+  const line = (row: Provenanced) => {
+    const parts = [
+      hasStage && row.stage ? `${t(ctx.lang, 'col.stage')}: ${stageName(ctx, row.stage)}` : '',
+      hasSource && row.source_id != null ? `${t(ctx.lang, 'col.source')}: ${sourceName(row.source_id)}` : '',
+    ].filter(Boolean);
+    return parts.length ? parts.join(' · ') : undefined;
+  };
+  return { columns, cells, line };
+}
+
+
+/** The gaps the drop declares for these tables in the reader's year and stage, as notes. */
+export function gapNotes(ctx: ViewContext, tables: string[]): Node[] {
+  const year = ctx.state.year;
+  if (year === undefined) return [];
+  return knownGaps(ctx.meta, tables, ctx.state.stage, [year]).map((gap) =>
+    h('span', { class: 'known-gap' }, t(ctx.lang, 'knownGap', { years: gap.years.join(', '), stage: gap.stage ? ` (${stageName(ctx, gap.stage)})` : '', reason: gap.reason[ctx.lang] })),
+  );
+}
