@@ -71,11 +71,26 @@ interface Load {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time the target's process spent per answer during the slice (user + system), µs. */
+  cpuUs: number;
 }
 
-/** The lean client (blast.ts): autocannon costs about what a bare server does per request, and capped every target alike. */
-function drive(port: number, paths: readonly string[], seconds: number, headers?: Record<string, string>): Promise<Load> {
-  return blast(port, paths, seconds, CONNECTIONS, headers);
+/** CPU time of a process so far (user + system, all its threads), from /proc (Linux), in µs. */
+function cpuUs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * The lean client (blast.ts): autocannon costs about what a bare server does per request, and
+ * capped every target alike. With `pid`, the target's CPU per answer too: unlike req/s, which on
+ * a busy shared machine says how often the scheduler ran the target, it is what one answer costs.
+ */
+async function drive(port: number, paths: readonly string[], seconds: number, headers?: Record<string, string>, pid?: number): Promise<Load> {
+  const before = pid ? cpuUs(pid) : 0;
+  const load = await blast(port, paths, seconds, CONNECTIONS, headers);
+  return { ...load, cpuUs: pid ? (cpuUs(pid) - before) / Math.max(1, load.requests) : NaN };
 }
 
 /** Each URL's answer as the service wrote it (uncompressed): status, header lines as on the wire, body bytes. */
@@ -231,7 +246,7 @@ async function throughput(dataDir: string): Promise<void> {
         for (const [i, target] of targets.entries()) {
           if (headers && !target.compressed) continue;
           const key = `${workload}|${target.name}`;
-          results.set(key, [...(results.get(key) ?? []), await drive(running[i]!.port, paths, seconds, headers)]);
+          results.set(key, [...(results.get(key) ?? []), await drive(running[i]!.port, paths, seconds, headers, running[i]!.child.pid)]);
         }
       }
     }
@@ -245,15 +260,21 @@ async function throughput(dataDir: string): Promise<void> {
     const y = rpsOf(...b);
     return median(x.map((v, i) => v / y[i]!));
   };
+  /** The median over rounds of b's CPU per answer over a's (within each round): what a's throughput would be, as a share of b's, on cores of their own. */
+  const cpuRatio = (a: [string, string], b: [string, string]) => {
+    const x = results.get(a.join('|'))!.map((l) => l.cpuUs);
+    const y = results.get(b.join('|'))!.map((l) => l.cpuUs);
+    return median(x.map((v, i) => y[i]! / v));
+  };
   for (const [workload] of workloads) {
     console.log(`\n${workload}`);
-    console.log('target               req/s   p50 ms   p99 ms   errors   x express   x node:http');
+    console.log('target               req/s   p50 ms   p99 ms   errors   x express   x node:http   CPU µs/answer   x node:http by CPU');
     for (const target of targets) {
       const loads = results.get(`${workload}|${target.name}`);
       if (!loads) continue;
       const base = workload.startsWith('hot') ? 'hot' : 'mixed';
       console.log(
-        `${target.name.padEnd(18)} ${fmt(median(loads.map((l) => l.rps)))} ${fmt(median(loads.map((l) => l.p50)), 1)} ${fmt(median(loads.map((l) => l.p99)), 1)} ${fmt(loads.reduce((s, l) => s + l.errors, 0))} ${fmt(ratio([workload, target.name], [base, 'express ceiling']), 2)}x ${fmt(ratio([workload, target.name], [base, 'node:http ceiling']), 2)}x`,
+        `${target.name.padEnd(18)} ${fmt(median(loads.map((l) => l.rps)))} ${fmt(median(loads.map((l) => l.p50)), 1)} ${fmt(median(loads.map((l) => l.p99)), 1)} ${fmt(loads.reduce((s, l) => s + l.errors, 0))} ${fmt(ratio([workload, target.name], [base, 'express ceiling']), 2)}x ${fmt(ratio([workload, target.name], [base, 'node:http ceiling']), 2)}x   ${fmt(median(loads.map((l) => l.cpuUs)), 1)}      ${fmt(cpuRatio([workload, target.name], [base, 'node:http ceiling']), 2)}x`,
       );
     }
   }
@@ -271,7 +292,10 @@ async function throughput(dataDir: string): Promise<void> {
   console.log(verdict('mixed URLs, rate limiting on, x express ceiling', ratio(['mixed', 'service+ratelimit'], ['mixed', 'express ceiling']), 0.85));
   console.log(verdict('rate limiting cost, hot URL', rl('hot'), 0.1, false, '%') + rlRounds('hot'));
   console.log(verdict('rate limiting cost, mixed URLs', rl('mixed'), 0.1, false, '%') + rlRounds('mixed'));
-  console.log(verdict('hot URL, rate limiting on, x node:http ceiling', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
+  // By CPU per answer: what the limiter costs each answer, whatever else runs on the machine.
+  console.log(verdict('rate limiting cost by CPU per answer, hot / mixed URLs', 1 - cpuRatio(['hot', 'service'], ['hot', 'service+ratelimit']), 0.1, false, '%') + `  mixed ${(100 * (1 - cpuRatio(['mixed', 'service'], ['mixed', 'service+ratelimit']))).toFixed(1)}%`);
+  console.log(verdict('hot URL, rate limiting on, x node:http ceiling (req/s)', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
+  console.log(verdict('the same by CPU per answer (node:http\'s over the service\'s)', cpuRatio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
   console.log(`${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
   console.log(`${'mixed URLs with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['mixed, br asked', 'service+ratelimit'], ['mixed', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
   if (!args.reload) console.log(`${'peak RSS during a reload under load at 10M lines'.padEnd(58)} ${'-'.padStart(8)}   target <= 3.0 GB  measured with --reload`);
