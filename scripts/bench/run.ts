@@ -293,7 +293,7 @@ async function throughput(dataDir: string): Promise<void> {
   console.log(verdict('rate limiting cost, hot URL', rl('hot'), 0.1, false, '%') + rlRounds('hot'));
   console.log(verdict('rate limiting cost, mixed URLs', rl('mixed'), 0.1, false, '%') + rlRounds('mixed'));
   // By CPU per answer: what the limiter costs each answer, whatever else runs on the machine.
-  console.log(verdict('rate limiting cost by CPU per answer, hot / mixed URLs', 1 - cpuRatio(['hot', 'service'], ['hot', 'service+ratelimit']), 0.1, false, '%') + `  mixed ${(100 * (1 - cpuRatio(['mixed', 'service'], ['mixed', 'service+ratelimit']))).toFixed(1)}%`);
+  console.log(verdict('rate limiting cost by CPU per answer, hot / mixed URLs', 1 - cpuRatio(['hot', 'service+ratelimit'], ['hot', 'service']), 0.1, false, '%') + `  mixed ${(100 * (1 - cpuRatio(['mixed', 'service+ratelimit'], ['mixed', 'service']))).toFixed(1)}%`);
   console.log(verdict('hot URL, rate limiting on, x node:http ceiling (req/s)', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
   console.log(verdict('the same by CPU per answer (node:http\'s over the service\'s)', cpuRatio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
   console.log(`${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
