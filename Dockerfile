@@ -1,4 +1,4 @@
-# The API as one container: Node.js 22 LTS on Debian bookworm (DuckDB's prebuilt binding needs
+# The API as one container: Node.js 24 LTS on Debian bookworm (DuckDB's prebuilt binding needs
 # glibc: use a Debian-based image, not Alpine).
 #
 # Build: docker build -t budget-api .        (or: podman build --format docker -t budget-api .)
@@ -14,7 +14,7 @@
 # The analysts' tool is on the PATH:
 #   docker run --rm -v /srv/drops:/drops:ro budget-api budget-data validate /drops/current
 
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -31,7 +31,7 @@ RUN npx tsc -p tsconfig.json --sourceMap false \
     && npm prune --omit=dev --no-audit --no-fund \
     && find node_modules \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -type f -delete
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -41,7 +41,12 @@ COPY package.json CHANGELOG.md ./
 COPY sql ./sql
 # The sample drop, without the source CSVs it was built from.
 COPY data/*.parquet data/drop.json data/SOURCES.md ./data/
-RUN ln -s /app/dist/src/cli.js /usr/local/bin/budget-data
+RUN ln -s /app/dist/src/cli.js /usr/local/bin/budget-data \
+    && mkdir /app/releases && chown node:0 /app/releases && chmod 0770 /app/releases
+# Every drop served is kept here as a release (docs/deploying.md#releases): mount a volume, so
+# that permalinks outlive the container; without one, Docker makes an anonymous volume.
+ENV RELEASES_DIR=/app/releases
+VOLUME /app/releases
 USER node
 EXPOSE 3000
 STOPSIGNAL SIGTERM

@@ -36,7 +36,7 @@ fail() { echo "kube play test FAILED: $*" >&2; exit 1; }
 
 podman tag localhost/budget-api:test localhost/budget-api:latest
 if ! podman image exists docker.io/library/redis:7-bookworm && ! timeout 60 podman pull -q docker.io/library/redis:7-bookworm >/dev/null 2>&1; then
-  printf 'FROM docker.io/library/node:22-bookworm-slim\nRUN apt-get update -qq && apt-get install -y -qq --no-install-recommends redis-server >/dev/null && rm -rf /var/lib/apt/lists/*\nUSER redis\nENTRYPOINT ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no"]\n' >"$work/Containerfile.redis"
+  printf 'FROM docker.io/library/node:24-bookworm-slim\nRUN apt-get update -qq && apt-get install -y -qq --no-install-recommends redis-server >/dev/null && rm -rf /var/lib/apt/lists/*\nUSER redis\nENTRYPOINT ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no"]\n' >"$work/Containerfile.redis"
   podman build --pull=never -q -t docker.io/library/redis:7-bookworm -f "$work/Containerfile.redis" "$work" >/dev/null
 fi
 

@@ -12,7 +12,7 @@ skip() { echo "container test skipped: $*"; exit 0; }
 command -v podman >/dev/null || skip "podman is not installed"
 [ "$(id -u)" = 0 ] || skip "it needs root (rootful podman)"
 
-base=docker.io/library/node:22-bookworm-slim
+base=docker.io/library/node:24-bookworm-slim
 image=localhost/budget-api:test
 name=budget-api-test-$$
 work=$(mktemp -d)

@@ -6,7 +6,8 @@
 --                                      organization without any), for measures taken year by year
 WITH sums AS (
   SELECT organization_id, CASE WHEN $by_year::BOOLEAN THEN year END AS year,
-         sum(expenses) AS expenses, sum(resources) AS resources
+         sum(expenses) AS expenses, sum(resources) AS resources,
+         list_sort(list_distinct(flatten(list(source_ids)))) AS source_ids, bool_or(derived) AS derived
   FROM organization_year_sums
   WHERE stage = $stage::VARCHAR AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
   GROUP BY ALL
@@ -14,7 +15,9 @@ WITH sums AS (
 SELECT o.id AS organization_id,
        sums.year,
        ROUND(coalesce(sums.expenses, 0), 3)::DOUBLE AS total_expenses,
-       ROUND(coalesce(sums.resources, 0), 3)::DOUBLE AS total_resources
+       ROUND(coalesce(sums.resources, 0), 3)::DOUBLE AS total_resources,
+       coalesce(sums.source_ids, []::BIGINT[]) AS source_ids,
+       coalesce(sums.derived, false) AS derived
 FROM organizations AS o
 LEFT JOIN sums ON sums.organization_id = o.id
 WHERE ($year::INTEGER[] IS NULL OR sums.organization_id IS NOT NULL)

@@ -6,11 +6,13 @@
 -- A series without a stage column has one row per year, of no stated stage (null): it is the
 -- year's row by default, and no stage asked for matches it.
 -- value is left unrounded here: percentages are rounded half away from zero when shaped. GDP is
--- the year's whatever the stage.
+-- the year's whatever the stage. published_value is the source's own ratio, null when the drop
+-- has none (docs/api.md#what-every-figure-means).
 SELECT od.year,
        ROUND(od.outstanding_debt, 3)::DOUBLE AS outstanding_debt,
        ROUND(gdp.gdp, 3)::DOUBLE AS gdp,
        (od.outstanding_debt * 100 / gdp.gdp)::DOUBLE AS value,
+       ROUND(od.published_percent, 2)::DOUBLE AS published_value,
        od.stage,
        od.source_id,
        od.derived

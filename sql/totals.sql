@@ -4,7 +4,9 @@
 SELECT year,
        ROUND(expenses, 3)::DOUBLE AS total_expenses,
        ROUND(resources, 3)::DOUBLE AS total_resources,
-       ROUND(resources - expenses, 3)::DOUBLE AS balance
+       ROUND(resources - expenses, 3)::DOUBLE AS balance,
+       source_ids,
+       derived
 FROM year_totals
 WHERE stage = $stage::VARCHAR
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))

@@ -18,15 +18,17 @@ import { problem } from './domain/errors.js';
 import { errorHandler, wellEncodedUrl } from './http/errors.js';
 import { answerCachedFirst } from './http/fast-path.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
-import { apiKeyCheck, type ApiKeys } from './http/api-keys.js';
+import { apiKeyCheck, refuseUnknownKey, type ApiKeys } from './http/api-keys.js';
 import { rateLimiter, socketAddressUnlessProxied, type SharedCounts } from './http/rate-limit.js';
 import { ResponseCache } from './http/response-cache.js';
+import { ExportLimits } from './http/export-limits.js';
 import type { ExportFiles } from './http/export-files.js';
 import { logger } from './lib/log.js';
 import { openApiDocument } from './api/openapi.js';
 import { cachedAnswers, cachedLookup, dataUnavailable, endpointHandler } from './api/pipeline.js';
 import { parseQuery } from './api/params.js';
 import { SERVICE_ROUTES, spellings } from './api/routes.js';
+import { atomFeed, releaseList, releaseRoute } from './api/releases.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
@@ -85,6 +87,7 @@ export function createApp({
   const unlimited = new Set(UNLIMITED_PATHS);
   const front: RequestHandler[] = [accessLog(log), wellEncodedUrl, apiKeyCheck(apiKeys, (path) => unlimited.has(path))];
   if (config.RATE_LIMIT > 0 || apiKeys) front.push(rateLimiter({ perMinute: config.RATE_LIMIT, counts, unlimited: UNLIMITED_PATHS }));
+  front.push(refuseUnknownKey);
   const onError = errorHandler();
   const cache = new ResponseCache(config.RESPONSE_CACHE_MB * 2 ** 20);
   store.onSwap(() => cache.clear());
@@ -113,7 +116,21 @@ export function createApp({
     });
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
-  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles }));
+  // The per-minute and per-client budgets are rate limits (off with RATE_LIMIT=0); the server's
+  // budget and the cuts protect the connections, and always apply.
+  const limited = config.RATE_LIMIT > 0;
+  const exportLimits = new ExportLimits({
+    perMinute: limited ? config.EXPORT_RATE_LIMIT : 0,
+    perClient: limited ? config.EXPORTS_PER_CLIENT : Infinity,
+    atOnce: config.EXPORTS_AT_ONCE,
+    stallMs: config.EXPORT_STALL_MS,
+    maxMs: config.EXPORT_MAX_SECONDS * 1000,
+  });
+  for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles, exportLimits }));
+  // Every data endpoint as answered by one release (docs/api.md#releases).
+  for (const endpoint of endpoints) {
+    route(releaseRoute(endpoint.path), endpointHandler(endpoint, store, cacheControl, cache, { now, exportLimits, atRelease: true }));
+  }
 
   // Answers that never change are rendered once; the OpenAPI document only when first asked for.
   const healthy = json({ status: 'ok' });
@@ -132,6 +149,9 @@ export function createApp({
     },
     openapi: () => (openApiAnswer ??= json(openApiDocument(endpoints))),
     changelog: () => changelogAnswer,
+    releases: () => json(releaseList(store.releases, store.served?.manifest.version)),
+    releasesFeed: () =>
+      render(Buffer.from(atomFeed(store.releases, store.served?.manifest.version)), { contentType: 'application/atom+xml; charset=utf-8', cacheControl }),
     docs: (res) => {
       res.set('Content-Security-Policy', DOCS_CSP);
       return docsPage;
@@ -140,6 +160,8 @@ export function createApp({
     readyz: () => {
       if (!store.ready) throw dataUnavailable();
       if (store.shuttingDown) throw dataUnavailable();
+      const stuck = store.stuckFor;
+      if (stuck > 0) throw problem.poolHeld(stuck);
       return json({ status: 'ready', version: store.served?.manifest.version });
     },
   };
@@ -207,7 +229,7 @@ function index(endpoints: readonly Endpoint[]) {
       })),
       ...Object.values(SERVICE_ROUTES)
         .filter((route) => route.inIndex)
-        .map((route) => ({ path: route.path, summary: route.summary, parameters: [], paged: false, formats: ['json'] })),
+        .map((route) => ({ path: route.path, summary: route.summary, parameters: [], paged: false, formats: [route === SERVICE_ROUTES.releasesFeed ? 'atom' : 'json'] })),
     ],
     health: { live: healthz.path, ready: readyz.path },
   };
@@ -239,6 +261,11 @@ function meta(store: Store) {
     known_gaps: manifest.known_gaps ?? [],
     last_reload: store.lastReload,
     previous_version: store.replacedVersion,
-    changes: store.lastChange && { tables: store.lastChange.tables, years_with_moved_totals: store.lastChange.years_with_moved_totals },
+    changes: store.lastChange && {
+      tables: store.lastChange.tables,
+      years_with_moved_totals: store.lastChange.years_with_moved_totals,
+      drop_json: store.lastChange.drop_json,
+      notes: store.lastChange.notes,
+    },
   };
 }

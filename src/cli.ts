@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { diffReport } from './tools/diff-report.js';
+import { diffMarkdown, diffReport } from './tools/diff-report.js';
 import { progressPrinter, problemReport, refusedReport, validSummary, writtenSummary } from './tools/report.js';
 import { BuildError, buildDrop } from './tools/build.js';
 import { writeTemplate } from './tools/input.js';
@@ -272,27 +272,33 @@ created when missing; default: the API_KEYS_FILE variable. The server re-reads F
   diff: {
     summary: 'say what changed between two drops (directories or http(s) URLs)',
     positionals: ['OLD', 'NEW'],
-    options: { json: { type: 'boolean' } },
-    help: `Usage: ${NAME} diff OLD NEW [--json]
+    options: { json: { type: 'boolean' }, format: { type: 'string' } },
+    help: `Usage: ${NAME} diff OLD NEW [--format text|markdown|json]
 
 Compares two drops, each a directory (a drop.json and the Parquet files it lists) or the http(s)
-URL of one (URL/drop.json and the files it lists are downloaded first). For every table: the rows
-before and after, and how many were added, removed and changed, matched by key (id for
-organizations, categories, expense and resource lines, debt origins and sources; year, debt
-origin and stage for the series), with a few examples; then the totals per year (expense and
-resource lines of the law as amended, outturn lines left out) before and after.
+URL of one (URL/drop.json and the files it lists are downloaded first). Lists drop.json's changed
+fields (units, source, license, stages, known gaps, definitions, control totals, description),
+each table's rows before and after and how many were added, removed and changed, matched by key
+(id for organizations, categories, expense and resource lines, debt origins and sources; year,
+debt origin and stage for the series), every expense and resource line added, removed or changed
+with its year, amount, category, organization, stage and source, a few keys of the other tables'
+changes, the totals by year and stage (what totals/ answers: old, new, change) and the new drop's notes.
 
-  --json   the same as one JSON document, for a machine
+  --format text       for a terminal (the default)
+  --format markdown   a release note, to paste into a changelog or an issue
+  --format json       one JSON document, for a machine (--json says the same)
 
-Exit codes: 0 the drops hold the same rows, 1 they differ, 2 an error (a drop that cannot be read,
-a bad command line).`,
+Exit codes: 0 the drops hold the same rows and drop.json differs at most in version and
+created_at, 1 they differ, 2 an error (a drop that cannot be read, a bad command line).`,
     async run([oldDrop, newDrop], values) {
+      const format = values.json ? 'json' : ((values.format as string | undefined) ?? 'text');
+      if (!['text', 'markdown', 'json'].includes(format)) throw new UsageError(`--format takes text, markdown or json, not "${format}"`);
       const scratch = await mkdtemp(path.join(tmpdir(), 'budget-data-diff-'));
       try {
         const side = (where: string, name: string): Promise<DropSide> =>
           /^https?:\/\//i.test(where) ? downloadDrop(where, path.join(scratch, name)) : dropSideOf(here(where));
         const diff = await diffDrops(await side(oldDrop!, 'old'), await side(newDrop!, 'new'));
-        process.stdout.write(`${values.json ? jsonText(diff) : diffReport(diff)}\n`);
+        process.stdout.write(`${format === 'json' ? jsonText(diff) : format === 'markdown' ? diffMarkdown(diff) : diffReport(diff)}\n`);
         return diff.equal ? 0 : 1;
       } catch (error) {
         process.stderr.write(`${NAME}: diff failed: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -65,6 +65,13 @@ const EnvSchema = z.object({
   /** Only a memory bound: overload is decided by QUEUE_WAIT_MS (contract section 11). */
   MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').default(1000),
   QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),
+  /** Full exports (docs/api.md#limits-and-load-shedding): per client per minute, with the rate limit on. */
+  EXPORT_RATE_LIMIT: nonNegativeInt('must be an integer >= 0 (full exports per minute per client; 0: not limited)').default(10),
+  EXPORTS_PER_CLIENT: positiveInt('must be an integer >= 1 (full exports one client may run at once)').default(1),
+  /** Fewer than the pool's connections (4), so that exports never take them all. */
+  EXPORTS_AT_ONCE: positiveInt('must be an integer >= 1 (full exports the server runs at once)').default(2),
+  EXPORT_STALL_MS: positiveInt('must be an integer >= 1 (milliseconds a download may make no progress)').default(30_000),
+  EXPORT_MAX_SECONDS: positiveInt('must be an integer >= 1 (seconds a full export may run)').default(600),
   QUEUE_WAIT_MS: positiveInt('must be an integer >= 1 (milliseconds a query may wait for a connection)').default(1000),
   RATE_LIMIT_REDIS_URL: url(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional(),
   API_KEYS_FILE: z.string().trim().min(1).optional(),
@@ -72,6 +79,9 @@ const EnvSchema = z.object({
   /** The most a DATA_URL drop's files may weigh together (src/data/remote.ts). */
   DATA_MAX_MB: positiveInt('must be an integer >= 1 (megabytes)').default(4096),
   DATA_POLL_SECONDS: nonNegativeInt('must be an integer >= 0 (seconds; 0 looks for a new drop only on SIGHUP)').default(60),
+  /** Where every drop served is kept as a release (docs/api.md#releases); relative to the working directory. */
+  RELEASES_DIR: z.string().trim().min(1).default('releases'),
+  RELEASES_KEEP: positiveInt('must be an integer >= 1 (releases kept, the current one included)').default(20),
 });
 
 export type Config = Readonly<z.infer<typeof EnvSchema>>;

@@ -338,3 +338,99 @@ describe('paths from where the analyst stands', () => {
     expect(run.stdout).toMatch(new RegExp(`^valid: ".*" in ${path.join(ROOT, 'data').replace(/[/\\]/g, '\\$&')};`));
   }, 60_000);
 });
+
+describe('what changed, ready for a release note', () => {
+  const LINES_2025 = CSV.expenses!.split('\n').slice(0, 3).join('\n');
+  const RESOURCES_2025 = CSV.resources!.split('\n').slice(0, 2).join('\n');
+
+  it('lists every added line with its year, amount, category, organization, stage and source, and the totals by year and stage, in Markdown and JSON', async () => {
+    const old = dir('diff-2025');
+    expect((await cli('build', sources('diff-2025-src', { expenses: LINES_2025, resources: RESOURCES_2025 }), old, '--version', 'LF 2025')).code).toBe(0);
+    const next = dir('diff-2026');
+    expect((await cli('build', sources('diff-2026-src'), next, '--version', 'LF 2026', '--from', old)).code).toBe(0);
+
+    const markdown = await cli('diff', old, next, '--format', 'markdown');
+    expect(markdown.code).toBe(1);
+    expect(markdown.stdout).toContain('## Changes from "LF 2025" to "LF 2026"');
+    expect(markdown.stdout).toContain('| expenses | 2 | 4 | 2 | 0 | 0 |');
+    expect(markdown.stdout).toContain('| added | expenses | 3 | 2026 | — | 33,000 | Rémunérations | Ministère des Finances | initial | Loi de finances 2026 |');
+    expect(markdown.stdout).toContain('| added | resources | 2 | 2026 | — | 63,000 | Recettes fiscales | — | initial | Loi de finances 2026 |');
+    expect(markdown.stdout).toContain('| 2026 | initial | — | 63,000 | +63,000 | — | 63,000 | +63,000 |');
+
+    const json = await cli('diff', old, next, '--format', 'json');
+    const parsed = JSON.parse(json.stdout);
+    expect(parsed.lines).toHaveLength(3);
+    expect(parsed.totals_by_stage).toContainEqual({ year: 2026, stage: 'amended', expenses_before: null, expenses_after: 63000, expenses_change: 63000, resources_before: null, resources_after: 63000, resources_change: 63000 });
+  }, 120_000);
+});
+
+describe('every answer-changing field is part of the drop’s identity, and corrections say why', () => {
+  it('gives a units-only change a new ETag, shows it in diff and /meta/; serves the notes of a correction; names the version refused and every problem', async () => {
+    const { appServing, listen } = await import('./helpers/app.js');
+    const { Reloader } = await import('../src/data/reloader.js');
+    const served = dir('identity');
+    const src = sources('identity-src');
+    expect((await cli('build', src, served, '--version', 'v1', '--units', 'MDT,TND,1000000', '--created-at', '2026-01-01T00:00:00Z')).code).toBe(0);
+    const kept = dir('identity-v1');
+    cpSync(served, kept, { recursive: true });
+
+    const t = await appServing(served);
+    const reloader = new Reloader({ dataDir: served, store: t.store, debounceMs: 50 });
+    reloader.watch();
+    const { base, stop } = await listen(t.app);
+    try {
+      const meta = () => fetch(`${base}/budget/api/meta/`).then((r) => r.json() as Promise<any>);
+      const url = `${base}/budget/api/totals/?year=2026&measure=per_capita`;
+      const first = await fetch(url);
+      const etag = first.headers.get('etag')!;
+      const before = (await first.json()) as { total_expenses: number }[];
+
+      // The same CSV files, a unit a thousand times smaller: every per-capita figure changes.
+      expect((await cli('build', src, served, '--version', 'v2', '--from', served, '--units', 'kTND,TND,1000', '--created-at', '2026-01-02T00:00:00Z')).code).toBe(0);
+      const swapped = await eventually(meta, (m) => m.version === 'v2');
+      await reloader.pendingChange;
+      expect((await meta()).changes.drop_json).toEqual([
+        { field: 'units', before: { name: 'MDT', currency: 'TND', scale: 1000000 }, after: { name: 'kTND', currency: 'TND', scale: 1000 } },
+      ]);
+      expect(swapped.version).toBe('v2');
+      const second = await fetch(url, { headers: { 'If-None-Match': etag } });
+      expect(second.status).toBe(200);
+      expect(second.headers.get('etag')).not.toBe(etag);
+      expect(((await second.json()) as { total_expenses: number }[])[0]!.total_expenses).not.toBe(before[0]!.total_expenses);
+
+      const diffed = await cli('diff', kept, served);
+      expect(diffed.code).toBe(1);
+      expect(diffed.stdout).toContain('drop.json:\n  units: {"name":"MDT","currency":"TND","scale":1000000} → {"name":"kTND","currency":"TND","scale":1000}\n');
+
+      // A correction of the 2025 deficit, with its reason.
+      const corrected = sources('identity-corrected', {
+        deficit: 'year,value\n2025,5200',
+        notes: 'table,id,text,source_id\ndeficit,2025,"Corrected to the outturn of the 2026 budget report",2',
+      });
+      const wrongNote = sources('identity-wrong-note', { notes: 'table,id,text\ndeficit,2030,A year the drop does not have' });
+      const refused = await cli('build', wrongNote, served, '--version', 'v3', '--from', served);
+      expect(refused.stdout).toContain('drop.json: notes[0] refers to deficit year 2030, which the drop does not have');
+      expect((await cli('build', corrected, served, '--version', 'v3', '--from', served)).code).toBe(0);
+      await eventually(meta, (m) => m.version === 'v3');
+      await reloader.pendingChange;
+      const changes = (await meta()).changes;
+      expect(changes.notes).toEqual([{ table: 'deficit', id: 2025, text: 'Corrected to the outturn of the 2026 budget report', source_id: 2 }]);
+      expect(changes.tables.deficit).toEqual({ added: 0, removed: 0, changed: 1 });
+
+      // A drop.json edited by hand and broken twice over: refused, naming itself, every problem listed.
+      const manifest = manifestOf(served);
+      manifest.version = 'v4-by-hand';
+      manifest.files['gdp.parquet'].rows = 99;
+      manifest.control_totals = [{ year: 2026, stage: 'initial', total_expenses: 1 }];
+      writeFileSync(path.join(served, 'drop.json'), JSON.stringify(manifest));
+      const rejected = await eventually(meta, (m) => m.last_reload?.status === 'rejected');
+      expect(rejected.version).toBe('v3');
+      expect(rejected.last_reload).toMatchObject({ status: 'rejected', version: 'v3', rejected_version: 'v4-by-hand' });
+      expect(rejected.last_reload.problems).toEqual(['gdp.parquet: row count must match drop.json (manifest 99, file 2)']);
+    } finally {
+      reloader.close();
+      await stop();
+      await t.close();
+    }
+  }, 180_000);
+});

@@ -45,14 +45,14 @@ describe('budget-data keys add', () => {
   });
 });
 
-describe('with API_KEYS_FILE and RATE_LIMIT=2', () => {
+describe('with API_KEYS_FILE and RATE_LIMIT=5', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
     const file = path.join(root, 'app-keys.json');
     const added = await cli('keys', 'add', 'newsroom', '--limit', '3', '--file', file);
     key = added.stdout.trim();
-    t = await appServing(await writeDrop(small), { RATE_LIMIT: '2', API_KEYS_FILE: file });
+    t = await appServing(await writeDrop(small), { RATE_LIMIT: '5', API_KEYS_FILE: file });
   });
   afterAll(() => t.close());
 
@@ -64,10 +64,10 @@ describe('with API_KEYS_FILE and RATE_LIMIT=2', () => {
     expect(keyed[0]!.headers['ratelimit-policy']).toBe('"newsroom"; q=3; w=60; pk=:ODlhM2ZlNjI2MjM4:');
     expect(keyed[0]!.headers.ratelimit).toMatch(/^"newsroom"; r=2; t=\d+/);
     expect(keyed[3]!.body).toMatchObject({ code: 'rate_limited', detail: expect.stringContaining('the limit for this API key is 3 per minute') });
-    // The same client without its key still has the anonymous budget of 2.
+    // The same client without its key still has the anonymous budget of 5.
     const anonymous = await request(t.app).get('/budget/api/deficit/');
     expect(anonymous.status).toBe(200);
-    expect(anonymous.headers['ratelimit-policy']).toMatch(/^"2-in-1min"; q=2; w=60/);
+    expect(anonymous.headers['ratelimit-policy']).toMatch(/^"5-in-1min"; q=5; w=60/);
   });
 
   it('answers an unknown key with a 401 problem, not the anonymous limit', async () => {
@@ -87,6 +87,26 @@ describe('with API_KEYS_FILE and RATE_LIMIT=2', () => {
 
   it('asks no key of the health probes', async () => {
     expect((await request(t.app).get('/readyz').set('X-API-Key', 'nonsense')).status).toBe(200);
+  });
+});
+
+describe('guessing keys', () => {
+  it('counts each unknown or malformed key against the client\'s address, then answers 429', async () => {
+    const file = path.join(root, 'guess-keys.json');
+    await cli('keys', 'add', 'real', '--limit', '100', '--file', file);
+    const g = await appServing(await writeDrop(small), { RATE_LIMIT: '3', API_KEYS_FILE: file });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 5; i++) {
+        const guess = i === 2 ? 'bad key' : `bdk_${String(i).repeat(43)}`;
+        statuses.push((await request(g.app).get('/budget/api/totals/').set('X-API-Key', guess)).status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      // The address's budget is the one spent: a request without a key is refused too.
+      expect((await request(g.app).get('/budget/api/totals/')).status).toBe(429);
+    } finally {
+      await g.close();
+    }
   });
 });
 

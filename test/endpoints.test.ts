@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { getArrow, getParquet } from './helpers/downloads.js';
+import { figuresOnly } from './helpers/rollups.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ const get = async (url: string) => {
   const res = await request(t.app).get(url);
   expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(200);
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-  return res.body;
+  return figuresOnly(url, res.body);
 };
 
 const EDU = { id: 1, name: "Ministère de l'Éducation", code: 'EDU' };
@@ -192,7 +193,7 @@ describe('ids past 2^53', () => {
 
   it('filter exactly: organization_id, parent', async () => {
     expect(await text('/budget/api/organization/stats/?organization_id=9007199254740995')).toBe(
-      '[{"organization_id":9007199254740995,"total_expenses":1.5,"total_resources":2.5}]',
+      '[{"organization_id":9007199254740995,"total_expenses":1.5,"total_resources":2.5,"stage":"amended","source_ids":[],"derived":false}]',
     );
     expect(await text('/budget/api/debt/?parent=9007199254740997')).toBe(
       '[{"year":2023,"debt_origin":{"id":5,"parent":9007199254740997,"name":"Sous-lointaine"},"value":7,"stage":null,"source_id":null,"derived":false}]',
@@ -365,18 +366,18 @@ describe('GET /budget/api/debt/', () => {
 describe('GET /budget/api/outstanding-debt/', () => {
   it('answers the stock with GDP and its percentage of GDP, rounded half away from zero', async () => {
     expect(await get('/budget/api/outstanding-debt/')).toEqual([
-      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, ...UNSTATED },
-      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, ...UNSTATED },
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, published_value: null, ...UNSTATED },
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, published_value: null, ...UNSTATED },
     ]);
   });
   it('answers only the most recent year, still as an array, with year=last', async () => {
     expect(await get('/budget/api/outstanding-debt/?year=last')).toEqual([
-      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, ...UNSTATED },
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, published_value: null, ...UNSTATED },
     ]);
   });
   it('filters by year', async () => {
     expect(await get('/budget/api/outstanding-debt/?year=2022')).toEqual([
-      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, ...UNSTATED },
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, published_value: null, ...UNSTATED },
     ]);
   });
 });
@@ -384,8 +385,8 @@ describe('GET /budget/api/outstanding-debt/', () => {
 describe('GET /budget/api/deficit/', () => {
   it('answers the deficit with its percentage of GDP, negative halves rounded away from zero', async () => {
     expect(await get('/budget/api/deficit/')).toEqual([
-      { year: 2022, value: -43.45, percent: -4.35, gdp: 1000, ...UNSTATED },
-      { year: 2024, value: 1, percent: 12.5, gdp: 8, ...UNSTATED },
+      { year: 2022, value: -43.45, percent: -4.35, published_percent: null, gdp: 1000, ...UNSTATED },
+      { year: 2024, value: 1, percent: 12.5, published_percent: null, gdp: 8, ...UNSTATED },
     ]);
   });
 });

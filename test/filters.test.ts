@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { getCsv } from './helpers/downloads.js';
+import { figuresOnly } from './helpers/rollups.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,6 +18,7 @@ afterAll(() => t.close());
 async function get(url: string) {
   const res = await request(t.app).get(url);
   expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(200);
+  res.body = figuresOnly(url, res.body);
   return res;
 }
 

@@ -28,26 +28,32 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 /** The stage and provenance columns that lines and series rows end with. */
 const PROVENANCE = { stage: 'Utf8', source_id: 'Int64', derived: 'Bool' };
+/** What roll-up rows end with: the stage summed, the sources of the lines summed (none in the small drop), derived. */
+const ROLLUP = { stage: 'Utf8', source_ids: 'List<Int64>', derived: 'Bool' };
 const TREE = { id: 'Int64', parent_id: 'Int64', name: 'Utf8', year: 'Int32', amount: 'Float64', depth: 'Int32' };
 const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   {
     url: '/budget/api/totals/',
-    types: { year: 'Int32', total_expenses: 'Float64', total_resources: 'Float64', balance: 'Float64' },
-    csv: ['year,total_expenses,total_resources,balance', '2023,350.35,1600.499,1250.149', '2024,300.3,800,499.7'],
+    types: { year: 'Int32', total_expenses: 'Float64', total_resources: 'Float64', balance: 'Float64', ...ROLLUP },
+    csv: [
+      'year,total_expenses,total_resources,balance,stage,source_ids,derived',
+      '2023,350.35,1600.499,1250.149,amended,,false',
+      '2024,300.3,800,499.7,amended,,false',
+    ],
   },
   {
     url: '/budget/api/budget-categories/?year=2023',
-    types: { id: 'Int64', category: 'Utf8', type: 'Utf8', parent_id: 'Int64', expenses: 'Float64', resources: 'Float64' },
+    types: { id: 'Int64', category: 'Utf8', type: 'Utf8', parent_id: 'Int64', expenses: 'Float64', resources: 'Float64', ...ROLLUP },
     csv: [
-      'id,category,type,parent_id,expenses,resources',
-      '10,Dépenses de gestion,expense,,350.35,0',
-      '11,Rémunérations,expense,10,300.3,0',
-      '12,Fonctionnement,expense,10,50.05,0',
-      '13,Primes,expense,11,200.2,0',
-      '30,Recettes fiscales,resource,,0,1500.5',
-      '31,Impôts directs,resource,30,0,1000',
-      '32,Impôts indirects,resource,30,0,500.5',
-      '40,Emprunts,resource,,0,99.999',
+      'id,category,type,parent_id,expenses,resources,stage,source_ids,derived',
+      '10,Dépenses de gestion,expense,,350.35,0,amended,,false',
+      '11,Rémunérations,expense,10,300.3,0,amended,,false',
+      '12,Fonctionnement,expense,10,50.05,0,amended,,false',
+      '13,Primes,expense,11,200.2,0,amended,,false',
+      '30,Recettes fiscales,resource,,0,1500.5,amended,,false',
+      '31,Impôts directs,resource,30,0,1000,amended,,false',
+      '32,Impôts indirects,resource,30,0,500.5,amended,,false',
+      '40,Emprunts,resource,,0,99.999,amended,,false',
     ],
   },
   {
@@ -117,8 +123,13 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   },
   {
     url: '/budget/api/organization/stats/',
-    types: { organization_id: 'Int64', total_expenses: 'Float64', total_resources: 'Float64' },
-    csv: ['organization_id,total_expenses,total_resources', '1,300.6,500.5', '2,350.05,800', '3,0,0'],
+    types: { organization_id: 'Int64', total_expenses: 'Float64', total_resources: 'Float64', ...ROLLUP },
+    csv: [
+      'organization_id,total_expenses,total_resources,stage,source_ids,derived',
+      '1,300.6,500.5,amended,,false',
+      '2,350.05,800,amended,,false',
+      '3,0,0,amended,,false',
+    ],
   },
   {
     url: '/budget/api/debt/',
@@ -137,13 +148,13 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   },
   {
     url: '/budget/api/outstanding-debt/',
-    types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64', ...PROVENANCE },
-    csv: ['year,outstanding_debt,gdp,value,stage,source_id,derived', '2022,43.45,1000,4.35,,,false', '2023,1000,3000,33.33,,,false'],
+    types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64', published_value: 'Float64', ...PROVENANCE },
+    csv: ['year,outstanding_debt,gdp,value,published_value,stage,source_id,derived', '2022,43.45,1000,4.35,,,,false', '2023,1000,3000,33.33,,,,false'],
   },
   {
     url: '/budget/api/deficit/',
-    types: { year: 'Int32', value: 'Float64', percent: 'Float64', gdp: 'Float64', ...PROVENANCE },
-    csv: ['year,value,percent,gdp,stage,source_id,derived', '2022,-43.45,-4.35,1000,,,false', '2024,1,12.5,8,,,false'],
+    types: { year: 'Int32', value: 'Float64', percent: 'Float64', published_percent: 'Float64', gdp: 'Float64', ...PROVENANCE },
+    csv: ['year,value,percent,published_percent,gdp,stage,source_id,derived', '2022,-43.45,-4.35,,1000,,,false', '2024,1,12.5,,8,,,false'],
   },
   {
     // small has no sources: the header alone (test/stages.test.ts downloads real ones).
@@ -153,13 +164,15 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   },
 ];
 
-/** The expected CSV lines as typed cells (no field here holds a comma): empty is null, numbers are numbers. */
+/** The expected CSV lines as typed cells (no field here holds a comma): empty is null, numbers are numbers, lists are lists. */
 function typedRows({ types, csv: [header, ...lines] }: (typeof CASES)[number], int64: (n: number) => unknown = Number): Cells[] {
   const names = header!.split(',');
   return lines.map((line) =>
     Object.fromEntries(
       line.split(',').map((cell, i) => {
         const type = types[names[i]!];
+        // A list of ids is one field joined with ';', empty for [].
+        if (type === 'List<Int64>') return [names[i], cell === '' ? [] : cell.split(';').map((id) => int64(Number(id)))];
         const value =
           cell === '' ? null : type === 'Utf8' ? cell : type === 'Bool' ? cell === 'true' : type === 'Int64' ? int64(Number(cell)) : Number(cell);
         return [names[i], value];
@@ -168,7 +181,14 @@ function typedRows({ types, csv: [header, ...lines] }: (typeof CASES)[number], i
   );
 }
 
-const PARQUET_TYPES: Record<string, string> = { Int32: 'INTEGER', Int64: 'BIGINT', Float64: 'DOUBLE', Utf8: 'VARCHAR', Bool: 'BOOLEAN' };
+const PARQUET_TYPES: Record<string, string> = {
+  Int32: 'INTEGER',
+  Int64: 'BIGINT',
+  Float64: 'DOUBLE',
+  Utf8: 'VARCHAR',
+  Bool: 'BOOLEAN',
+  'List<Int64>': 'BIGINT[]',
+};
 
 const withFormat = (url: string, format: string) => `${url}${url.includes('?') ? '&' : '?'}format=${format}`;
 
@@ -277,7 +297,7 @@ describe('CSV text', () => {
     expect(body.includes(Buffer.from('Ministère de l\'Éducation', 'utf8'))).toBe(true);
   });
   it('has just the header row when nothing matches, and Arrow an empty table with its schema', async () => {
-    expect((await getCsv(t.app, '/budget/api/totals/?format=csv&year=1999')).text).toBe('year,total_expenses,total_resources,balance\r\n');
+    expect((await getCsv(t.app, '/budget/api/totals/?format=csv&year=1999')).text).toBe('year,total_expenses,total_resources,balance,stage,source_ids,derived\r\n');
     const arrow = await getArrow(t.app, '/budget/api/expenses/?format=arrow&year=1999');
     expect(arrow.table.numRows).toBe(0);
     expect(arrow.table.schema.fields.map((f) => f.name)).toEqual([

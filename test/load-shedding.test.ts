@@ -42,8 +42,8 @@ async function serve(limits: Partial<QueryLimits>) {
  */
 const slowQuery = (n: number) => `/budget/api/expenses/?hierarchy=true&organization=${1 + (n % 3)}&limit=${1 + n}`;
 const DEFICIT = [
-  { year: 2022, value: -43.45, percent: -4.35, gdp: 1000, stage: null, source_id: null, derived: false },
-  { year: 2024, value: 1, percent: 12.5, gdp: 8, stage: null, source_id: null, derived: false },
+  { year: 2022, value: -43.45, percent: -4.35, published_percent: null, gdp: 1000, stage: null, source_id: null, derived: false },
+  { year: 2024, value: 1, percent: 12.5, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false },
 ];
 
 function expectProblem(res: request.Response, status: number, code: string) {

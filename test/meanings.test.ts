@@ -12,6 +12,7 @@ import type { Manifest } from '../src/data/manifest.js';
 import { staged } from './fixtures/staged.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { writeDrop } from './helpers/drop.js';
+import { getArrow, getCsv, getParquet } from './helpers/downloads.js';
 
 export const STAGES = {
   initial: {
@@ -42,11 +43,196 @@ export const DEFINITIONS = {
 
 export const withMeanings = (m: Manifest) => Object.assign(m, { stages: STAGES, known_gaps: KNOWN_GAPS, definitions: DEFINITIONS });
 
+/** The staged fixture with the ratios its sources printed, on some rows (others have none). */
+const published = {
+  ...staged,
+  deficit: (staged.deficit as Record<string, unknown>[]).map((r) => ({ ...r, published_percent: r.year === 2023 && r.stage === 'outturn' ? 3.1 : null })),
+  outstanding_debt: (staged.outstanding_debt as Record<string, unknown>[]).map((r) => ({ ...r, published_percent: r.year === 2024 ? 52.5 : null })),
+};
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await appFor(staged, {}, { manifest: withMeanings });
+  t = await appFor(published, {}, { manifest: withMeanings });
 });
 afterAll(() => t.close());
+
+const get = async (url: string) => {
+  const res = await request(t.app).get(url);
+  expect(res.status, `${url}: ${res.text}`).toBe(200);
+  return res.body;
+};
+const provenanceOf = (rows: Record<string, unknown>[], key: string) =>
+  rows.map((r) => ({ [key]: r[key], stage: r.stage, source_ids: r.source_ids, derived: r.derived }));
+
+describe('roll-ups say what they sum', () => {
+  it('totals/ rows carry the stage asked (amended by default), the ascending sources of the lines summed, and derived', async () => {
+    expect(provenanceOf(await get('/budget/api/totals/'), 'year')).toEqual([
+      { year: 2024, stage: 'amended', source_ids: [1, 2], derived: false },
+      { year: 2025, stage: 'amended', source_ids: [1], derived: false },
+    ]);
+    // 2022's outturn lines have no source: [] and not null; 2024's outturn sums a derived line.
+    expect(provenanceOf(await get('/budget/api/totals/?stage=outturn'), 'year')).toEqual([
+      { year: 2022, stage: 'outturn', source_ids: [], derived: false },
+      { year: 2024, stage: 'outturn', source_ids: [3], derived: true },
+    ]);
+    expect(provenanceOf(await get('/budget/api/totals/?include_complementary=false'), 'year')[0]).toEqual({
+      year: 2024,
+      stage: 'initial',
+      source_ids: [1],
+      derived: false,
+    });
+  });
+  it('budget-categories/ rows say what their subtree sums, a parent the union of its children', async () => {
+    expect(provenanceOf(await get('/budget/api/budget-categories/?year=2024&stage=outturn'), 'id')).toEqual([
+      { id: 10, stage: 'outturn', source_ids: [3], derived: false },
+      { id: 11, stage: 'outturn', source_ids: [3], derived: false },
+      { id: 20, stage: 'outturn', source_ids: [3], derived: true },
+      { id: 30, stage: 'outturn', source_ids: [3], derived: false },
+    ]);
+    expect(provenanceOf(await get('/budget/api/budget-categories/?year=2024&type=expense'), 'id')).toEqual([
+      { id: 10, stage: 'amended', source_ids: [1, 2], derived: false },
+      { id: 11, stage: 'amended', source_ids: [1, 2], derived: false },
+      { id: 20, stage: 'amended', source_ids: [1], derived: false },
+    ]);
+  });
+  it('organization/stats/ rows say what they sum, over every year and under a measure taken year by year', async () => {
+    const expected = [
+      { organization_id: 1, stage: 'outturn', source_ids: [3], derived: false },
+      { organization_id: 2, stage: 'outturn', source_ids: [3], derived: true },
+    ];
+    expect(provenanceOf(await get('/budget/api/organization/stats/?stage=outturn'), 'organization_id')).toEqual(expected);
+    expect(provenanceOf(await get('/budget/api/organization/stats/?stage=outturn&measure=pct_gdp'), 'organization_id')).toEqual(expected);
+    expect(provenanceOf(await get('/budget/api/organization/stats/'), 'organization_id')).toEqual([
+      { organization_id: 1, stage: 'amended', source_ids: [1, 2], derived: false },
+      { organization_id: 2, stage: 'amended', source_ids: [1], derived: false },
+    ]);
+  });
+  it('writes source_ids as one CSV field joined with ";", and as a list of integers in Arrow and Parquet', async () => {
+    const csv = await getCsv(t.app, '/budget/api/totals/?format=csv');
+    expect(csv.header).toEqual(['year', 'total_expenses', 'total_resources', 'balance', 'stage', 'source_ids', 'derived']);
+    expect(csv.rows.map((r) => [r.stage, r.source_ids, r.derived])).toEqual([
+      ['amended', '1;2', 'false'],
+      ['amended', '1', 'false'],
+    ]);
+    expect((await getCsv(t.app, '/budget/api/totals/?format=csv&stage=outturn')).rows[0]!.source_ids).toBe('');
+    const arrow = await getArrow(t.app, '/budget/api/organization/stats/?format=arrow');
+    expect(String(arrow.table.schema.fields.find((f) => f.name === 'source_ids')!.type)).toBe('List<Int64>');
+    expect(arrow.rows.map((row) => row.source_ids)).toEqual([[1, 2], [1]]);
+    const parquet = await getParquet(t.app, '/budget/api/budget-categories/?format=parquet&year=2024&stage=outturn');
+    expect(parquet.columns.find((c) => c.name === 'source_ids')).toEqual({ name: 'source_ids', type: 'BIGINT[]', nullable: false });
+    expect(parquet.rows.map((r) => r.source_ids)).toEqual([[3n], [3n], [3n], [3n]]);
+    expect(parquet.rows.map((r) => r.derived)).toEqual([false, false, true, false]);
+  });
+});
+
+describe('change=previous_year never compares two stages', () => {
+  it("gives null where a series' default picks another stage the year before (2024 outturn, 2025 initial)", async () => {
+    const rows = await get('/budget/api/outstanding-debt/?change=previous_year');
+    expect(rows.map((r: Record<string, unknown>) => [r.year, r.stage, r.change, r.change_pct])).toEqual([
+      [2024, 'outturn', null, null],
+      [2025, 'initial', null, null],
+    ]);
+  });
+  it('compares within the stage asked for', async () => {
+    const rows = await get('/budget/api/outstanding-debt/?change=previous_year&stage=initial');
+    expect(rows.map((r: Record<string, unknown>) => [r.year, r.stage, r.change, r.change_pct])).toEqual([
+      [2024, 'initial', null, null],
+      [2025, 'initial', 100, 16.67],
+    ]);
+  });
+  it('on the deficit too: 2024 amended against 2023 outturn is no change', async () => {
+    const rows = await get('/budget/api/deficit/?change=previous_year&year=2024');
+    expect(rows).toEqual([expect.objectContaining({ year: 2024, stage: 'amended', change: null, change_pct: null })]);
+  });
+});
+
+describe('published ratios are kept', () => {
+  it("serve the deficit's published_percent beside the percent computed from the drop's GDP, null where the source printed none", async () => {
+    const rows = await get('/budget/api/deficit/?stage=outturn');
+    // 33 / 1100 = 3 %, the source printed 3.1 %.
+    expect(rows).toEqual([expect.objectContaining({ year: 2023, value: 33, percent: 3, published_percent: 3.1, gdp: 1100 })]);
+    expect((await get('/budget/api/deficit/?year=2025'))[0].published_percent).toBeNull();
+  });
+  it("serve the debt stock's published_value beside its computed value, in every format", async () => {
+    expect(await get('/budget/api/outstanding-debt/?year=2024&stage=initial')).toEqual([
+      expect.objectContaining({ year: 2024, outstanding_debt: 600, value: 50, published_value: 52.5 }),
+    ]);
+    const csv = await getCsv(t.app, '/budget/api/outstanding-debt/?format=csv');
+    expect(csv.header).toEqual(['year', 'outstanding_debt', 'gdp', 'value', 'published_value', 'stage', 'source_id', 'derived']);
+    expect(csv.rows.map((r) => r.published_value)).toEqual(['52.5', '']);
+  });
+  it('are null on a drop without the column', async () => {
+    const plain = await appFor(staged);
+    try {
+      const rows = (await request(plain.app).get('/budget/api/deficit/')).body;
+      expect(rows.every((r: { published_percent: unknown }) => r.published_percent === null)).toBe(true);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('several stages in one call', () => {
+  const stagesOf = (rows: Record<string, unknown>[], key: string) => rows.map((r) => [r[key], r.stage]);
+  it('totals/?stage=initial,outturn gives one row per year and stage, ordered by year then stage, whatever the order asked', async () => {
+    const rows = await get('/budget/api/totals/?stage=outturn,INITIAL');
+    expect(rows.map((r: Record<string, unknown>) => [r.year, r.stage, r.total_expenses])).toEqual([
+      [2022, 'outturn', 80],
+      [2024, 'initial', 150],
+      [2024, 'outturn', 135.25],
+      [2025, 'initial', 200],
+    ]);
+  });
+  it('compares within each stage with change=previous_year', async () => {
+    const rows = await get('/budget/api/totals/?stage=initial,amended&change=previous_year&year=2025');
+    expect(rows.map((r: Record<string, unknown>) => [r.year, r.stage, (r.change as Record<string, number>).total_expenses])).toEqual([
+      [2025, 'initial', 50],
+      [2025, 'amended', 39.5],
+    ]);
+  });
+  it('budget-categories/ and organization/stats/ keep each row with its stages, in stage order', async () => {
+    expect(stagesOf(await get('/budget/api/budget-categories/?year=2024&type=expense&stage=initial,outturn'), 'id')).toEqual([
+      [10, 'initial'],
+      [10, 'outturn'],
+      [11, 'initial'],
+      [11, 'outturn'],
+      [20, 'initial'],
+      [20, 'outturn'],
+    ]);
+    expect(stagesOf(await get('/budget/api/organization/stats/?stage=amended,outturn'), 'organization_id')).toEqual([
+      [1, 'amended'],
+      [1, 'outturn'],
+      [2, 'amended'],
+      [2, 'outturn'],
+    ]);
+  });
+  it('the series give each year at each stage asked for, and only the years that have it', async () => {
+    expect(stagesOf(await get('/budget/api/deficit/?stage=initial,outturn'), 'year')).toEqual([
+      [2023, 'initial'],
+      [2023, 'outturn'],
+      [2024, 'initial'],
+      [2025, 'initial'],
+    ]);
+    expect(stagesOf(await get('/budget/api/outstanding-debt/?stage=initial,outturn&year=last'), 'year')).toEqual([
+      [2024, 'outturn'],
+      [2025, 'initial'],
+    ]);
+    const debt = await get('/budget/api/debt/?stage=initial,outturn&parent=null');
+    expect(debt.map((r: { year: number; stage: string; debt_origin: { id: number } }) => [r.year, r.stage, r.debt_origin.id])).toEqual([
+      [2024, 'initial', 1],
+      [2024, 'outturn', 1],
+      [2024, 'initial', 2],
+      [2024, 'outturn', 2],
+      [2025, 'initial', 1],
+    ]);
+  });
+  it('refuses a list with an unknown stage, and include_complementary with a list', async () => {
+    const bad = await request(t.app).get('/budget/api/totals/?stage=initial,draft');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ parameter: 'stage', message: 'must be one of initial, amended, outturn, or a list of them (initial,outturn)' }]);
+    expect((await request(t.app).get('/budget/api/totals/?stage=initial,outturn&include_complementary=false')).status).toBe(400);
+  });
+});
 
 describe('GET /budget/api/meta/', () => {
   it('serves the stages the drop describes, with their labels, bases and comparable stages', async () => {

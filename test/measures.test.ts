@@ -6,6 +6,7 @@ import { small } from './fixtures/small.js';
 import { staged } from './fixtures/staged.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { getCsv } from './helpers/downloads.js';
+import { figuresOnly } from './helpers/rollups.js';
 
 /** A series row of a drop that says nothing of stages or sources. */
 const NO_PROVENANCE = { stage: null, source_id: null, derived: false };
@@ -25,6 +26,7 @@ afterAll(() => {
 async function get(url: string, app = t.app) {
   const res = await request(app).get(url);
   expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(200);
+  res.body = figuresOnly(url, res.body);
   return res;
 }
 
@@ -162,7 +164,7 @@ describe('GET /budget/api/totals/', () => {
     it('flattens the changes into CSV columns named after their figure', async () => {
       const { header, rows } = await getCsv(t.app, '/budget/api/totals/?change=previous_year&year=2024&format=csv');
       expect(header).toEqual([
-        'year', 'total_expenses', 'total_resources', 'balance',
+        'year', 'total_expenses', 'total_resources', 'balance', 'stage', 'source_ids', 'derived',
         'change_total_expenses', 'change_pct_total_expenses', 'change_total_resources', 'change_pct_total_resources',
         'change_balance', 'change_pct_balance',
       ]);
@@ -175,7 +177,7 @@ describe('GET /budget/api/totals/', () => {
 
   it('writes an empty CSV field for a measured figure that is null', async () => {
     const { rows } = await getCsv(t.app, '/budget/api/totals/?measure=per_capita&year=2024&format=csv');
-    expect(rows).toEqual([{ year: '2024', total_expenses: '', total_resources: '', balance: '' }]);
+    expect(rows).toEqual([{ year: '2024', total_expenses: '', total_resources: '', balance: '', stage: 'amended', source_ids: '', derived: 'false' }]);
   });
 });
 
@@ -321,7 +323,7 @@ describe('GET /budget/api/deficit/', () => {
     const outstanding = (await get('/budget/api/outstanding-debt/?year=2022')).body;
     // -43.45 and 43.45 over a GDP of 1000: ∓4.345, half away from zero.
     expect(outstanding[0].value).toBe(4.35);
-    expect(deficit).toEqual([{ year: 2022, value: -4.35, percent: -4.35, gdp: 1000, ...NO_PROVENANCE }]);
+    expect(deficit).toEqual([{ year: 2022, value: -4.35, percent: -4.35, published_percent: null, gdp: 1000, ...NO_PROVENANCE }]);
   });
   it('has null changes after a year whose figure is 0', async () => {
     const rows = (await get('/budget/api/deficit/?change=previous_year')).body;
@@ -337,7 +339,7 @@ describe('GET /budget/api/outstanding-debt/', () => {
   it('adds the change of the debt stock, also for year=last', async () => {
     const rows = (await get('/budget/api/outstanding-debt/?change=previous_year&year=last')).body;
     // 2023: 1000; 2022: 43.45.
-    expect(rows).toEqual([{ year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, ...NO_PROVENANCE, change: 956.55, change_pct: 2201.5 }]);
+    expect(rows).toEqual([{ year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, published_value: null, ...NO_PROVENANCE, change: 956.55, change_pct: 2201.5 }]);
   });
 });
 

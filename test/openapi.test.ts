@@ -262,8 +262,10 @@ describe('real answers validate against the document', () => {
 
   it('and the document would catch an answer with a field it does not describe', () => {
     const validate = schemaFor('/budget/api/totals/', 200, JSON_TYPE);
-    expect(validate([{ year: 2023, total_expenses: 1, total_resources: 1, balance: 0 }])).toBe(true);
-    expect(validate([{ year: 2023, total_expenses: 1, total_resources: 1, balance: 0, extra: 1 }])).toBe(false);
-    expect(validate([{ year: '2023', total_expenses: 1, total_resources: 1, balance: 0 }])).toBe(false);
+    const row = { year: 2023, total_expenses: 1, total_resources: 1, balance: 0, stage: 'amended', source_ids: [], derived: false };
+    expect(validate([row])).toBe(true);
+    expect(validate([{ ...row, extra: 1 }])).toBe(false);
+    expect(validate([{ ...row, year: '2023' }])).toBe(false);
+    expect(validate([{ ...row, source_ids: null }])).toBe(false);
   });
 });

@@ -75,9 +75,9 @@ describe('GET /budget/api/expenses/ paging', () => {
     expect(res.body.next).toBeNull();
   });
 
-  it('encodes parameter values in links', async () => {
+  it('writes parameter values in links in their canonical spelling', async () => {
     const res = await request(t.app).get('/budget/api/resources/?limit=1&hierarchy=TRUE');
-    expect(res.body.next).toBe('/budget/api/resources/?limit=1&offset=1&hierarchy=TRUE');
+    expect(res.body.next).toBe('/budget/api/resources/?limit=1&offset=1&hierarchy=true');
   });
 });
 

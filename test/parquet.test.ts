@@ -114,7 +114,7 @@ describe('the other endpoints in Parquet', () => {
   });
   it('answers the percentages rounded as in JSON', async () => {
     const { rows } = await getParquet(t.app, '/budget/api/outstanding-debt/?format=parquet&year=2022');
-    expect(rows).toEqual([{ year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, stage: null, source_id: null, derived: false }]);
+    expect(rows).toEqual([{ year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, published_value: null, stage: null, source_id: null, derived: false }]);
   });
 });
 

@@ -30,11 +30,21 @@ describe('with RATE_LIMIT=3', () => {
     expect(limited.body).toMatchObject({ status: 429, code: 'rate_limited', title: 'Too Many Requests' });
   });
 
-  it('never limits /healthz, /readyz or CORS preflights', async () => {
+  it('never limits /healthz or /readyz', async () => {
     for (let i = 0; i < 5; i++) {
       expect((await request(t.app).get('/healthz')).status).toBe(200);
       expect((await request(t.app).get('/readyz')).status).toBe(200);
-      expect((await request(t.app).options('/budget/api/totals/')).status).toBe(204);
+    }
+  });
+
+  it('counts CORS preflights like any request', async () => {
+    const own = await appFor(small, { RATE_LIMIT: '2' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await request(own.app).options('/budget/api/totals/')).status);
+      expect(statuses).toEqual([204, 204, 429]);
+    } finally {
+      await own.close();
     }
   });
 });

@@ -14,7 +14,7 @@ describe('the response cache', () => {
       expect(before.body).toHaveLength(2);
       t.store.swap(await loadDrop(await writeDrop({ ...small, deficit: [{ year: 2024, value: 2 }] })));
       const after = await request(t.app).get('/budget/api/deficit/');
-      expect(after.body).toEqual([{ year: 2024, value: 2, percent: 25, gdp: 8, stage: null, source_id: null, derived: false }]);
+      expect(after.body).toEqual([{ year: 2024, value: 2, percent: 25, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false }]);
       expect(after.headers.etag).not.toBe(before.headers.etag);
     } finally {
       t.close();
@@ -46,7 +46,7 @@ describe('the response cache', () => {
       expect(res.status).toBe(200);
       expect(res.body).toHaveLength(2);
       // The next request renders on the new drop.
-      expect((await request(t.app).get('/budget/api/deficit/')).body).toEqual([{ year: 2024, value: 2, percent: 25, gdp: 8, stage: null, source_id: null, derived: false }]);
+      expect((await request(t.app).get('/budget/api/deficit/')).body).toEqual([{ year: 2024, value: 2, percent: 25, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false }]);
     } finally {
       t.close();
     }
@@ -72,6 +72,33 @@ describe('the response cache', () => {
         expect(again.headers.etag, url).toBe(first.headers.etag);
         expect(again.text, url).toBe(first.text);
       }
+    } finally {
+      t.close();
+    }
+  });
+
+  it('keys answers by the parsed values: a year list in any order, with repeats or leading zeros, and any case of a stage', async () => {
+    const t = await appFor(small);
+    try {
+      const first = await request(t.app).get('/budget/api/expenses/?year=2023,2024&stage=amended&limit=1');
+      expect(first.status).toBe(200);
+      expect(first.body.next).toBe('/budget/api/expenses/?limit=1&offset=1&year=2023%2C2024&stage=amended');
+      // With its DuckDB closed, the app can only answer from the cache.
+      const lease = t.store.lease()!;
+      lease.drop.retire();
+      lease.release();
+      for (const url of [
+        '/budget/api/expenses/?year=2024,2023,2023&stage=amended&limit=1',
+        '/budget/api/expenses/?year=02023,2024&stage=AMENDED&limit=1',
+        '/budget/api/expenses/?year=2023..2024&stage=Amended&limit=01',
+      ]) {
+        const again = await request(t.app).get(url);
+        expect(again.status, url).toBe(200);
+        expect(again.headers.etag, url).toBe(first.headers.etag);
+        expect(again.text, url).toBe(first.text);
+      }
+      // Another year set is another query.
+      expect((await request(t.app).get('/budget/api/expenses/?year=2023,2025&stage=amended&limit=1')).status).toBe(500);
     } finally {
       t.close();
     }

@@ -8,6 +8,7 @@ import { small } from './fixtures/small.js';
 import { staged } from './fixtures/staged.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { getArrow, getCsv, getParquet } from './helpers/downloads.js';
+import { figuresOnly } from './helpers/rollups.js';
 
 let t: TestApp;
 let plain: TestApp;
@@ -25,7 +26,7 @@ afterAll(() => {
 const get = async (url: string, app = t) => {
   const res = await request(app.app).get(url);
   expect(res.status, `${url}: ${res.text}`).toBe(200);
-  return res.body;
+  return figuresOnly(url, res.body);
 };
 
 const EDU = { id: 1, name: "Ministère de l'Éducation", code: 'EDU' };
@@ -74,7 +75,10 @@ describe('the stage parameter', () => {
   ])('is refused on %s when it is not initial, amended or outturn', async (url) => {
     const res = await request(t.app).get(`${url}?stage=amendment`);
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ parameter: 'stage', message: 'must be one of initial, amended, outturn' }]);
+    // Where a list of stages is taken (roll-ups and series), the message says so.
+    const lists = !['/budget/api/expenses/', '/budget/api/resources/', '/budget/api/organization/'].includes(url);
+    const message = `must be one of initial, amended, outturn${lists ? ', or a list of them (initial,outturn)' : ''}`;
+    expect(res.body.errors).toEqual([{ parameter: 'stage', message }]);
   });
 });
 
@@ -230,13 +234,13 @@ describe('the series', () => {
 
   it("answer each year's most final stage by default (outturn, then amended, then initial)", async () => {
     expect(await get('/budget/api/deficit/')).toEqual([
-      { year: 2023, value: 33, percent: 3, gdp: 1100, stage: 'outturn', source_id: 3, derived: false },
-      { year: 2024, value: 45, percent: 3.75, gdp: 1200, stage: 'amended', source_id: 2, derived: true },
-      { year: 2025, value: 50, percent: 3.85, gdp: 1300, stage: 'initial', source_id: 1, derived: false },
+      { year: 2023, value: 33, percent: 3, published_percent: null, gdp: 1100, stage: 'outturn', source_id: 3, derived: false },
+      { year: 2024, value: 45, percent: 3.75, published_percent: null, gdp: 1200, stage: 'amended', source_id: 2, derived: true },
+      { year: 2025, value: 50, percent: 3.85, published_percent: null, gdp: 1300, stage: 'initial', source_id: 1, derived: false },
     ]);
     expect(await get('/budget/api/outstanding-debt/')).toEqual([
-      { year: 2024, outstanding_debt: 660, gdp: 1200, value: 55, stage: 'outturn', source_id: 3, derived: false },
-      { year: 2025, outstanding_debt: 700, gdp: 1300, value: 53.85, stage: 'initial', source_id: 1, derived: false },
+      { year: 2024, outstanding_debt: 660, gdp: 1200, value: 55, published_value: null, stage: 'outturn', source_id: 3, derived: false },
+      { year: 2025, outstanding_debt: 700, gdp: 1300, value: 53.85, published_value: null, stage: 'initial', source_id: 1, derived: false },
     ]);
     // A rolled-up row is derived when a row under it is, and keeps the one source they share.
     expect(await get('/budget/api/debt/')).toEqual([
@@ -248,12 +252,12 @@ describe('the series', () => {
   });
   it('answer the stage asked for, and only the years that have it', async () => {
     expect(await get('/budget/api/deficit/?stage=initial')).toEqual([
-      { year: 2023, value: 30, percent: 2.73, gdp: 1100, stage: 'initial', source_id: 1, derived: false },
-      { year: 2024, value: 40, percent: 3.33, gdp: 1200, stage: 'initial', source_id: 1, derived: false },
-      { year: 2025, value: 50, percent: 3.85, gdp: 1300, stage: 'initial', source_id: 1, derived: false },
+      { year: 2023, value: 30, percent: 2.73, published_percent: null, gdp: 1100, stage: 'initial', source_id: 1, derived: false },
+      { year: 2024, value: 40, percent: 3.33, published_percent: null, gdp: 1200, stage: 'initial', source_id: 1, derived: false },
+      { year: 2025, value: 50, percent: 3.85, published_percent: null, gdp: 1300, stage: 'initial', source_id: 1, derived: false },
     ]);
     expect(await get('/budget/api/deficit/?stage=amended')).toEqual([
-      { year: 2024, value: 45, percent: 3.75, gdp: 1200, stage: 'amended', source_id: 2, derived: true },
+      { year: 2024, value: 45, percent: 3.75, published_percent: null, gdp: 1200, stage: 'amended', source_id: 2, derived: true },
     ]);
     expect(await get('/budget/api/debt/?stage=initial&parent=null')).toEqual([
       { year: 2024, debt_origin: INT, value: 100, stage: 'initial', source_id: 1, derived: false },
@@ -264,21 +268,21 @@ describe('the series', () => {
   });
   it('answer year=last with the last year that has the stage', async () => {
     expect(await get('/budget/api/outstanding-debt/?year=last')).toEqual([
-      { year: 2025, outstanding_debt: 700, gdp: 1300, value: 53.85, stage: 'initial', source_id: 1, derived: false },
+      { year: 2025, outstanding_debt: 700, gdp: 1300, value: 53.85, published_value: null, stage: 'initial', source_id: 1, derived: false },
     ]);
     expect(await get('/budget/api/outstanding-debt/?year=last&stage=outturn')).toEqual([
-      { year: 2024, outstanding_debt: 660, gdp: 1200, value: 55, stage: 'outturn', source_id: 3, derived: false },
+      { year: 2024, outstanding_debt: 660, gdp: 1200, value: 55, published_value: null, stage: 'outturn', source_id: 3, derived: false },
     ]);
   });
   it('carry stage, source_id and derived in CSV', async () => {
     expect((await getCsv(t.app, '/budget/api/deficit/?stage=amended&format=csv')).text).toBe(
-      'year,value,percent,gdp,stage,source_id,derived\r\n2024,45,3.75,1200,amended,2,true\r\n',
+      'year,value,percent,published_percent,gdp,stage,source_id,derived\r\n2024,45,3.75,,1200,amended,2,true\r\n',
     );
   });
   it('of a drop without stages answer as before by default, and nothing for a stage asked for', async () => {
     expect(await get('/budget/api/deficit/', plain)).toEqual([
-      { year: 2022, value: -43.45, percent: -4.35, gdp: 1000, stage: null, source_id: null, derived: false },
-      { year: 2024, value: 1, percent: 12.5, gdp: 8, stage: null, source_id: null, derived: false },
+      { year: 2022, value: -43.45, percent: -4.35, published_percent: null, gdp: 1000, stage: null, source_id: null, derived: false },
+      { year: 2024, value: 1, percent: 12.5, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false },
     ]);
     expect(await get('/budget/api/deficit/?stage=outturn', plain)).toEqual([]);
     expect(await get('/budget/api/debt/?stage=initial', plain)).toEqual([]);

@@ -28,7 +28,9 @@ beforeAll(async () => {
                    [11, 12, 13, 20][i % 4 + 1] AS category_id, 1 + i % 3 AS organization_id, false AS complementary
             FROM (SELECT (k * 7919) % ${LINES} + 1 AS i FROM range(0, ${LINES}) AS r(k))`,
     },
-  });
+    // These tests run as many exports at once as the pool has connections, and more; the export
+    // budget that keeps connections for queries (test/export-limits.test.ts) is opened up for them.
+  }, { EXPORTS_AT_ONCE: '8' });
   // Count the chunks the export pulls from DuckDB (the real query still runs; this only watches).
   const lease = t.store.lease()!;
   const drop = lease.drop;

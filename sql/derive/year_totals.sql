@@ -6,7 +6,9 @@ CREATE TABLE year_totals AS
 SELECT stage_lines.stage,
        sums.year,
        sum(CASE WHEN c.type = 'expense' THEN sums.amount ELSE 0 END) AS expenses,
-       sum(CASE WHEN c.type = 'resource' THEN sums.amount ELSE 0 END) AS resources
+       sum(CASE WHEN c.type = 'resource' THEN sums.amount ELSE 0 END) AS resources,
+       list_sort(list_distinct(flatten(list(sums.source_ids)))) AS source_ids,
+       bool_or(sums.derived) AS derived
 FROM category_year_sums AS sums
 JOIN stage_lines ON stage_lines.line_stage = sums.stage
 JOIN categories AS c ON c.id = sums.category_id

@@ -12,6 +12,7 @@
 import type { LoadedDrop } from '../data/drop.js';
 import type { Lease, Row } from '../data/store.js';
 import { problem } from '../domain/errors.js';
+import type { Stage } from '../domain/stages.js';
 import { roundHalfAway } from '../domain/numbers.js';
 
 type SeriesName = 'gdp' | 'population' | 'cpi';
@@ -208,7 +209,7 @@ const missing = (what: string, measure: Measure) =>
   invalid('measure', `${measure} needs ${what}, which this data drop does not have`);
 
 /** The stage of the rows a share is taken of: lines count at a stage, a series takes one per year (null: the most final). */
-export type ShareOf = { lines: string } | { debt: string | null };
+export type ShareOf = { lines: Stage } | { debt: Stage | null };
 
 /**
  * The totals of each kind a share divides by, at the stage of the rows shared, keyed `kind:year`,
@@ -271,9 +272,13 @@ export function withChanges<R extends { year: number }>(
   measurer: Measurer,
   key: (row: R) => unknown = () => '',
 ): (R & { change: unknown; change_pct: unknown })[] {
-  const byYear = new Map(rows.map((row) => [`${row.year}:${String(key(row))}`, row]));
+  // A figure is compared only with the previous year's figure of the same stage
+  // (docs/api.md#what-every-figure-means): a series' default picks each year's most final stage,
+  // and a forecast minus an outturn is no change of anything.
+  const stageOf = (row: R) => ('stage' in row ? String(row.stage) : '');
+  const byYear = new Map(rows.map((row) => [`${row.year}:${stageOf(row)}:${String(key(row))}`, row]));
   return rows.map((row) => {
-    const previous = byYear.get(`${row.year - 1}:${String(key(row))}`);
+    const previous = byYear.get(`${row.year - 1}:${stageOf(row)}:${String(key(row))}`);
     const changes = fields.map((field) => changeOf(row[field] as number | null, previous?.[field] as number | null | undefined));
     const shown = rounded(row, fields, measurer) as Record<string, unknown>;
     if (fields.length === 1) {

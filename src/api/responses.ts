@@ -70,6 +70,17 @@ const seriesProvenance = {
   derived,
 };
 
+/** What a roll-up row says it sums (docs/api.md#what-every-figure-means): the stage asked, the lines' sources. */
+const rollupProvenance = {
+  stage: z.enum(['initial', 'amended', 'outturn']).meta({
+    description: 'The stage the row sums: initial (the finance law as adopted), amended (with the complementary laws) or outturn',
+  }),
+  source_ids: z
+    .array(z.int())
+    .meta({ description: 'The distinct source_id of the lines summed, ascending (see /budget/api/sources/); [] when none has one' }),
+  derived: z.boolean().meta({ description: 'True when any line summed was computed from published figures rather than published itself' }),
+};
+
 /**
  * An item's download row: its fields without the change objects, which downloads write as
  * columns only when change is asked for (api/download-table.ts).
@@ -84,12 +95,13 @@ export const Total = z
     total_expenses: measured('Sum of the expense lines of the year'),
     total_resources: measured('Sum of the resource lines of the year'),
     balance: measured('total_resources - total_expenses'),
+    ...rollupProvenance,
     ...changes(['total_expenses', 'total_resources', 'balance']),
   })
   .meta({
     title: 'Total',
     description: 'Expenses, resources and balance of one year',
-    example: { year: 2023, total_expenses: 69914, total_resources: 69912, balance: -2 },
+    example: { year: 2023, total_expenses: 69914, total_resources: 69912, balance: -2, stage: 'amended', source_ids: [17, 18, 19], derived: true },
   });
 
 export const BudgetCategory = z
@@ -100,12 +112,23 @@ export const BudgetCategory = z
     parent_id: id('Parent category id').nullable(),
     expenses: measured('Expenses rolled up over the category and its descendants (0 for a resource category)'),
     resources: measured('Resources rolled up over the category and its descendants (0 for an expense category)'),
+    ...rollupProvenance,
     ...changes(['expenses', 'resources']),
   })
   .meta({
     title: 'BudgetCategory',
     description: 'A budget category with the lines under it summed',
-    example: { id: 1, category: 'Dépenses de gestion', type: 'expense', parent_id: null, expenses: 42272, resources: 0 },
+    example: {
+      id: 1,
+      category: 'Dépenses de gestion',
+      type: 'expense',
+      parent_id: null,
+      expenses: 42272,
+      resources: 0,
+      stage: 'amended',
+      source_ids: [17, 18],
+      derived: false,
+    },
   });
 
 const OrganizationRef = z
@@ -206,12 +229,13 @@ export const OrganizationStats = z
     organization_id: id('Organization id'),
     total_expenses: measured('Expenses charged to the organization over the filter'),
     total_resources: measured('Resources attributed to the organization over the filter'),
+    ...rollupProvenance,
     ...changes(['total_expenses', 'total_resources']),
   })
   .meta({
     title: 'OrganizationStats',
     description: "An organization's totals",
-    example: { organization_id: 9, total_expenses: 4525.231, total_resources: 0 },
+    example: { organization_id: 9, total_expenses: 4525.231, total_resources: 0, stage: 'amended', source_ids: [48], derived: false },
   });
 
 export const Debt = z
@@ -243,13 +267,17 @@ export const OutstandingDebt = z
     outstanding_debt: money('Outstanding public debt at the end of the year'),
     gdp: money('Gross domestic product of the year'),
     value: percent('outstanding_debt / gdp * 100'),
+    published_value: z
+      .number()
+      .nullable()
+      .meta({ description: "The debt's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none" }),
     ...change,
     ...seriesProvenance,
   })
   .meta({
     title: 'OutstandingDebt',
     description: 'Outstanding public debt of one year, and its share of GDP',
-    example: { year: 2023, outstanding_debt: 126600, gdp: 149645, value: 84.6, stage: null, source_id: null, derived: false },
+    example: { year: 2023, outstanding_debt: 126600, gdp: 149793.6, value: 84.52, published_value: 84.6, stage: 'outturn', source_id: 42, derived: false },
   });
 
 export const Deficit = z
@@ -257,6 +285,10 @@ export const Deficit = z
     year,
     value: measured('Budget deficit of the year'),
     percent: percent('value / gdp * 100'),
+    published_percent: z
+      .number()
+      .nullable()
+      .meta({ description: "The deficit's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none" }),
     gdp: money('Gross domestic product of the year'),
     ...change,
     ...seriesProvenance,
@@ -264,7 +296,7 @@ export const Deficit = z
   .meta({
     title: 'Deficit',
     description: 'The budget deficit of one year, and its share of GDP',
-    example: { year: 2023, value: 7497, percent: 5.01, gdp: 149645, stage: null, source_id: null, derived: false },
+    example: { year: 2024, value: 10000, percent: 6.26, published_percent: null, gdp: 159852.7, stage: 'outturn', source_id: 66, derived: false },
   });
 
 export const Source = z
@@ -414,6 +446,8 @@ export const Meta = z
         code: z.enum(['invalid_drop', 'download_failed', 'load_failed']).nullable(),
         file: z.string().nullable(),
         at: z.string(),
+        rejected_version: z.string().nullable().optional().meta({ description: 'On a rejection: the version refused (not the one still served)' }),
+        problems: z.array(z.string()).optional().meta({ description: 'On a rejection: every problem found, up to 20' }),
       })
       .nullable()
       .meta({ description: 'Outcome of the last reload, null if none happened' }),
@@ -429,6 +463,12 @@ export const Meta = z
       .object({
         tables: z.record(z.string(), z.object({ added: z.int().min(0), removed: z.int().min(0), changed: z.int().min(0) })),
         years_with_moved_totals: z.array(z.int()),
+        drop_json: z
+          .array(z.object({ field: z.string(), before: z.unknown(), after: z.unknown() }))
+          .meta({ description: "drop.json's fields that changed (units, source, license, stages, known gaps, definitions, control totals, description), before and after" }),
+        notes: z
+          .array(z.looseObject({ table: z.string(), id: z.int(), text: z.string(), source_id: z.int().nullable().optional() }))
+          .meta({ description: 'Why figures changed: the new drop\'s notes (the line id, or the year for a series)' }),
       })
       .nullable()
       .meta({
@@ -440,6 +480,31 @@ export const Meta = z
       }),
   })
   .meta({ title: 'Meta', description: 'The data drop being served' });
+
+export const ReleaseList = z
+  .array(
+    z.looseObject({
+      version: z.string().meta({ description: "The release's drop version: it names one content" }),
+      created_at: z.string().meta({ description: 'When the drop was made (ISO 8601, from its drop.json)' }),
+      first_served_at: z.string().meta({ description: 'When this service first served it (ISO 8601)' }),
+      last_served_at: z.string().nullable().meta({ description: 'When it stopped being served; null for the current release' }),
+      fingerprint: z.string().meta({ description: 'The drop fingerprint, as /meta/ gives it' }),
+      current: z.boolean().meta({ description: 'The release being served now' }),
+      changes: z
+        .looseObject({
+          previous_version: z.string(),
+          tables: z.record(z.string(), z.object({ added: z.int().min(0), removed: z.int().min(0), changed: z.int().min(0) })),
+          years_with_moved_totals: z.array(z.int()),
+        })
+        .nullable()
+        .meta({ description: 'Against the release before (as /meta/ changes); null for the first, or while it is worked out' }),
+      links: z.looseObject({ totals: z.string() }).meta({ description: 'A permalink into the release; any data endpoint works the same way' }),
+    }),
+  )
+  .meta({
+    title: 'ReleaseList',
+    description: 'The releases kept, newest first. Each answers every data endpoint at /budget/api/releases/{version}/ENDPOINT, for ever.',
+  });
 
 export const Health = z
   .looseObject({ status: z.enum(['ok', 'ready']), version: z.string().optional() })

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { roundHalfAway } from '../domain/numbers.js';
 import type { LoadedDrop } from './drop.js';
-import { MANIFEST_FILE, ManifestSchema } from './manifest.js';
+import { MANIFEST_FILE, ManifestSchema, type Note } from './manifest.js';
 import { TABLES } from './schema.js';
 import { plainValue } from './values.js';
 
@@ -24,6 +24,43 @@ export interface DropSide {
   created_at: string;
   /** Table name (the file name without `.parquet`) to the file's path. */
   files: ReadonlyMap<string, string>;
+  /** drop.json as written (validated), for the changes to its other fields. */
+  manifest: Record<string, unknown>;
+}
+
+/** A drop.json field whose value differs (every field but version, created_at and files). */
+export interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** What totals/?year=Y&stage=S answers on each side, and the change. */
+export interface StageTotals {
+  year: number;
+  stage: 'initial' | 'amended' | 'outturn';
+  expenses_before: number | null;
+  expenses_after: number | null;
+  expenses_change: number | null;
+  resources_before: number | null;
+  resources_after: number | null;
+  resources_change: number | null;
+}
+
+/** An expense or resource line added, removed or changed, as a release note names it. */
+export interface LineChange {
+  table: 'expenses' | 'resources';
+  change: 'added' | 'removed' | 'changed';
+  id: number | string;
+  year: number | null;
+  amount_before: number | null;
+  amount_after: number | null;
+  category: string | null;
+  organization: string | null;
+  stage: string | null;
+  source: string | null;
+  /** For a changed line: the columns that changed. */
+  changed: string[];
 }
 
 export type Key = Record<string, unknown>;
@@ -58,21 +95,35 @@ export interface YearTotals {
 export interface DropDiff {
   before: { version: string; created_at: string };
   after: { version: string; created_at: string };
-  /** True when no table has a row added, removed or changed (the manifests' labels may differ). */
+  /** True when no table has a row added, removed or changed and drop.json differs in version and created_at at most. */
   equal: boolean;
+  drop_json: FieldChange[];
   tables: TableDiff[];
   totals: YearTotals[];
+  /** Per year and stage, where either side has lines. */
+  totals_by_stage: StageTotals[];
+  /** Every line added, removed or changed (up to MAX_LINES; `lines_left_out` says how many more). */
+  lines: LineChange[];
+  lines_left_out: number;
+  /** The new drop's notes: why figures changed. */
+  notes: Note[];
 }
 
-/** What /budget/api/meta/ shows of the last swap: counts only. */
+/** What /budget/api/meta/ shows of the last swap: counts, drop.json's changed fields and the notes. */
 export interface ChangeSummary {
   previous_version: string;
   tables: Record<string, { added: number; removed: number; changed: number }>;
   /** Years whose expense or resource total (law as amended) moved, or that appeared or disappeared. */
   years_with_moved_totals: number[];
+  drop_json: FieldChange[];
+  notes: Note[];
 }
 
 const EXAMPLES = 5;
+/** Lines listed one by one; a drop replaced wholesale says how many more there are. */
+const MAX_LINES = 10_000;
+/** drop.json fields that name the drop rather than describe it: not changes. */
+const LABELS = new Set(['version', 'created_at', 'files']);
 
 /** Match keys per table; `stage` joins a series' key when either drop has that column. */
 const KEYS: Record<string, string[]> = {
@@ -134,11 +185,13 @@ export async function diffDrops(before: DropSide, after: DropSide): Promise<Drop
   }
 }
 
+type Side = { version: string; created_at: string; manifest: Record<string, unknown> };
+
 async function compare(
   connection: DuckDBConnection,
-  before: { version: string; created_at: string },
+  before: Side,
   a: ReadonlyMap<string, Relation>,
-  after: { version: string; created_at: string },
+  after: Side,
   b: ReadonlyMap<string, Relation>,
   withExamples: boolean,
 ): Promise<DropDiff> {
@@ -161,13 +214,137 @@ async function compare(
   const counts = new Map(counted.map((row) => [String(row.table), row]));
   const tables: TableDiff[] = [];
   for (const c of compared) tables.push(await diffTable(connection, c, counts.get(c.table)!, withExamples));
+  const dropJson = fieldChanges(before.manifest, after.manifest);
+  const lines = withExamples ? await lineChanges(connection, compared, a, b) : { lines: [], left_out: 0 };
   return {
     before: { version: before.version, created_at: before.created_at },
     after: { version: after.version, created_at: after.created_at },
-    equal: tables.every((t) => t.added + t.removed + t.changed === 0),
+    equal: dropJson.length === 0 && tables.every((t) => t.added + t.removed + t.changed === 0),
+    drop_json: dropJson,
     tables,
     totals: await yearTotals(connection, a, b),
+    totals_by_stage: withExamples ? await stageTotals(connection, a, b) : [],
+    lines: lines.lines,
+    lines_left_out: lines.left_out,
+    notes: (after.manifest.notes as Note[] | undefined) ?? [],
   };
+}
+
+/** drop.json's fields that differ, in a stable order (keys compared as canonical JSON). */
+function fieldChanges(before: Record<string, unknown>, after: Record<string, unknown>): FieldChange[] {
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((f) => !LABELS.has(f)).sort();
+  return fields
+    .filter((field) => canonical(before[field]) !== canonical(after[field]))
+    .map((field) => ({ field, before: before[field] ?? null, after: after[field] ?? null }));
+}
+
+function canonical(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([x], [y]) => (x < y ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The line's stage on a side: its stage column, or what its complementary flag says. */
+function lineStage(r: Relation): string {
+  if (r.columns.includes('stage')) return 'stage';
+  return r.columns.includes('complementary') ? "CASE WHEN complementary THEN 'amendment' ELSE 'initial' END" : "'initial'";
+}
+
+/** What totals/ answers per year and API stage (initial; amended = initial + amendment; outturn), on each side. */
+async function stageTotals(connection: DuckDBConnection, a: ReadonlyMap<string, Relation>, b: ReadonlyMap<string, Relation>): Promise<StageTotals[]> {
+  const sums = (r: Relation | undefined) => {
+    if (!r || !r.columns.includes('year') || !r.columns.includes('amount')) return 'SELECT NULL::INTEGER AS year, NULL::VARCHAR AS stage, NULL::DECIMAL(38,6) AS total WHERE false';
+    return `SELECT year::INTEGER AS year, s.stage, sum(amount::DECIMAL(38,6)) AS total
+            FROM (SELECT year, amount, ${lineStage(r)} AS line_stage FROM ${r.from}) l
+            JOIN (VALUES ('initial', 'initial'), ('amended', 'initial'), ('amended', 'amendment'), ('outturn', 'outturn')) s(stage, line_stage) USING (line_stage)
+            GROUP BY ALL`;
+  };
+  const rows = (
+    await connection.runAndReadAll(
+      `WITH eb AS (${sums(a.get('expenses'))}), ea AS (${sums(b.get('expenses'))}),
+            rb AS (${sums(a.get('resources'))}), ra AS (${sums(b.get('resources'))}),
+            keys AS (SELECT year, stage FROM eb UNION SELECT year, stage FROM ea UNION SELECT year, stage FROM rb UNION SELECT year, stage FROM ra)
+       SELECT keys.year, keys.stage, round(eb.total, 3)::DOUBLE AS eb, round(ea.total, 3)::DOUBLE AS ea,
+              round(rb.total, 3)::DOUBLE AS rb, round(ra.total, 3)::DOUBLE AS ra
+       FROM keys LEFT JOIN eb USING (year, stage) LEFT JOIN ea USING (year, stage) LEFT JOIN rb USING (year, stage) LEFT JOIN ra USING (year, stage)
+       ORDER BY keys.year, array_position(['initial', 'amended', 'outturn'], keys.stage)`,
+    )
+  ).getRowObjects();
+  const money = (v: unknown) => (v === null ? null : roundHalfAway(Number(v), 3));
+  const change = (x: number | null, y: number | null) => roundHalfAway((y ?? 0) - (x ?? 0), 3);
+  return rows.map((r) => {
+    const [eb, ea, rb, ra] = [money(r.eb), money(r.ea), money(r.rb), money(r.ra)];
+    return {
+      year: Number(r.year),
+      stage: String(r.stage) as StageTotals['stage'],
+      expenses_before: eb,
+      expenses_after: ea,
+      expenses_change: eb === null && ea === null ? null : change(eb, ea),
+      resources_before: rb,
+      resources_after: ra,
+      resources_change: rb === null && ra === null ? null : change(rb, ra),
+    };
+  });
+}
+
+/** Id to name of a small table (categories, organizations, sources) on one side. */
+async function namesOf(connection: DuckDBConnection, r: Relation | undefined, column: string): Promise<Map<string, string>> {
+  if (!r || !r.columns.includes('id') || !r.columns.includes(column)) return new Map();
+  const rows = (await connection.runAndReadAll(`SELECT id::VARCHAR AS id, ${quotedIdentifier(column)}::VARCHAR AS name FROM ${r.from}`)).getRows();
+  return new Map(rows.map(([id, name]) => [String(id), String(name)]));
+}
+
+/** Every expense and resource line added, removed or changed, with the names a reader knows them by. */
+async function lineChanges(
+  connection: DuckDBConnection,
+  compared: ({ table: string } & ReturnType<typeof comparedSql>)[],
+  a: ReadonlyMap<string, Relation>,
+  b: ReadonlyMap<string, Relation>,
+): Promise<{ lines: LineChange[]; left_out: number }> {
+  const names = {
+    category: [await namesOf(connection, a.get('categories'), 'name'), await namesOf(connection, b.get('categories'), 'name')],
+    organization: [await namesOf(connection, a.get('organizations'), 'name'), await namesOf(connection, b.get('organizations'), 'name')],
+    source: [await namesOf(connection, a.get('sources'), 'title'), await namesOf(connection, b.get('sources'), 'title')],
+  } as const;
+  const lines: LineChange[] = [];
+  let leftOut = 0;
+  for (const { table, sql, values } of compared) {
+    if (table !== 'expenses' && table !== 'resources') continue;
+    const rows = (await connection.runAndReadAll(`${sql} SELECT * FROM compared WHERE __kind IS NOT NULL ORDER BY id`)).getRowObjects();
+    for (const row of rows) {
+      if (lines.length >= MAX_LINES) {
+        leftOut++;
+        continue;
+      }
+      const change = String(row.__kind) as LineChange['change'];
+      const side = change === 'removed' ? 'before' : 'after';
+      const value = (column: string) => (values.includes(column) ? plainValue(row[`${side}:${column}`]) : null);
+      const named = (kind: keyof typeof names, column: string) => {
+        const id = value(column);
+        if (id === null || id === undefined) return null;
+        return names[kind][side === 'before' ? 0 : 1].get(String(id)) ?? `#${String(id)}`;
+      };
+      const number = (v: unknown) => (v === null || v === undefined ? null : roundHalfAway(Number(v), 3));
+      lines.push({
+        table,
+        change,
+        id: plainValue(row.id) as number,
+        year: number(value('year')),
+        amount_before: change === 'added' ? null : number(plainValue(row['before:amount'])),
+        amount_after: change === 'removed' ? null : number(plainValue(row['after:amount'])),
+        category: named('category', 'category_id'),
+        organization: named('organization', 'organization_id'),
+        stage: (value('stage') as string | null) ?? null,
+        source: named('source', 'source_id'),
+        changed: change === 'changed' ? values.filter((c) => row[`differs:${c}`] === true) : [],
+      });
+    }
+  }
+  return { lines, left_out: leftOut };
 }
 
 /**
@@ -274,6 +451,8 @@ export function summarize(diff: DropDiff): ChangeSummary {
     previous_version: diff.before.version,
     tables: Object.fromEntries(diff.tables.map((t) => [t.table, { added: t.added, removed: t.removed, changed: t.changed }])),
     years_with_moved_totals: diff.totals.filter((t) => t.moved).map((t) => t.year),
+    drop_json: diff.drop_json,
+    notes: diff.notes,
   };
 }
 
@@ -303,7 +482,7 @@ function sideFromManifest(text: string, where: string, locate: (file: string) =>
     const table = file.replace(/\.parquet$/, '');
     if (Object.hasOwn(KEYS, table) && file === `${table}.parquet`) files.set(table, locate(file));
   }
-  return { version: parsed.data.version, created_at: parsed.data.created_at, files };
+  return { version: parsed.data.version, created_at: parsed.data.created_at, files, manifest: json as Record<string, unknown> };
 }
 
 /**
@@ -378,7 +557,8 @@ export async function changeBetween(previous: LoadedDrop, next: LoadedDrop, copi
     copied();
     const b = new Map<string, Relation>();
     for (const [table, columns] of await tablesOf(current, next)) b.set(table, { from: quotedIdentifier(table), columns });
-    return summarize(await compare(current, previous.manifest, a, next.manifest, b, false));
+    const side = (m: LoadedDrop['manifest']): Side => ({ version: m.version, created_at: m.created_at, manifest: m as Record<string, unknown> });
+    return summarize(await compare(current, side(previous.manifest), a, side(next.manifest), b, false));
   } finally {
     current.closeSync();
     await rm(scratch, { recursive: true, force: true });

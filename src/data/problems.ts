@@ -30,7 +30,8 @@ export class DropError extends Error {
   }
 }
 
-function describeProblem(p: Problem): string {
+/** One line for a log or /meta/: the file, the rule, how many rows and the first offending row. */
+export function describeProblem(p: Problem): string {
   const rows = p.examples.length ? `; offending row: ${jsonText(p.examples[0])}` : '';
   const count = p.count > 1 ? ` (${p.count} rows)` : '';
   const where = p.where === undefined ? '' : ` (${p.where})`;

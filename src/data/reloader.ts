@@ -7,11 +7,13 @@
  * DATA_DIR itself when it is a symlink that is re-pointed (`ln -sfn new current`).
  */
 import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { logger } from '../lib/log.js';
 import { changeBetween } from './diff.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
+import { describeProblem } from './problems.js';
 import { MANIFEST_FILE } from './manifest.js';
 import type { Lease, ReloadFailure, ReloadOutcome, Store } from './store.js';
 
@@ -87,7 +89,7 @@ export class Reloader {
     const started = performance.now();
     const log = { trigger, dir: this.dataDir };
     try {
-      const drop = await loadDrop(this.dataDir);
+      const drop = await loadDrop(this.dataDir, { allProblems: true });
       if (this.closed) {
         drop.instance.closeSync();
       } else if (sameDrop(drop, this.store.served)) {
@@ -96,14 +98,19 @@ export class Reloader {
         this.store.recordReload('ok');
         logger.info({ ...log, version: drop.manifest.version }, 'data drop unchanged');
       } else {
+        admitRelease(this.store, drop);
         const previous = this.store.lease();
         this.store.swap(drop);
         logger.info({ ...log, version: drop.manifest.version, ms: Math.round(performance.now() - started) }, 'data drop reloaded');
+        // Kept before the comparison is queued, so that the release is there to take its change summary.
+        await keepRelease(this.store, drop, !previous);
         if (previous) this.queueChange({ previous, next: this.store.lease()! });
       }
     } catch (error) {
       const reason = error instanceof DropError ? error.message : `could not load the drop: ${(error as Error).message}`;
-      this.store.recordReload('rejected', failureOf(error));
+      // Every problem, and the version refused (not the one still served), so that whoever
+      // published it can fix it from /meta/ alone (docs/data-drops.md#reloading).
+      this.store.recordReload('rejected', { ...failureOf(error), rejected_version: await refusedVersion(this.dataDir) });
       logger.error({ ...log, reason, serving: this.store.served?.manifest.version }, 'data drop rejected; still serving the previous drop');
     }
     return this.store.lastReload!;
@@ -191,6 +198,62 @@ export class Reloader {
 }
 
 /**
+ * The first drop a process serves: the one at `locate()` (DATA_DIR, or DATA_URL's download), kept
+ * as a release. When it cannot be served, the newest kept release is served instead and
+ * /meta/ last_reload says why (a restart never falls back to nothing); throws the drop's error
+ * only when no release is kept either.
+ */
+export async function serveAtStartup(store: Store, locate: () => Promise<string>): Promise<void> {
+  let drop: LoadedDrop;
+  let rejected: ReloadFailure | undefined;
+  let dir: string | undefined;
+  try {
+    dir = await locate();
+    drop = await loadDrop(dir);
+    admitRelease(store, drop);
+  } catch (error) {
+    const fallback = store.releases?.newest();
+    if (!fallback) throw error;
+    // A failed download (remote.ts DownloadError) says what failed in its own terms.
+    const failure = (error as { failure?: ReloadFailure }).failure ?? failureOf(error);
+    rejected = { ...failure, rejected_version: dir === undefined ? null : await refusedVersion(dir) };
+    try {
+      drop = await loadDrop(fallback.dir);
+    } catch {
+      throw error;
+    }
+    logger.error({ reason: (error as Error).message, serving: fallback.version }, 'the drop cannot be served; serving the newest kept release instead');
+  }
+  store.swap(drop);
+  // Copying a large drop's files takes a while: the server listens meanwhile, answering the
+  // current release's permalinks from memory (Releases.settled() says when it is kept).
+  void keepRelease(store, drop);
+  if (rejected !== undefined) store.recordReload('rejected', rejected);
+}
+
+/** Refuses (a DropError) a drop whose version is kept as a release with other content; its database is closed. */
+export function admitRelease(store: Store, drop: LoadedDrop): void {
+  try {
+    store.releases?.admit(drop);
+  } catch (error) {
+    drop.instance.closeSync();
+    throw error;
+  }
+}
+
+/**
+ * Keeps the drop just swapped in as a release. A release that cannot be written (a full disk) is
+ * logged, never a reason to stop serving the drop.
+ */
+export async function keepRelease(store: Store, drop: LoadedDrop, workOutChanges = true): Promise<void> {
+  try {
+    await store.releases?.keep(drop, { workOutChanges });
+  } catch (error) {
+    logger.error({ err: error, version: drop.manifest.version }, 'could not keep the drop as a release');
+  }
+}
+
+/**
  * The fingerprint leaves out drop.json's free text; a new manifest over the same files that
  * changes only that (a corrected version or description) is still swapped in, so that /meta/
  * tells the truth.
@@ -199,8 +262,21 @@ function sameDrop(drop: LoadedDrop, served: LoadedDrop | null): boolean {
   return drop.fingerprint === served?.fingerprint && isDeepStrictEqual(drop.manifest, served.manifest);
 }
 
+/** The version a rejected drop's drop.json names, when it can be read at all. */
+async function refusedVersion(dataDir: string): Promise<string | null> {
+  try {
+    const json = JSON.parse(await readFile(path.join(dataDir, MANIFEST_FILE), 'utf8')) as { version?: unknown };
+    return typeof json.version === 'string' ? json.version : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What /meta/ shows of a failed load: a DropError's rule without the server's paths; of anything else, only that it failed. */
 export function failureOf(error: unknown): ReloadFailure {
-  if (error instanceof DropError) return { code: 'invalid_drop', file: error.problems[0]?.file ?? null, reason: error.publicReason };
+  if (error instanceof DropError) {
+    const problems = error.problems.slice(0, 20).map((p) => describeProblem({ ...p, where: undefined }));
+    return { code: 'invalid_drop', file: error.problems[0]?.file ?? null, reason: error.publicReason, problems };
+  }
   return { code: 'load_failed', file: null, reason: 'the drop could not be loaded (the server log says why)' };
 }

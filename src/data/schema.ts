@@ -62,6 +62,9 @@ const lineColumns = (organizationNullable: boolean): ColumnSpec[] => [
 /** A series without a stage column has rows of no stated stage (null). */
 const seriesStage: ColumnSpec = { ...text('stage'), absent: 'NULL' };
 
+/** The ratio to GDP as the row's source printed it (docs/data-drops.md#published-ratios); null when it printed none. */
+const publishedPercent: ColumnSpec = { ...money('published_percent'), nullable: true, absent: 'NULL' };
+
 export const TABLES: readonly TableSpec[] = [
   { name: 'organizations', columns: [id('id'), text('name'), text('code')] },
   { name: 'categories', columns: [id('id'), text('name'), text('type'), id('parent_id', true)] },
@@ -70,8 +73,8 @@ export const TABLES: readonly TableSpec[] = [
   { name: 'debt_origins', columns: [id('id'), id('parent_id', true), text('name')] },
   { name: 'debt', columns: [year, id('debt_origin_id'), money('value'), seriesStage, ...provenance] },
   { name: 'gdp', columns: [year, money('gdp'), ...provenance] },
-  { name: 'outstanding_debt', columns: [year, money('outstanding_debt'), seriesStage, ...provenance] },
-  { name: 'deficit', columns: [year, money('value'), seriesStage, ...provenance] },
+  { name: 'outstanding_debt', columns: [year, money('outstanding_debt'), seriesStage, ...provenance, publishedPercent] },
+  { name: 'deficit', columns: [year, money('value'), seriesStage, ...provenance, publishedPercent] },
   {
     name: 'sources',
     optional: true,

@@ -18,6 +18,8 @@ import {
 import { ClientGone, problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
+import type { ParamsOf, QueryName, RowOf } from './queries.js';
+import type { Releases } from './releases.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
 
@@ -143,6 +145,8 @@ export class ServedDrop {
   private readonly prepared = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
   private readonly waiting: Waiters;
   private opened = 0;
+  /** When a connection was last handed out or given back (see stuckFor). */
+  private movedAt = performance.now();
   private leases = 0;
   private retired = false;
   private closed = false;
@@ -152,6 +156,8 @@ export class ServedDrop {
     private readonly poolSize: number,
     private readonly admission: Admission,
     private readonly limits: QueryLimits,
+    /** Called once the database is closed (an older release removes its database file then). */
+    private readonly onClosed: () => void = () => {},
   ) {
     this.waiting = new Waiters(limits);
   }
@@ -162,7 +168,7 @@ export class ServedDrop {
     let released = false;
     return {
       drop: this,
-      query: (name, params) => this.query(name, params, signal),
+      query: (name, ...params) => this.query(name, params[0] ?? {}, signal) as Promise<never>,
       chunks: (sql, params) => this.chunks(sql, params, signal),
       release: () => {
         if (released) return;
@@ -303,11 +309,27 @@ export class ServedDrop {
     this.closeIfDone();
   }
 
+  /**
+   * How long every pooled connection has been held with none given back or handed out, once that
+   * is longer than any query may run and wait (QUERY_TIMEOUT_MS + QUEUE_WAIT_MS); else 0. Queries
+   * end within their limit, so a pool held that long is held by something else (exports): it
+   * cannot serve, and /readyz says so.
+   */
+  stuckFor(now = performance.now()): number {
+    if (this.idle.length > 0 || this.opened < this.poolSize) return 0;
+    const held = now - this.movedAt;
+    return held > this.limits.timeoutMs + this.limits.queueWaitMs ? held : 0;
+  }
+
   private async acquire(signal?: AbortSignal): Promise<DuckDBConnection> {
     const free = this.idle.pop();
-    if (free) return free;
+    if (free) {
+      this.movedAt = performance.now();
+      return free;
+    }
     if (this.opened < this.poolSize) {
       this.opened += 1;
+      this.movedAt = performance.now();
       try {
         return await this.data.connect();
       } catch (error) {
@@ -319,6 +341,7 @@ export class ServedDrop {
   }
 
   private releaseConnection(connection: DuckDBConnection): void {
+    this.movedAt = performance.now();
     const next = this.waiting.next();
     if (next) next.give(connection);
     else this.idle.push(connection);
@@ -329,12 +352,14 @@ export class ServedDrop {
     this.closed = true;
     for (const connection of this.idle.splice(0)) connection.closeSync();
     this.data.instance.closeSync();
+    this.onClosed();
   }
 }
 
 export interface Lease {
   drop: ServedDrop;
-  query(name: string, params?: Params): Promise<Row[]>;
+  /** Runs sql/<name>.sql with its parameters (data/queries.ts types both, and the rows). */
+  query<N extends QueryName>(name: N, ...params: keyof ParamsOf<N> extends never ? [] : [ParamsOf<N>]): Promise<RowOf<N>[]>;
   /** DuckDB's chunks themselves, for exports built column by column; see ServedDrop.chunks. */
   chunks(sql: string, params: Params): AsyncGenerator<DuckDBDataChunk>;
   release(): void;
@@ -350,6 +375,9 @@ export interface ReloadFailure {
   code: 'invalid_drop' | 'download_failed' | 'load_failed';
   file: string | null;
   reason: string;
+  /** The version refused (from its drop.json; null when unreadable) and every problem, up to 20. */
+  rejected_version?: string | null;
+  problems?: string[];
 }
 
 /** The last attempt to load a drop, as /budget/api/meta/ shows it. */
@@ -362,6 +390,9 @@ export interface ReloadOutcome {
   at: string;
   /** The version served after the attempt: the new drop's, or the old one's when rejected. */
   version: string | null;
+  /** A rejection: the version refused (from its drop.json, null when unreadable) and every problem (up to 20). */
+  rejected_version?: string | null;
+  problems?: string[];
 }
 
 export class Store {
@@ -402,6 +433,11 @@ export class Store {
     return this.current !== null;
   }
 
+  /** How long the served drop's pool has been unable to serve (ServedDrop.stuckFor), or 0. */
+  get stuckFor(): number {
+    return this.current?.stuckFor() ?? 0;
+  }
+
   /** The drop to answer one request with, or null before any drop is loaded; `signal`: the client hung up. */
   lease(signal?: AbortSignal): Lease | null {
     return this.current?.lease(signal) ?? null;
@@ -425,9 +461,22 @@ export class Store {
     return this.change;
   }
 
+  /**
+   * The releases kept (releases.ts), when the process keeps them (the server does; tests that
+   * build an app over one drop need not).
+   */
+  releases: Releases | null = null;
+
   /** Records what changed with the swap that brought in `data`, unless another drop has been swapped in since. */
   recordChange(data: LoadedDrop, change: ChangeSummary): void {
+    // The release keeps its change summary even when another drop came in meanwhile.
+    this.releases?.noteChanges(data.manifest.version, change);
     if (this.current?.data === data) this.change = change;
+  }
+
+  /** An older release opened from its files: its queries count against this process's limits. */
+  serveOther(data: LoadedDrop, onClosed?: () => void): ServedDrop {
+    return new ServedDrop(data, 2, this.admission, this.limits, onClosed);
   }
 
   /** Serves `data` from now on (a successful load); the previous drop closes when its in-flight requests finish. */
@@ -459,6 +508,7 @@ export class Store {
       file: failure?.file ?? null,
       at: at.toISOString(),
       version: this.served?.manifest.version ?? null,
+      ...(failure?.problems ? { rejected_version: failure.rejected_version ?? null, problems: failure.problems } : {}),
     };
   }
 

@@ -7,6 +7,8 @@
 export function plainValue(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
   if (value !== null && typeof value === 'object') {
+    // A LIST (source_ids of a roll-up): its items, each made plain.
+    if ('items' in value && Array.isArray(value.items)) return value.items.map(plainValue);
     if ('toDouble' in value && typeof value.toDouble === 'function') return value.toDouble();
     return String(value);
   }

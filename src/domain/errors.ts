@@ -12,6 +12,7 @@ export const PROBLEMS = {
   invalid_request: { status: 400, when: 'the request itself is malformed (its URL, its headers)' },
   unauthorized: { status: 401, when: 'an X-API-Key that is malformed or not a known key' },
   not_found: { status: 404, when: 'nothing is served at this path' },
+  unknown_release: { status: 404, when: 'a release that is not kept, or an Accept-Datetime before the first release kept' },
   method_not_allowed: { status: 405, when: 'a method other than GET, HEAD or OPTIONS' },
   sunset: { status: 410, when: 'a deprecated endpoint, parameter, field or format used after its sunset' },
   rate_limited: { status: 429, when: 'over the rate limit' },
@@ -102,10 +103,23 @@ export const problem = {
   rateLimited: (detail: string) => HttpError.of('rate_limited', detail),
   overloaded: (detail = 'the server is answering as many queries as it can; retry in a second') =>
     HttpError.of('overloaded', detail, { headers: { 'Retry-After': '1' } }),
+  /** Full exports (http/export-limits.ts): a client past its own budget, per minute or at once. */
+  tooManyExports: (detail: string, retryAfterSeconds: number) =>
+    HttpError.of('rate_limited', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+  /** Full exports: the server makes as many at once as it may. */
+  exportsBusy: () =>
+    HttpError.of('overloaded', 'the server is making as many full exports as it may; retry in a few seconds', { headers: { 'Retry-After': '5' } }),
+  /** /readyz: every pooled connection held past what a query may take (store.ts stuckFor). */
+  poolHeld: (ms: number) =>
+    HttpError.of('overloaded', `every database connection has been held for ${Math.round(ms)} ms; none can serve a query`, { headers: { 'Retry-After': '5' } }),
   clientGone: () => new ClientGone(),
   queryTimeout: (timeoutMs: number) =>
     HttpError.of('query_timeout', `the query took longer than ${timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`),
   dataUnavailable: () =>
     HttpError.of('data_unavailable', 'no data drop is served right now (none is loaded yet, or the server is shutting down); try again shortly'),
+  /** docs/api.md#releases: `detail` says which release; the answer says where the releases are. */
+  unknownRelease: (detail: string, index: string) => HttpError.of('unknown_release', detail, { headers: { Link: `<${index}>; rel="index"` } }),
+  /** An older release whose files could not be loaded (releases.ts). */
+  releaseUnreadable: (version: string) => HttpError.of('data_unavailable', `release ${version} could not be read from its files; try again later`),
   internalError: () => HttpError.of('internal_error', 'the server failed to answer this request; it has been logged'),
 };

@@ -9,6 +9,7 @@ import {
   Float64,
   Int32,
   Int64,
+  List,
   RecordBatch,
   RecordBatchStreamWriter,
   Schema,
@@ -30,9 +31,17 @@ const ARROW_TYPES: Record<ColumnType, () => DataType> = {
   float64: () => new Float64(),
   utf8: () => new Utf8(),
   bool: () => new Bool(),
+  int64_list: () => new List(new Field('item', new Int64(), false)),
 };
 
-const TYPE_NAMES: Record<ColumnType, string> = { int32: 'Int32', int64: 'Int64', float64: 'Float64', utf8: 'Utf8', bool: 'Bool' };
+const TYPE_NAMES: Record<ColumnType, string> = {
+  int32: 'Int32',
+  int64: 'Int64',
+  float64: 'Float64',
+  utf8: 'Utf8',
+  bool: 'Bool',
+  int64_list: 'List<Int64>',
+};
 
 function arrowSchema(columns: readonly Column[]): Schema {
   return new Schema(columns.map((c) => new Field(c.name, ARROW_TYPES[c.type](), c.nullable)));

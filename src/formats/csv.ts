@@ -16,7 +16,8 @@ function csvOptions(columns: readonly Column[]) {
     header: true,
     columns: columns.map((c) => c.name),
     record_delimiter: 'windows',
-    cast: { boolean: (value: boolean) => String(value) },
+    // A list (a roll-up's source_ids) is one field, its items joined with `;` (empty for []).
+    cast: { boolean: (value: boolean) => String(value), object: (value: object) => (Array.isArray(value) ? value.join(';') : JSON.stringify(value)) },
   } as const;
 }
 
@@ -64,7 +65,7 @@ function fieldWriter(column: Column, named: ExportQuery['named']): (vector: Duck
       return value === null ? '' : text(value);
     };
   }
-  if (column.type !== 'bool' && !column.nullable) {
+  if (column.type !== 'bool' && column.type !== 'int64_list' && !column.nullable) {
     const type = column.type;
     return (vector, rows) => {
       const items = typedItems(vector, rows, type);

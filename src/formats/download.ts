@@ -26,6 +26,8 @@ interface Download {
   body(): DownloadBody;
   /** Keeps the bytes (before compression) as a file for the next requests of the same export. */
   record?: Recorder;
+  /** The last stage before the response, made when the bytes start (http/export-limits.ts's watchdog). */
+  watch?: () => NodeJS.ReadWriteStream;
 }
 
 export async function sendDownload(req: Request, res: Response, download: Download): Promise<void> {
@@ -52,6 +54,7 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
     if ('rows' in body) stages.push(download.format.encoder(body.columns));
     if (download.record) stages.push(download.record.tap);
     if (download.encoding) stages.push(compressor(download.encoding));
+    if (download.watch) stages.push(download.watch());
     await pipeline([source, ...stages, res]);
   } catch (error) {
     download.record?.abort();

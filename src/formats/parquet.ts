@@ -25,14 +25,28 @@ const PHYSICAL: Record<ColumnType, Omit<SchemaElement, 'name'>> = {
   float64: { type: 'DOUBLE' },
   utf8: { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
   bool: { type: 'BOOLEAN' },
+  // The LIST group; its one repeated field and element are added by parquetSchema.
+  int64_list: { converted_type: 'LIST', logical_type: { type: 'LIST' }, num_children: 1 },
 };
 
-const TYPE_NAMES: Record<ColumnType, string> = { int32: 'INT32', int64: 'INT64', float64: 'DOUBLE', utf8: 'STRING', bool: 'BOOLEAN' };
+const TYPE_NAMES: Record<ColumnType, string> = {
+  int32: 'INT32',
+  int64: 'INT64',
+  float64: 'DOUBLE',
+  utf8: 'STRING',
+  bool: 'BOOLEAN',
+  int64_list: 'LIST<INT64>',
+};
 
+/** A list column is Parquet's three-level LIST: the group, its repeated `list`, the `element`. */
 function parquetSchema(columns: readonly Column[]): SchemaElement[] {
   return [
     { name: 'root', num_children: columns.length },
-    ...columns.map((c) => ({ name: c.name, ...PHYSICAL[c.type], repetition_type: c.nullable ? 'OPTIONAL' : 'REQUIRED' }) as SchemaElement),
+    ...columns.flatMap((c) => {
+      const top = { name: c.name, ...PHYSICAL[c.type], repetition_type: c.nullable ? 'OPTIONAL' : 'REQUIRED' } as SchemaElement;
+      if (c.type !== 'int64_list') return [top];
+      return [top, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, { name: 'element', type: 'INT64', repetition_type: 'REQUIRED' }] as SchemaElement[];
+    }),
   ];
 }
 

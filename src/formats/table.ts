@@ -9,9 +9,10 @@ import { z } from 'zod';
  * Types, chosen once for every download: years and depths are 32-bit integers; ids are 64-bit,
  * like the drop's BIGINT ids (a double would silently round ids above 2^53); money and percentages
  * are doubles, the JSON numbers already rounded to 3 and 2 decimals; names are UTF-8 strings; flags
- * (derived) booleans.
+ * (derived) booleans; lists of ids (a roll-up's source_ids) lists of 64-bit integers, which CSV
+ * writes as one field joined with `;`.
  */
-export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8' | 'bool';
+export type ColumnType = 'int32' | 'int64' | 'float64' | 'utf8' | 'bool' | 'int64_list';
 
 /**
  * A row's value as the typed writers (Arrow, Parquet) take it: their 64-bit integers take bigints,
@@ -23,6 +24,7 @@ export const COLUMN_VALUES: Record<ColumnType, (value: unknown) => unknown> = {
   float64: Number,
   utf8: String,
   bool: Boolean,
+  int64_list: (value) => (value as unknown[]).map((id) => (typeof id === 'bigint' ? id : BigInt(id as number))),
 };
 
 export interface Column {
@@ -50,6 +52,7 @@ export const int64 = column('int64');
 export const float64 = column('float64');
 export const utf8 = column('utf8');
 export const bool = column('bool');
+export const int64List = column('int64_list');
 
 export function table<Item>(columns: Column[], rows: (item: Item) => FlatRow[]): Table<Item> {
   return { columns, rows };
@@ -99,5 +102,8 @@ function leavesOf(schema: z.ZodType, path: string[], nullable: boolean): Leaf[] 
   }
   if (schema instanceof z.ZodString || schema instanceof z.ZodEnum) return [{ path, column: { name, type: 'utf8', nullable } }];
   if (schema instanceof z.ZodBoolean) return [{ path, column: { name, type: 'bool', nullable } }];
-  throw new Error(`${name || 'the item'} has no column type: only scalars and nested objects flatten (see flatTable)`);
+  if (schema instanceof z.ZodArray && schema.element instanceof z.ZodNumber && schema.element.isInt) {
+    return [{ path, column: { name, type: 'int64_list', nullable } }];
+  }
+  throw new Error(`${name || 'the item'} has no column type: only scalars, lists of integers and nested objects flatten (see flatTable)`);
 }

@@ -18,6 +18,8 @@ interface LogNotes {
    * still depends on them before their sunset.
    */
   deprecated?: string[];
+  /** Why the server cut a download short (http/export-limits.ts): a stalled client, or too long. */
+  cut?: string;
   /** A 5xx's cause, logged with its stack; the client only ever sees a generic problem. */
   error?: unknown;
 }
@@ -47,6 +49,7 @@ export function accessLog(logger: Logger): RequestHandler {
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         bytes: socket.bytesWritten - writtenBefore,
         ...(cache && { cache }),
+        ...(notes(res).cut && { cut: notes(res).cut }),
         ...(deprecated && { deprecated }),
         // The client went away before the whole answer was sent.
         ...(!res.writableFinished && { aborted: true }),

@@ -82,18 +82,30 @@ export class ApiKeys {
 /**
  * Sets res.locals.apiKey for a request with a known key; a request with an unknown or malformed
  * key gets a 401 rather than silently the anonymous limit. Without API_KEYS_FILE no key is known.
+ * The 401 is sent by refuseUnknownKey, after the rate limiter has counted the request against
+ * the client's address: guessing keys costs a guesser its own budget (security review, finding 9).
  */
 export function apiKeyCheck(keys: ApiKeys | undefined, exempt: (path: string) => boolean): RequestHandler {
   return (req, res, next) => {
     const presented = req.get(API_KEY_HEADER);
     if (presented === undefined || req.method === 'OPTIONS' || exempt(req.path)) return next();
-    if (!KEY_SHAPE.test(presented)) throw unauthorized(`${API_KEY_HEADER} is malformed: a key is 16-256 characters with no spaces or commas`);
+    if (!KEY_SHAPE.test(presented)) {
+      res.locals.apiKeyRefusal = unauthorized(`${API_KEY_HEADER} is malformed: a key is 16-256 characters with no spaces or commas`);
+      return next();
+    }
     const key = keys?.find(presented);
-    if (!key) throw unauthorized(`${API_KEY_HEADER} is not a known key`);
-    res.locals.apiKey = key;
+    if (key) res.locals.apiKey = key;
+    else res.locals.apiKeyRefusal = unauthorized(`${API_KEY_HEADER} is not a known key`);
     next();
   };
 }
+
+/** The 401 of a request whose key apiKeyCheck did not know, once the limiter has counted it. */
+export const refuseUnknownKey: RequestHandler = (_req, res, next) => {
+  const refusal = res.locals.apiKeyRefusal as HttpError | undefined;
+  if (refusal) throw refusal;
+  next();
+};
 
 function unauthorized(detail: string): HttpError {
   return problem.unauthorized(detail, `ApiKey header="${API_KEY_HEADER}"`);

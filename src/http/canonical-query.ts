@@ -1,9 +1,11 @@
 /**
  * The query as the service keys an answer: the same parameters in another order, or with
- * `format=json` spelled out, are the same query, so they share one ETag and one response-cache
- * entry (docs/api.md#caching-and-etags). Parameters are put in the endpoint's order (unknown
- * ones after, as given) and values are kept as the client wrote them; paging links repeat them in
- * that order, so the answer's bytes are the same too.
+ * `format=json` spelled out, or with values written another way (`year=2004,2003,2003` and
+ * `year=2003,2004`, `stage=AMENDED` and `stage=amended`), are the same query, so they share one
+ * ETag and one response-cache entry (docs/api.md#caching-and-etags); otherwise any client could
+ * force misses at will (security review, finding 8). Parameters are put in the endpoint's order
+ * (unknown ones after, as given) and each valid value in its canonical spelling (`normalize`);
+ * paging links repeat them so, and the answer's bytes are the same too.
  */
 export interface CanonicalQuery {
   /** The parameters in the endpoint's order, `format` left out when given once. */
@@ -12,8 +14,13 @@ export interface CanonicalQuery {
   format: string | undefined;
 }
 
-export function canonicalQuery(url: string, order: readonly string[]): CanonicalQuery {
-  const given = [...new URL(url, 'http://local').searchParams];
+/** A value's canonical spelling, or the value as given when it is not valid (it is refused anyway). */
+export type Normalize = (key: string, value: string) => string;
+
+export function canonicalQuery(url: string, order: readonly string[], normalize?: Normalize): CanonicalQuery {
+  const given = [...new URL(url, 'http://local').searchParams].map(
+    ([key, value]) => [key, normalize && key !== 'format' ? normalize(key, value) : value] as [string, string],
+  );
   const rank = (key: string) => {
     const at = order.indexOf(key);
     return at < 0 ? order.length : at;

@@ -23,8 +23,8 @@ const WINDOW_MS = 60_000;
 const CLIENTS_REMEMBERED = 10_000;
 
 /**
- * `perMinute` requests per client IP per minute, with IETF draft-8 headers; CORS preflights and
- * the `unlimited` paths are not counted. A request with an API
+ * `perMinute` requests per client IP per minute, with IETF draft-8 headers; the `unlimited` paths
+ * are not counted. A request with an API
  * key (res.locals.apiKey, set by the api-keys middleware before this one) counts against its key's
  * own budget and limit, whatever its IP, and its RateLimit-Policy carries the key's name.
  *
@@ -55,7 +55,9 @@ export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions):
       const key = keyOf(res);
       return key ? `key:${key.name}` : addressKey(clientAddress(req));
     },
-    skip: (req, res) => req.method === 'OPTIONS' || exempt.has(pathOf(req.originalUrl)) || (perMinute === 0 && !keyOf(res)),
+    // CORS preflights count like any request (security review, finding 9): they cost the server
+    // as much as a cached answer, and were a way round the limit.
+    skip: (req, res) => exempt.has(pathOf(req.originalUrl)) || (perMinute === 0 && !keyOf(res)),
     handler: (req, res, next) => {
       const info = countOf(req)!;
       setHeaders(res, info);

@@ -135,11 +135,11 @@ const ROWS: Record<string, string> = {
   gdp: `SELECT year, gdp, NULL AS source_id, false AS derived FROM synth_gdp ORDER BY year`,
   outstanding_debt: `
     SELECT g.year, round(g.gdp * (0.35 + (hash($seed, 'outstanding', g.year) + s.rank * 11) % 450 / 1000), 3) AS outstanding_debt,
-           s.stage, ${seriesSource}
+           s.stage, ${seriesSource}, NULL AS published_percent
     FROM synth_gdp g JOIN synth_series_stages s ON g.year <= s.last_year ORDER BY g.year, s.rank`,
   deficit: `
     SELECT g.year, round(g.gdp * (0.01 + (hash($seed, 'deficit', g.year) + s.rank * 5) % 60 / 1000), 3) AS value,
-           s.stage, ${seriesSource}
+           s.stage, ${seriesSource}, NULL AS published_percent
     FROM synth_gdp g JOIN synth_series_stages s ON g.year <= s.last_year ORDER BY g.year, s.rank`,
   sources: `
     SELECT i AS id,

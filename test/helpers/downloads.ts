@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { tableFromIPC, type Table } from 'apache-arrow';
+import { DuckDBInstance, DuckDBListValue } from '@duckdb/node-api';
+import { tableFromIPC, Vector, type Table } from 'apache-arrow';
 import { parse } from 'csv-parse/sync';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -53,10 +53,14 @@ export async function getArrow(app: Express, url: string, headers: Record<string
   expect(res.headers['content-type']).toBe('application/vnd.apache.arrow.stream');
   const table = tableFromIPC(res.body as Buffer);
   const rows = table.toArray().map((row) =>
-    Object.fromEntries(Object.entries(row.toJSON()).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])),
+    Object.fromEntries(Object.entries(row.toJSON()).map(([k, v]) => [k, arrowCell(v)])),
   );
   return { res, table, rows };
 }
+
+/** An Arrow cell as JSON has it: bigints as numbers, a list (a Vector) as an array. */
+const arrowCell = (v: unknown): unknown =>
+  typeof v === 'bigint' ? Number(v) : v instanceof Vector ? [...(v as Vector)].map(arrowCell) : v;
 
 /** What CSV makes of a JSON value: null is an empty field, numbers as JSON writes them. */
 export const csvCells = (row: Cells): Record<string, string> =>
@@ -96,7 +100,10 @@ export async function readParquet(body: Buffer): Promise<Omit<ParquetAnswer, 're
       type: String(c.column_type),
       nullable: repetition.get(c.column_name) === 'OPTIONAL',
     }));
-    const rows = await read('SELECT * FROM read_parquet($1)');
+    // A LIST column (a roll-up's source_ids) as an array of its items.
+    const rows = (await read('SELECT * FROM read_parquet($1)')).map((row) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof DuckDBListValue ? v.items : v])),
+    );
     const groups = await read('SELECT count(DISTINCT row_group_id) AS n FROM parquet_metadata($1)');
     return { columns, rows, rowGroups: Number(groups[0]!.n) };
   } finally {

@@ -1,0 +1,201 @@
+/**
+ * What a full export may cost (security review, findings 1 and 2): a client that stops reading is
+ * cut and its pooled connection given back; an export has a total time; exports have their own
+ * budget (the server's, so that they never take every connection, and each client's, at once and
+ * per minute, in the RateLimit headers); /readyz reports a pool held so long it cannot serve.
+ * Over a real listening server, because all of it depends on a real socket's backpressure.
+ */
+import http from 'node:http';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { writeDrop } from './helpers/drop.js';
+import { appServing, listen, type TestApp } from './helpers/app.js';
+
+const LINES = 300_000;
+let dir: string;
+beforeAll(async () => {
+  dir = await writeDrop({
+    ...small,
+    expenses: {
+      sql: `SELECT i AS id, 2000 + i % 20 AS year, (i % 997 + 0.125)::DECIMAL(18,3) AS amount,
+                   [11, 12, 13, 20][i % 4 + 1] AS category_id, 1 + i % 3 AS organization_id, false AS complementary
+            FROM range(1, ${LINES + 1}) AS r(i)`,
+    },
+  });
+}, 120_000);
+
+let running: { t: TestApp; stop: () => Promise<void> } | undefined;
+afterEach(async () => {
+  await running?.stop();
+  await running?.t.close();
+  running = undefined;
+});
+
+async function serve(env: Record<string, string>) {
+  const t = await appServing(dir, env);
+  const { base, stop } = await listen(t.app);
+  running = { t, stop };
+  return { t, base };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > ms) throw new Error(`still waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+interface Opened {
+  res: http.IncomingMessage;
+  /**
+   * Reads what is left and resolves with whether the response was complete. (A cut response only
+   * shows as one once the bytes already on their way are read: TCP delivers the end after them.)
+   */
+  drain(): Promise<{ complete: boolean }>;
+  destroy(): void;
+}
+
+/** Starts a full CSV export and pauses it once its first bytes are in: a client that stopped reading. */
+function openPaused(base: string, path = '/budget/api/expenses/?format=csv'): Promise<Opened> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}${path}`, (res) => {
+      expect(res.statusCode).toBe(200);
+      const ended = new Promise<{ complete: boolean }>((done) => res.once('close', () => done({ complete: res.complete })));
+      res.on('error', () => undefined);
+      res.once('data', () => {
+        res.pause();
+        const drain = () => {
+          res.on('data', () => undefined);
+          res.resume();
+          return ended;
+        };
+        resolve({ res, drain, destroy: () => req.destroy() });
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+function get(base: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${base}${path}`, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+describe('a full export whose client stops reading', () => {
+  it('is cut after EXPORT_STALL_MS without progress, and gives its pooled connection back', async () => {
+    const { t, base } = await serve({ EXPORT_STALL_MS: '300' });
+    const export_ = await openPaused(base);
+    expect(t.store.activeQueries).toBe(1);
+    await until(() => t.store.activeQueries === 0, 'the connection to come back');
+    expect((await export_.drain()).complete).toBe(false);
+    expect((await get(base, '/budget/api/expenses/?year=2003&limit=5')).status).toBe(200);
+  });
+
+  it('is not cut while it reads, however slowly, within EXPORT_STALL_MS', async () => {
+    const { base } = await serve({ EXPORT_STALL_MS: '2000' });
+    const text = await new Promise<string>((resolve, reject) => {
+      http.get(`${base}/budget/api/expenses/?format=csv&year=2001`, (res) => {
+        res.pause();
+        let body = '';
+        res.setEncoding('utf8');
+        setTimeout(() => {
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve(body));
+          res.resume();
+        }, 600);
+      }).on('error', reject);
+    });
+    expect(text.trimEnd().split('\r\n')).toHaveLength(LINES / 20 + 1);
+  });
+});
+
+describe('a full export still running after EXPORT_MAX_SECONDS', () => {
+  it('is cut, even though its client keeps reading, and gives its connection back', async () => {
+    const { t, base } = await serve({ EXPORT_MAX_SECONDS: '1', EXPORT_STALL_MS: '60000' });
+    const export_ = await openPaused(base);
+    // A trickle: a little every 100 ms, never a stall, never the whole export within a second.
+    const trickle = setInterval(() => export_.res.read(4096), 100);
+    try {
+      await until(() => t.store.activeQueries === 0, 'the connection to come back', 10_000);
+    } finally {
+      clearInterval(trickle);
+    }
+    expect((await export_.drain()).complete).toBe(false);
+  });
+});
+
+describe('full exports at once', () => {
+  it('past EXPORTS_AT_ONCE are refused with 503 overloaded, while queries are still answered', async () => {
+    const { t, base } = await serve({ EXPORTS_AT_ONCE: '2', QUEUE_WAIT_MS: '1000' });
+    const held = [await openPaused(base), await openPaused(base)];
+    expect(t.store.activeQueries).toBe(2);
+    const third = await get(base, '/budget/api/expenses/?format=csv&year=2002');
+    expect(third.status).toBe(503);
+    expect(third.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(third.body)).toMatchObject({ code: 'overloaded' });
+    expect(third.headers['retry-after']).toBe('5');
+    // The two other connections still serve queries.
+    const queries = await Promise.all([2004, 2005, 2006, 2007].map((year) => get(base, `/budget/api/expenses/?year=${year}&limit=7`)));
+    expect(queries.map((q) => q.status)).toEqual([200, 200, 200, 200]);
+    for (const export_ of held) export_.destroy();
+    await until(() => t.store.activeQueries === 0, 'the exports to end');
+    expect((await get(base, '/budget/api/expenses/?format=csv&year=2002')).status).toBe(200);
+  });
+
+  it('from one client: past EXPORTS_PER_CLIENT, 429 rate_limited', async () => {
+    const { base } = await serve({ RATE_LIMIT: '1000', EXPORTS_PER_CLIENT: '1' });
+    const held = await openPaused(base);
+    const second = await get(base, '/budget/api/expenses/?format=csv&year=2002');
+    expect(second.status).toBe(429);
+    expect(JSON.parse(second.body)).toMatchObject({ code: 'rate_limited' });
+    held.destroy();
+  });
+});
+
+describe('full exports per minute', () => {
+  it('count against their own budget, EXPORT_RATE_LIMIT, named "exports" in the RateLimit headers', async () => {
+    const { base } = await serve({ RATE_LIMIT: '1000', EXPORT_RATE_LIMIT: '3' });
+    const answers = [];
+    for (const year of [2001, 2002, 2003, 2004]) answers.push(await get(base, `/budget/api/expenses/?format=csv&year=${year}`));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
+    expect(answers[0]!.headers['ratelimit']).toMatch(/^"1000-in-1min"; r=\d+; t=\d+, "exports"; r=2; t=\d+$/);
+    expect(answers[0]!.headers['ratelimit-policy']).toMatch(/, "exports"; q=3; w=60$/);
+    expect(answers[2]!.headers['ratelimit']).toMatch(/"exports"; r=0; t=\d+$/);
+    const refused = answers[3]!;
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'rate_limited' });
+    expect(JSON.parse(refused.body).detail).toMatch(/^too many full exports: the limit is 3 per minute per client; retry after \d+ s/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Pages are not exports: still answered, in every format.
+    expect((await get(base, '/budget/api/expenses/?format=csv&year=2005&limit=10')).status).toBe(200);
+    expect((await get(base, '/budget/api/expenses/?year=2005&limit=10')).status).toBe(200);
+  });
+});
+
+describe('/readyz', () => {
+  it('answers 503 overloaded while every pooled connection has been held past what a query may take', async () => {
+    const { base } = await serve({ EXPORTS_AT_ONCE: '4', QUERY_TIMEOUT_MS: '1500', QUEUE_WAIT_MS: '100' });
+    expect((await get(base, '/readyz')).status).toBe(200);
+    const held = [];
+    for (let i = 0; i < 4; i++) held.push(await openPaused(base));
+    const since = Date.now();
+    let ready = await get(base, '/readyz');
+    while (ready.status === 200 && Date.now() - since < 15_000) {
+      await sleep(100);
+      ready = await get(base, '/readyz');
+    }
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.body)).toMatchObject({ code: 'overloaded' });
+    for (const export_ of held) export_.destroy();
+    await until(() => running!.t.store.activeQueries === 0, 'the exports to end');
+    expect((await get(base, '/readyz')).status).toBe(200);
+  });
+});
