@@ -182,12 +182,16 @@ describe('full exports per minute', () => {
 
 describe('/readyz', () => {
   it('answers 503 overloaded while every pooled connection has been held past what a query may take', async () => {
-    const { base } = await serve({ EXPORTS_AT_ONCE: '4', QUERY_TIMEOUT_MS: '200', QUEUE_WAIT_MS: '100' });
+    const { base } = await serve({ EXPORTS_AT_ONCE: '4', QUERY_TIMEOUT_MS: '1500', QUEUE_WAIT_MS: '100' });
     expect((await get(base, '/readyz')).status).toBe(200);
     const held = [];
     for (let i = 0; i < 4; i++) held.push(await openPaused(base));
-    await sleep(500);
-    const ready = await get(base, '/readyz');
+    const since = Date.now();
+    let ready = await get(base, '/readyz');
+    while (ready.status === 200 && Date.now() - since < 15_000) {
+      await sleep(100);
+      ready = await get(base, '/readyz');
+    }
     expect(ready.status).toBe(503);
     expect(JSON.parse(ready.body)).toMatchObject({ code: 'overloaded' });
     for (const export_ of held) export_.destroy();

@@ -172,6 +172,68 @@ describe('published ratios are kept', () => {
   });
 });
 
+describe('several stages in one call', () => {
+  const stagesOf = (rows: Record<string, unknown>[], key: string) => rows.map((r) => [r[key], r.stage]);
+  it('totals/?stage=initial,outturn gives one row per year and stage, ordered by year then stage, whatever the order asked', async () => {
+    const rows = await get('/budget/api/totals/?stage=outturn,INITIAL');
+    expect(rows.map((r: Record<string, unknown>) => [r.year, r.stage, r.total_expenses])).toEqual([
+      [2022, 'outturn', 80],
+      [2024, 'initial', 150],
+      [2024, 'outturn', 135.25],
+      [2025, 'initial', 200],
+    ]);
+  });
+  it('compares within each stage with change=previous_year', async () => {
+    const rows = await get('/budget/api/totals/?stage=initial,amended&change=previous_year&year=2025');
+    expect(rows.map((r: Record<string, unknown>) => [r.year, r.stage, (r.change as Record<string, number>).total_expenses])).toEqual([
+      [2025, 'initial', 50],
+      [2025, 'amended', 39.5],
+    ]);
+  });
+  it('budget-categories/ and organization/stats/ keep each row with its stages, in stage order', async () => {
+    expect(stagesOf(await get('/budget/api/budget-categories/?year=2024&type=expense&stage=initial,outturn'), 'id')).toEqual([
+      [10, 'initial'],
+      [10, 'outturn'],
+      [11, 'initial'],
+      [11, 'outturn'],
+      [20, 'initial'],
+      [20, 'outturn'],
+    ]);
+    expect(stagesOf(await get('/budget/api/organization/stats/?stage=amended,outturn'), 'organization_id')).toEqual([
+      [1, 'amended'],
+      [1, 'outturn'],
+      [2, 'amended'],
+      [2, 'outturn'],
+    ]);
+  });
+  it('the series give each year at each stage asked for, and only the years that have it', async () => {
+    expect(stagesOf(await get('/budget/api/deficit/?stage=initial,outturn'), 'year')).toEqual([
+      [2023, 'initial'],
+      [2023, 'outturn'],
+      [2024, 'initial'],
+      [2025, 'initial'],
+    ]);
+    expect(stagesOf(await get('/budget/api/outstanding-debt/?stage=initial,outturn&year=last'), 'year')).toEqual([
+      [2024, 'outturn'],
+      [2025, 'initial'],
+    ]);
+    const debt = await get('/budget/api/debt/?stage=initial,outturn&parent=null');
+    expect(debt.map((r: { year: number; stage: string; debt_origin: { id: number } }) => [r.year, r.stage, r.debt_origin.id])).toEqual([
+      [2024, 'initial', 1],
+      [2024, 'outturn', 1],
+      [2024, 'initial', 2],
+      [2024, 'outturn', 2],
+      [2025, 'initial', 1],
+    ]);
+  });
+  it('refuses a list with an unknown stage, and include_complementary with a list', async () => {
+    const bad = await request(t.app).get('/budget/api/totals/?stage=initial,draft');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ parameter: 'stage', message: 'must be one of initial, amended, outturn, or a list of them (initial,outturn)' }]);
+    expect((await request(t.app).get('/budget/api/totals/?stage=initial,outturn&include_complementary=false')).status).toBe(400);
+  });
+});
+
 describe('GET /budget/api/meta/', () => {
   it('serves the stages the drop describes, with their labels, bases and comparable stages', async () => {
     const meta = (await request(t.app).get('/budget/api/meta/')).body;

@@ -75,7 +75,10 @@ describe('the stage parameter', () => {
   ])('is refused on %s when it is not initial, amended or outturn', async (url) => {
     const res = await request(t.app).get(`${url}?stage=amendment`);
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ parameter: 'stage', message: 'must be one of initial, amended, outturn' }]);
+    // Where a list of stages is taken (roll-ups and series), the message says so.
+    const lists = !['/budget/api/expenses/', '/budget/api/resources/', '/budget/api/organization/'].includes(url);
+    const message = `must be one of initial, amended, outturn${lists ? ', or a list of them (initial,outturn)' : ''}`;
+    expect(res.body.errors).toEqual([{ parameter: 'stage', message }]);
   });
 });
 

@@ -6,7 +6,7 @@
  * `years=2020` never silently returns everything.
  */
 import { z } from 'zod';
-import { DEFAULT_STAGE, inWords, STAGE_MEANINGS, STAGES } from '../domain/stages.js';
+import { DEFAULT_STAGE, inWords, STAGE_MEANINGS, STAGES, type Stage } from '../domain/stages.js';
 import { FORMAT_NAMES } from '../formats/registry.js';
 import { MEASURE_NAMES, MEASURES, measureSpec, type Measure } from './measures.js';
 import { problem, type ParameterError } from '../domain/errors.js';
@@ -104,6 +104,31 @@ const stage = z
   .transform((v) => v.toLowerCase())
   .pipe(z.enum(STAGES, { error: `must be one of ${STAGES.join(', ')}` }));
 
+/**
+ * A stage or a list of stages (`initial,outturn`; docs/api.md#what-every-figure-means), for the
+ * roll-ups and the series: distinct, in the stages' own order (initial, amended, outturn).
+ */
+const stageList = z
+  .string()
+  .transform((text, ctx): Stage[] => {
+    const names = text.toLowerCase().split(',');
+    const unknown = names.find((name) => !(STAGES as readonly string[]).includes(name));
+    if (unknown !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be one of ${STAGES.join(', ')}, or a list of them (initial,outturn)` });
+      return z.NEVER;
+    }
+    return STAGES.filter((s) => names.includes(s));
+  });
+/** A word in any case, as a JSON Schema pattern (ECMA-262 has no case-insensitive flag there). */
+const anyCase = (word: string) => [...word].map((c) => `[${c}${c.toUpperCase()}]`).join('');
+const ANY_STAGE = `(${STAGES.map(anyCase).join('|')})`;
+const STAGE_LIST_TYPE = {
+  type: 'string',
+  pattern: `^${ANY_STAGE}(,${ANY_STAGE})*$`,
+  description: `one of ${STAGES.join(', ')}, or a list of them (initial,outturn); case-insensitive`,
+} as const;
+const SEVERAL = 'A list (initial,outturn) answers one row per year and stage, each row saying its stage';
+
 export const param = {
   year: yearSet.meta({
     description: `Budget year (1900 to 2100), a list (2016,2018) or a range (2016..2020) of at most ${MAX_YEARS} years`,
@@ -177,6 +202,22 @@ export const param = {
     )}; case-insensitive`,
     example: DEFAULT_STAGE,
     openapi: STAGE_TYPE,
+  }),
+  /** stage on the roll-ups (totals, budget-categories, organization/stats): one stage or several. */
+  stages: stageList.meta({
+    description: `Which lines count: ${inWords(
+      STAGES.map((s) => `${s} (${s === DEFAULT_STAGE ? 'the default: ' : ''}${STAGE_MEANINGS[s].lines})`),
+    )}; case-insensitive. ${SEVERAL}`,
+    example: DEFAULT_STAGE,
+    openapi: STAGE_LIST_TYPE,
+  }),
+  /** stage on the series (debt, outstanding-debt, deficit): one stage or several. */
+  seriesStages: stageList.meta({
+    description:
+      `Which figures: ${inWords(STAGES.map((s) => `${s} (${STAGE_MEANINGS[s].series})`))}; by default each ` +
+      `year's most final one (${[...STAGES].reverse().join(', then ')}); case-insensitive. ${SEVERAL}`,
+    example: STAGES.at(-1),
+    openapi: STAGE_LIST_TYPE,
   }),
   seriesStage: stage.meta({
     description:

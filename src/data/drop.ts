@@ -8,11 +8,12 @@ import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { checkColumns } from './columns.js';
 import { derive, type Derived } from './derived.js';
 import { MANIFEST_FILE, parseManifest, sha256File, type Manifest } from './manifest.js';
 import { DropError, fileProblem, offendingRows, type Problem } from './problems.js';
+import { DROP_LIMITS, rowCountProblems, textChunkProblems, textLengthProblems, treeDepthProblems, type DropLimits } from './limits.js';
 import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
 import { DropShape } from './shape.js';
@@ -38,6 +39,14 @@ export interface LoadOptions {
   allProblems?: boolean;
   /** Store the tables compressed from this many lines (expenses and resources) up; see COMPRESS_FROM_LINES. */
   compressFromLines?: number;
+  /**
+   * Keep the tables in this database file instead of memory, with at most `memoryLimit` of DuckDB
+   * buffers: an older release read from its files (releases.ts) costs disk, not memory.
+   */
+  databaseFile?: string;
+  memoryLimit?: string;
+  /** How big the drop may be (limits.ts); DROP_LIMITS unless a test asks for smaller. */
+  limits?: Partial<DropLimits>;
 }
 
 /**
@@ -64,6 +73,9 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     else if (await isFile(path.join(dir, file))) problems.push(fileProblem('drop.json', `files must list ${file}, which is in the drop`));
   }
   if (problems.length) throw new DropError(problems);
+  const limits = { ...DROP_LIMITS, ...options.limits };
+  problems.push(...rowCountProblems(manifest, limits));
+  if (problems.length) throw new DropError(problems);
 
   // Loading sorts and copies whole tables; jemalloc's background threads give that memory back
   // to the system once the load is done (10M lines: 1.5 GB serving instead of 1.8 GB).
@@ -73,7 +85,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     // The load's sorts and joins spill to disk past this, rather than stack on the drop still
     // serving during a reload (docs/performance.md#reload). A directory of its own per database:
     // DuckDB creates it and removes it when the database closes.
-    memory_limit: LOAD_MEMORY_LIMIT,
+    memory_limit: options.memoryLimit ?? LOAD_MEMORY_LIMIT,
     temp_directory: path.join(tmpdir(), `budget-duckdb-${process.pid}-${++databases}`),
   });
   const connection = await instance.connect();
@@ -81,13 +93,14 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   // DuckDB compresses in-memory tables only in a database attached with COMPRESS (the default one
   // cannot be), at each checkpoint; see connectTo.
   const compress = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES) ? () => connection.run(`CHECKPOINT ${DATABASE}`) : async () => undefined;
-  await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
+  if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
+  else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();
   try {
     for (const table of TABLES) {
-      const loadedTable = await loadTable(connection, dir, table, manifest, compress);
+      const loadedTable = await loadTable(connection, dir, table, manifest, compress, limits);
       if (Array.isArray(loadedTable)) problems.push(...loadedTable);
       else present.set(table.name, loadedTable);
       if (stopAtFirst()) break;
@@ -103,6 +116,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
       if (problem) problems.push(asInFile(problem, shape));
       if (stopAtFirst()) break;
     }
+    // Before derive: its closure of each tree grows with the square of its depth.
+    if (!stopAtFirst()) problems.push(...(await treeDepthProblems(connection, limits)));
     if (problems.length) throw new DropError(problems);
 
     const derived = await derive(connection, shape);
@@ -166,6 +181,7 @@ async function loadTable(
   table: TableSpec,
   manifest: Manifest,
   compress: () => Promise<unknown>,
+  limits: DropLimits = DROP_LIMITS,
 ): Promise<ReadonlySet<string> | Problem[]> {
   const file = fileName(table);
   const expected = manifest.files[file];
@@ -184,6 +200,12 @@ async function loadTable(
   }
   const raw = quotedIdentifier(`raw_${table.name}`);
   try {
+    const tooBig = await textChunkProblems(connection, filePath, file, table, limits);
+    if (tooBig.length) return tooBig;
+  } catch {
+    return [fileProblem(file, 'must be a readable Parquet file')];
+  }
+  try {
     await connection.run(`CREATE TABLE ${raw} AS SELECT * FROM read_parquet($path)`, { path: filePath });
   } catch {
     return [fileProblem(file, 'must be a readable Parquet file')];
@@ -195,6 +217,8 @@ async function loadTable(
   const types = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const problems = await checkColumns(connection, raw, file, table, types);
   if (problems.length) return problems;
+  const tooLong = await textLengthProblems(connection, raw, file, table, types, limits);
+  if (tooLong.length) return tooLong;
 
   // Typed first, then in schema order with the absent columns computed from the typed ones (a
   // stage from a complementary flag written as 0/1 reads the boolean).

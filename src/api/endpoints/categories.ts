@@ -2,9 +2,10 @@ import { flatTable } from '../../formats/table.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import type { Row } from '../../data/store.js';
+import type { RowOf } from '../../data/queries.js';
 import type { ShareKind } from '../measures.js';
-import { stageOrDefault } from '../../domain/stages.js';
+import { stageOrDefault, type Stage } from '../../domain/stages.js';
+import { perStage } from './stage-lists.js';
 import { define, named, ORDER } from './endpoint.js';
 import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
@@ -16,7 +17,7 @@ export const budgetCategories = define({
   query: {
     year: param.year.optional(),
     type: param.categoryType.optional(),
-    stage: param.stage.optional(),
+    stage: param.stages.optional(),
     ...measuring,
     ...changing,
     ordering: param.ordering(['id', 'category', 'type', 'parent_id', 'expenses', 'resources']).optional(),
@@ -29,32 +30,36 @@ export const budgetCategories = define({
       item: item.BudgetCategory,
       table: flatTable(item.rowOf(item.BudgetCategory)),
       answer: async (params, lease) => {
-        const stage = stageOrDefault(params.stage);
-        const { categoryNames } = lease.drop.data;
-        const kind = (r: Row) => r.type as ShareKind;
-        const rows = await measuredSums(
-          params,
-          lease,
-          (year, by_year) => lease.query('budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
-          [
-            { name: 'expenses', kind },
-            { name: 'resources', kind },
-          ],
-          'id',
-          (r) => ({
-            id: r.id,
-            category: named(categoryNames, r.id),
-            type: r.type,
-            parent_id: r.parent_id,
-            expenses: r.expenses,
-            resources: r.resources,
-            stage,
-            source_ids: r.source_ids,
-            derived: r.derived,
-          }),
-          { lines: stage },
-        );
-        return ordered(rows, params.ordering, 'id');
+        const stages = params.stage ?? [stageOrDefault(undefined)];
+        const answer = async (stage: Stage) => {
+          const { categoryNames } = lease.drop.data;
+          const kind = (r: RowOf<'budget_categories'>): ShareKind => r.type;
+          return measuredSums(
+            params,
+            lease,
+            (year: number[] | undefined, by_year: boolean) => lease.query('budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
+            [
+              { name: 'expenses', kind },
+              { name: 'resources', kind },
+            ],
+            'id',
+            (r) => ({
+              id: r.id,
+              category: named(categoryNames, r.id),
+              type: r.type,
+              parent_id: r.parent_id,
+              expenses: r.expenses,
+              resources: r.resources,
+              stage,
+              source_ids: r.source_ids,
+              derived: r.derived,
+            }),
+            { lines: stage },
+          );
+        };
+        // Several stages: every category's rows together, in stage order (ordered() is stable).
+        const rows = await perStage(stages, answer, () => 0);
+        return ordered(rows, params.ordering ?? (stages.length > 1 ? 'id' : undefined), 'id');
       },
     },
   ],

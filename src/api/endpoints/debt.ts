@@ -2,16 +2,19 @@
  * Debt by origin, outstanding debt and the deficit: the per-year macro series, at one stage per
  * year (the one asked for, or each year's most final one; docs/api.md, "Stages").
  */
-import type { z } from 'zod';
-import type { Row } from '../../data/store.js';
+import type { RowOf } from '../../data/queries.js';
 import { flatTable } from '../../formats/table.js';
 import { roundHalfAway } from '../../domain/numbers.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { seriesStage } from '../../domain/stages.js';
+import type { Stage } from '../../domain/stages.js';
+import { byYear, perStage, seriesStagesOf } from './stage-lists.js';
 import { define, ORDER, provenance } from './endpoint.js';
 import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured-rows.js';
+
+/** A percentage as shown: 2 decimals, half away from zero. */
+const percent = (value: number | null) => (value === null ? null : roundHalfAway(value, 2));
 
 export const debt = define({
   path: `${API_PREFIX}/debt/`,
@@ -20,7 +23,7 @@ export const debt = define({
     'One row per (year, origin) whose subtree has a value that year, the value rolled up. parent=null keeps ' +
     `top-level origins; parent=<id> keeps the children of that origin. ${ORDER('year, then origin id')}`,
   paged: false,
-  query: { year: param.year.optional(), parent: param.parent.optional(), stage: param.seriesStage.optional(), ...measuring, ...changing },
+  query: { year: param.year.optional(), parent: param.parent.optional(), stage: param.seriesStages.optional(), ...measuring, ...changing },
   figures: ['value'],
   headers: measureHeader,
   variants: [
@@ -28,20 +31,20 @@ export const debt = define({
       name: 'list',
       item: item.Debt,
       table: flatTable(item.rowOf(item.Debt)),
-      answer: (params, lease) => {
-        const stage = seriesStage(params.stage);
-        return measuredSeries(
-          params,
-          lease,
-          (year) => lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
-          ['value'],
-          (r: Row) =>
-            ({ year: Number(r.year), debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }) as z.infer<
-              typeof item.Debt
-            >,
-          { key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } },
-        );
-      },
+      answer: (params, lease) =>
+        perStage(
+          seriesStagesOf(params.stage),
+          (stage) =>
+            measuredSeries(
+              params,
+              lease,
+              (year: number[] | undefined) => lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
+              ['value'],
+              (r: RowOf<'debt'>) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }),
+              { key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } },
+            ),
+          byYear((a, b) => (a.debt_origin.id < b.debt_origin.id ? -1 : a.debt_origin.id > b.debt_origin.id ? 1 : 0)),
+        ),
     },
   ],
 });
@@ -51,27 +54,30 @@ export const outstandingDebt = define({
   summary: 'Outstanding public debt per year, with GDP and the debt as a percentage of GDP',
   description: `value = outstanding_debt / gdp * 100. year=last: the most recent year (with a row at the stage) only. ${ORDER('year')}`,
   paged: false,
-  query: { year: param.yearOrLast.optional(), stage: param.seriesStage.optional(), ...changing },
+  query: { year: param.yearOrLast.optional(), stage: param.seriesStages.optional(), ...changing },
   figures: ['outstanding_debt'],
   variants: [
     {
       name: 'list',
       item: item.OutstandingDebt,
       table: flatTable(item.rowOf(item.OutstandingDebt)),
-      answer: async ({ year, stage, change }, lease) => {
+      answer: async ({ year, stage: stages, change }, lease) => {
         const last = year === 'last';
         const years = Array.isArray(year) ? year : undefined;
-        const shape = (r: Row) => ({ ...r, year: Number(r.year), value: roundHalfAway(r.value as number, 2) }) as z.infer<typeof item.OutstandingDebt>;
-        if (!change) return (await lease.query('outstanding_debt', { year: years ?? null, last, stage: seriesStage(stage) })).map(shape);
-        // The year before each year asked for (the last one's too) is read for its change.
-        const rows = await measuredSeries(
-          { year: years, change },
-          lease,
-          (withPrevious) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage: seriesStage(stage) }),
-          ['outstanding_debt'],
-          shape,
-        );
-        return last ? rows.slice(-1) : rows;
+        const shape = (r: RowOf<'outstanding_debt'>) => ({ ...r, value: percent(r.value) });
+        const answer = async (stage: Stage | null) => {
+          if (!change) return (await lease.query('outstanding_debt', { year: years ?? null, last, stage })).map(shape);
+          // The year before each year asked for (the last one's too) is read for its change.
+          const rows = await measuredSeries(
+            { year: years, change },
+            lease,
+            (withPrevious: number[] | undefined) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage }),
+            ['outstanding_debt'],
+            shape,
+          );
+          return last ? rows.slice(-1) : rows;
+        };
+        return perStage(seriesStagesOf(stages), answer, byYear());
       },
     },
   ],
@@ -82,7 +88,7 @@ export const deficit = define({
   summary: 'Budget deficit per year, with GDP and the deficit as a percentage of GDP',
   description: `percent = value / gdp * 100. ${ORDER('year')}`,
   paged: false,
-  query: { year: param.year.optional(), stage: param.seriesStage.optional(), ...measuringWithoutShare, ...changing },
+  query: { year: param.year.optional(), stage: param.seriesStages.optional(), ...measuringWithoutShare, ...changing },
   figures: ['value'],
   headers: measureHeader,
   variants: [
@@ -91,12 +97,17 @@ export const deficit = define({
       item: item.Deficit,
       table: flatTable(item.rowOf(item.Deficit)),
       answer: (params, lease) =>
-        measuredSeries(
-          params,
-          lease,
-          (year) => lease.query('deficit', { year: year ?? null, stage: seriesStage(params.stage) }),
-          ['value'],
-          (r: Row) => ({ ...r, year: Number(r.year), percent: roundHalfAway(r.percent as number, 2) }) as z.infer<typeof item.Deficit>,
+        perStage(
+          seriesStagesOf(params.stage),
+          (stage) =>
+            measuredSeries(
+              params,
+              lease,
+              (year: number[] | undefined) => lease.query('deficit', { year: year ?? null, stage }),
+              ['value'],
+              (r: RowOf<'deficit'>) => ({ ...r, percent: percent(r.percent) }),
+            ),
+          byYear(),
         ),
     },
   ],

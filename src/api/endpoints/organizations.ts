@@ -4,7 +4,8 @@ import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { stageOrDefault } from '../../domain/stages.js';
+import { stageOrDefault, type Stage } from '../../domain/stages.js';
+import { perStage } from './stage-lists.js';
 import { define, ORDER, page } from './endpoint.js';
 import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
@@ -38,7 +39,7 @@ export const organizations = define({
       ),
       answer: async ({ year, search, stage, ...paged }, lease) => {
         const rows = await lease.query('organizations', { year: year ?? null, search: search ?? null, stage: stageOrDefault(stage), ...pageBounds(paged) });
-        return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
+        return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget) }));
       },
       exportAll: ({ year, search, stage }) => ({
         sql: 'all_organization_years',
@@ -56,7 +57,7 @@ export const organizationStats = define({
   query: {
     year: param.year.optional(),
     organization_id: param.id.optional(),
-    stage: param.stage.optional(),
+    stage: param.stages.optional(),
     ...measuring,
     ...changing,
     ordering: param.ordering(['organization_id', 'total_expenses', 'total_resources']).optional(),
@@ -69,28 +70,32 @@ export const organizationStats = define({
       item: item.OrganizationStats,
       table: flatTable(item.rowOf(item.OrganizationStats)),
       answer: async (params, lease) => {
-        const stage = stageOrDefault(params.stage);
-        const rows = await measuredSums(
-          params,
-          lease,
-          (year, by_year) =>
-            lease.query('organization_stats', { year: year ?? null, organization_id: params.organization_id ?? null, stage, by_year }),
-          [
-            { name: 'total_expenses', kind: () => 'expense' },
-            { name: 'total_resources', kind: () => 'resource' },
-          ],
-          'organization_id',
-          (r) => ({
-            organization_id: r.organization_id,
-            total_expenses: r.total_expenses,
-            total_resources: r.total_resources,
-            stage,
-            source_ids: r.source_ids,
-            derived: r.derived,
-          }),
-          { lines: stage },
-        );
-        return ordered(rows, params.ordering, 'organization_id');
+        const stages = params.stage ?? [stageOrDefault(undefined)];
+        const answer = async (stage: Stage) => {
+          return measuredSums(
+            params,
+            lease,
+            (year: number[] | undefined, by_year: boolean) =>
+              lease.query('organization_stats', { year: year ?? null, organization_id: params.organization_id ?? null, stage, by_year }),
+            [
+              { name: 'total_expenses', kind: () => 'expense' },
+              { name: 'total_resources', kind: () => 'resource' },
+            ],
+            'organization_id',
+            (r) => ({
+              organization_id: r.organization_id,
+              total_expenses: r.total_expenses,
+              total_resources: r.total_resources,
+              stage,
+              source_ids: r.source_ids,
+              derived: r.derived,
+            }),
+            { lines: stage },
+          );
+        };
+        // Several stages: every organization's rows together, in stage order (ordered() is stable).
+        const rows = await perStage(stages, answer, () => 0);
+        return ordered(rows, params.ordering ?? (stages.length > 1 ? 'organization_id' : undefined), 'organization_id');
       },
     },
   ],

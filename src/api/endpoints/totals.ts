@@ -3,10 +3,10 @@ import { problem } from '../../domain/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import type { z } from 'zod';
-import type { Row } from '../../data/store.js';
+import type { RowOf } from '../../data/queries.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { define, ORDER } from './endpoint.js';
+import { byYear, perStage } from './stage-lists.js';
 import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured-rows.js';
 
 export const totals = define({
@@ -19,7 +19,7 @@ export const totals = define({
   query: {
     year: param.year.optional(),
     include_complementary: param.boolean.optional(),
-    stage: param.stage.optional(),
+    stage: param.stages.optional(),
     ...measuringWithoutShare,
     ...changing,
   },
@@ -30,25 +30,27 @@ export const totals = define({
       name: 'list',
       item: item.Total,
       table: flatTable(item.rowOf(item.Total)),
-      answer: (params, lease) => {
-        const stage = totalsStage(params.include_complementary, params.stage);
-        return measuredSeries(
-          params,
-          lease,
-          (year) => lease.query('totals', { year: year ?? null, stage }),
-          ['total_expenses', 'total_resources', 'balance'],
-          (r: Row) =>
-            ({
-              year: Number(r.year),
-              total_expenses: r.total_expenses,
-              total_resources: r.total_resources,
-              balance: r.balance,
-              stage,
-              source_ids: r.source_ids,
-              derived: r.derived,
-            }) as z.infer<typeof item.Total>,
-        );
-      },
+      answer: (params, lease) =>
+        perStage(
+          totalsStages(params.include_complementary, params.stage),
+          (stage) =>
+            measuredSeries(
+              params,
+              lease,
+              (year: number[] | undefined) => lease.query('totals', { year: year ?? null, stage }),
+              ['total_expenses', 'total_resources', 'balance'],
+              (r: RowOf<'totals'>) => ({
+                  year: r.year,
+                  total_expenses: r.total_expenses,
+                  total_resources: r.total_resources,
+                  balance: r.balance,
+                  stage,
+                  source_ids: r.source_ids,
+                  derived: r.derived,
+                }),
+            ),
+          byYear(),
+        ),
     },
   ],
 });
@@ -58,15 +60,15 @@ export const totals = define({
  * true adds the complementary laws' amendments (stage=amended). Given with a stage that says
  * otherwise, the request is ambiguous.
  */
-function totalsStage(includeComplementary: boolean | undefined, stage: Stage | undefined): Stage {
-  if (includeComplementary === undefined) return stageOrDefault(stage);
+function totalsStages(includeComplementary: boolean | undefined, stages: Stage[] | undefined): Stage[] {
+  if (includeComplementary === undefined) return stages ?? [stageOrDefault(undefined)];
   const synonym = includeComplementary ? 'amended' : 'initial';
-  if (stage !== undefined && stage !== synonym) {
-    const message = `include_complementary=${includeComplementary} means stage=${synonym}, which contradicts stage=${stage}`;
+  if (stages !== undefined && (stages.length !== 1 || stages[0] !== synonym)) {
+    const message = `include_complementary=${includeComplementary} means stage=${synonym}, which contradicts stage=${stages.join(',')}`;
     throw problem.invalidParameters([
       { parameter: 'include_complementary', message: `must agree with stage (${message})` },
       { parameter: 'stage', message: `must agree with include_complementary (${message})` },
     ]);
   }
-  return synonym;
+  return [synonym];
 }
