@@ -10,6 +10,8 @@ import { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './endpoints/index.js';
 import { FORMATS, FORMAT_NAMES } from '../formats/registry.js';
 import { pageOf } from './paging.js';
+import { endpointName } from './fields.js';
+import { fieldText } from './field-texts.js';
 import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
 import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS, type Deprecations } from './versioning.js';
@@ -101,6 +103,7 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
     delete schema.$schema;
     delete schema.$id;
   }
+  for (const endpoint of endpoints) describeFields(endpoint, schemas);
   for (const endpoint of endpoints) markDeprecatedFields(endpoint, schemas);
 
   return {
@@ -195,6 +198,28 @@ function deprecationNote(marks: Deprecations): string {
 }
 
 /** `deprecated: true` on each deprecated field of the endpoint's item schemas. */
+/**
+ * Every field of a data answer is described by its English definition from the one table that
+ * /budget/api/fields/ serves (field-texts.ts), nested fields too.
+ */
+function describeFields(endpoint: Endpoint, schemas: Record<string, Json>): void {
+  const name = endpointName(endpoint.path);
+  const describe = (schema: Json | undefined, prefix: string) => {
+    for (const [key, property] of Object.entries((schema?.properties ?? {}) as Record<string, Json>)) {
+      const text = fieldText(name, prefix + key);
+      if (text) property.description = text.definition.en;
+      const inner = (property.anyOf as Json[] | undefined)?.find((s) => s.type === 'object') ?? property;
+      if (key !== 'change' && key !== 'change_pct' && inner.type === 'object') describe(inner, `${prefix}${key}.`);
+      const items = inner.items as Json | undefined;
+      if (inner.type === 'array' && items?.type === 'object') describe(items, `${prefix}${key}.`);
+    }
+  };
+  for (const { item } of endpoint.variants) {
+    const title = item.meta()?.title;
+    if (typeof title === 'string') describe(schemas[title], '');
+  }
+}
+
 function markDeprecatedFields(endpoint: Endpoint, schemas: Record<string, Json>): void {
   const fields = Object.keys(endpoint.deprecations?.fields ?? {});
   if (fields.length === 0) return;
