@@ -41,7 +41,12 @@ COPY package.json CHANGELOG.md ./
 COPY sql ./sql
 # The sample drop, without the source CSVs it was built from.
 COPY data/*.parquet data/drop.json data/SOURCES.md ./data/
-RUN ln -s /app/dist/src/cli.js /usr/local/bin/budget-data
+RUN ln -s /app/dist/src/cli.js /usr/local/bin/budget-data \
+    && mkdir /app/releases && chown node:0 /app/releases && chmod 0770 /app/releases
+# Every drop served is kept here as a release (docs/deploying.md#releases): mount a volume, so
+# that permalinks outlive the container; without one, Docker makes an anonymous volume.
+ENV RELEASES_DIR=/app/releases
+VOLUME /app/releases
 USER node
 EXPOSE 3000
 STOPSIGNAL SIGTERM

@@ -12,6 +12,7 @@
 import type { LoadedDrop } from '../data/drop.js';
 import type { Lease, Row } from '../data/store.js';
 import { problem } from '../domain/errors.js';
+import type { Stage } from '../domain/stages.js';
 import { roundHalfAway } from '../domain/numbers.js';
 
 type SeriesName = 'gdp' | 'population' | 'cpi';
@@ -208,7 +209,7 @@ const missing = (what: string, measure: Measure) =>
   invalid('measure', `${measure} needs ${what}, which this data drop does not have`);
 
 /** The stage of the rows a share is taken of: lines count at a stage, a series takes one per year (null: the most final). */
-export type ShareOf = { lines: string } | { debt: string | null };
+export type ShareOf = { lines: Stage } | { debt: Stage | null };
 
 /**
  * The totals of each kind a share divides by, at the stage of the rows shared, keyed `kind:year`,

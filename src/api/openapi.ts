@@ -43,6 +43,11 @@ most final stage unless one is asked for. Lines and series rows carry their \`st
 **Paging.** Paged endpoints answer \`{count, next, previous, results}\`; \`limit\` 1..1000 (default 100),
 \`offset\` >= 0. Every list has a fixed order, given per endpoint.
 
+**Releases and citing.** Every drop served is kept as a release: \`GET ${API_PREFIX}/releases/{version}/ENDPOINT\`
+answers any data endpoint from that release, for ever (\`Cache-Control: immutable\`; an unknown version is a 404
+\`unknown_release\`). Every data answer carries \`Content-Location\`: its permalink, the URL to cite. The releases are
+listed at \`${API_PREFIX}/releases/\` (and \`releases/feed.atom\`); \`Accept-Datetime\` (RFC 7089) answers as of a past instant.
+
 **HTTP.** GET and HEAD only (other methods: 405 with \`Allow\`); paths work with and without the trailing
 slash; CORS is open to any origin; every 200 has an \`ETag\` (send \`If-None-Match\` for a 304) and
 \`Cache-Control\`; the tag is the same whatever the order of the parameters. Errors are RFC 9457 problem documents (\`application/problem+json\`) with a stable
@@ -81,6 +86,11 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
     const answer = component(body, `${name(items[0]!)}${endpoint.paged ? 'Page' : 'List'}`);
     paths[endpoint.path] = { get: dataOperation(endpoint, answer) };
   }
+  // The same endpoints answered from one release (docs/api.md#releases).
+  for (const endpoint of ENDPOINTS) {
+    const operation = (paths[endpoint.path] as { get: Json }).get;
+    paths[`${API_PREFIX}/releases/{version}/${endpoint.path.slice(API_PREFIX.length + 1)}`] = { get: atRelease(operation) };
+  }
   for (const route of Object.values(SERVICE_ROUTES)) {
     paths[route.path] = { get: serviceOperation(route, route.answer ? component(route.answer) : undefined) };
   }
@@ -104,11 +114,28 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
     tags: [
       { name: 'data', description: `The budget data. ${UNITS}` },
       { name: 'service', description: 'Index, description of the data drop, this document, health checks' },
+      { name: 'releases', description: 'Every data endpoint as one release answered it: permalinks that never change' },
     ],
     paths,
     // An API key is optional: it only buys a client its own rate limit.
     security: [{}, { apiKey: [] }],
     components: { schemas, responses: PROBLEM_RESPONSES, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
+  };
+}
+
+/** A data operation as answered from one release: a `version` path parameter, immutable answers, 404 unknown_release. */
+function atRelease(operation: Json): Json {
+  return {
+    ...operation,
+    operationId: `${operation.operationId}AtRelease`,
+    tags: ['releases'],
+    summary: `${operation.summary}, from one release (a permalink)`,
+    description: `The answer of ${operation.operationId} as the release \`version\` gave it, for ever: \`Cache-Control: public, max-age=31536000, immutable\`. Every current answer names its permalink in \`Content-Location\`.`,
+    parameters: [
+      { name: 'version', in: 'path', required: true, description: "A release's version (percent-encoded), as GET /budget/api/releases/ lists them", schema: { type: 'string' }, example: 'tunisia-sample-2026.12' },
+      ...(operation.parameters as Json[]),
+    ],
+    responses: { ...(operation.responses as Json), 404: { $ref: '#/components/responses/UnknownRelease' } },
   };
 }
 
@@ -179,13 +206,15 @@ function markDeprecatedFields(endpoint: Endpoint, schemas: Record<string, Json>)
 }
 
 function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
-  // Every service answer is JSON but the docs page's and the changelog's.
+  // Every service answer is JSON but the docs page's, the changelog's and the releases feed's.
   const content =
     route === SERVICE_ROUTES.docs
       ? { 'text/html': { schema: { type: 'string' } } }
       : route === SERVICE_ROUTES.changelog
         ? { 'text/markdown': { schema: { type: 'string' } } }
-        : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
+        : route === SERVICE_ROUTES.releasesFeed
+          ? { 'application/atom+xml': { schema: { type: 'string' } } }
+          : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
   return {
     operationId: route.operationId,
     tags: ['service'],
@@ -251,6 +280,7 @@ const PROBLEM_RESPONSES: Json = {
   TooManyRequests: problem('Over the rate limit (code rate_limited)', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
   InternalError: problem('The server failed (code internal_error); it shows no internals'),
   DataUnavailable: problem('No data drop is loaded yet (code data_unavailable); try again shortly'),
+  UnknownRelease: problem('No such release is kept (code unknown_release); the releases are listed at /budget/api/releases/'),
 };
 
 const SECURITY_SCHEMES: Json = {

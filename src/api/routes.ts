@@ -51,6 +51,19 @@ export const SERVICE_ROUTES = {
     summary: `This OpenAPI 3.1 document (read it at ${API_PREFIX}/docs/)`,
     inIndex: true,
   }),
+  releases: route({
+    path: `${API_PREFIX}/releases/`,
+    operationId: 'getReleases',
+    summary: 'The releases kept, newest first, with what each changed; each answers every data endpoint at releases/{version}/ENDPOINT',
+    answer: responses.ReleaseList,
+    inIndex: true,
+  }),
+  releasesFeed: route({
+    path: `${API_PREFIX}/releases/feed.atom`,
+    operationId: 'getReleasesFeed',
+    summary: 'The releases as an Atom feed, one entry per release',
+    inIndex: true,
+  }),
   changelog: route({
     path: `${API_PREFIX}/changelog`,
     operationId: 'getChangelog',

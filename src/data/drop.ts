@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { checkColumns } from './columns.js';
 import { derive, type Derived } from './derived.js';
 import { MANIFEST_FILE, parseManifest, sha256File, type Manifest } from './manifest.js';
@@ -39,6 +39,12 @@ export interface LoadOptions {
   allProblems?: boolean;
   /** Store the tables compressed from this many lines (expenses and resources) up; see COMPRESS_FROM_LINES. */
   compressFromLines?: number;
+  /**
+   * Keep the tables in this database file instead of memory, with at most `memoryLimit` of DuckDB
+   * buffers: an older release read from its files (releases.ts) costs disk, not memory.
+   */
+  databaseFile?: string;
+  memoryLimit?: string;
   /** How big the drop may be (limits.ts); DROP_LIMITS unless a test asks for smaller. */
   limits?: Partial<DropLimits>;
 }
@@ -79,7 +85,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     // The load's sorts and joins spill to disk past this, rather than stack on the drop still
     // serving during a reload (docs/performance.md#reload). A directory of its own per database:
     // DuckDB creates it and removes it when the database closes.
-    memory_limit: LOAD_MEMORY_LIMIT,
+    memory_limit: options.memoryLimit ?? LOAD_MEMORY_LIMIT,
     temp_directory: path.join(tmpdir(), `budget-duckdb-${process.pid}-${++databases}`),
   });
   const connection = await instance.connect();
@@ -87,7 +93,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   // DuckDB compresses in-memory tables only in a database attached with COMPRESS (the default one
   // cannot be), at each checkpoint; see connectTo.
   const compress = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES) ? () => connection.run(`CHECKPOINT ${DATABASE}`) : async () => undefined;
-  await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
+  if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
+  else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();

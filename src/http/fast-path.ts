@@ -36,7 +36,9 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
   const expressHandle = target.handle.bind(app);
   const classes = expressClasses(app);
   target.handle = (req, res, callback) => {
-    const cached = req.url?.charCodeAt(0) === 47 /* '/' */ ? lookup(req.method!, req.url, req.headers.accept) : undefined;
+    // A Memento request (Accept-Datetime) may be answered from another release than the cached answer's.
+    const cached =
+      req.url?.charCodeAt(0) === 47 /* '/' */ && req.headers['accept-datetime'] === undefined ? lookup(req.method!, req.url, req.headers.accept) : undefined;
     if (!cached) return expressHandle(req, res, callback);
     // What Express's app.handle and its router set on every request before the first middleware.
     const request = req as Request;

@@ -2,7 +2,7 @@ import { flatTable } from '../../formats/table.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import type { Row } from '../../data/store.js';
+import type { RowOf } from '../../data/queries.js';
 import type { ShareKind } from '../measures.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { perStage } from './stage-lists.js';
@@ -33,11 +33,11 @@ export const budgetCategories = define({
         const stages = params.stage ?? [stageOrDefault(undefined)];
         const answer = async (stage: Stage) => {
           const { categoryNames } = lease.drop.data;
-          const kind = (r: Row) => r.type as ShareKind;
+          const kind = (r: RowOf<'budget_categories'>): ShareKind => r.type;
           return measuredSums(
             params,
             lease,
-            (year, by_year) => lease.query('budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
+            (year: number[] | undefined, by_year: boolean) => lease.query('budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
             [
               { name: 'expenses', kind },
               { name: 'resources', kind },

@@ -3,7 +3,7 @@ import type { Lease } from '../../data/store.js';
 import { float64, int32, int64, table, utf8 } from '../../formats/table.js';
 import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';
-import { buildForest, flattenTree, type TreeNode, type TreeRow } from '../../domain/tree.js';
+import { buildForest, flattenTree, type TreeNode } from '../../domain/tree.js';
 import { invalid, type MeasureRequest, type Measurer, type ShareKind } from '../measures.js';
 import type { Stage } from '../../domain/stages.js';
 import { named, type Variant } from './endpoint.js';
@@ -59,7 +59,7 @@ export async function categoryTree(
       ? await lease.query('category_tree', { type, year: year ?? null, stage })
       : await lease.query('organization_expense_tree', { organization, year: year ?? null, stage });
   const { categoryNames } = lease.drop.data;
-  const forest = buildForest(rows as unknown as TreeRow[], (id) => named(categoryNames, id));
+  const forest = buildForest(rows, (id) => named(categoryNames, id));
   const roots = category === undefined ? forest : forest.flatMap((root) => subtree(root, category));
   if ((params.measure ?? 'nominal') !== 'nominal') {
     const m = await measurerFor(params, lease, year, { lines: stage });

@@ -2,8 +2,7 @@
  * Debt by origin, outstanding debt and the deficit: the per-year macro series, at one stage per
  * year (the one asked for, or each year's most final one; docs/api.md, "Stages").
  */
-import type { z } from 'zod';
-import type { Row } from '../../data/store.js';
+import type { RowOf } from '../../data/queries.js';
 import { flatTable } from '../../formats/table.js';
 import { roundHalfAway } from '../../domain/numbers.js';
 import { param } from '../params.js';
@@ -13,6 +12,9 @@ import type { Stage } from '../../domain/stages.js';
 import { byYear, perStage, seriesStagesOf } from './stage-lists.js';
 import { define, ORDER, provenance } from './endpoint.js';
 import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured-rows.js';
+
+/** A percentage as shown: 2 decimals, half away from zero. */
+const percent = (value: number | null) => (value === null ? null : roundHalfAway(value, 2));
 
 export const debt = define({
   path: `${API_PREFIX}/debt/`,
@@ -36,14 +38,11 @@ export const debt = define({
             measuredSeries(
               params,
               lease,
-              (year) => lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
+              (year: number[] | undefined) => lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
               ['value'],
-              (r: Row) =>
-                ({ year: Number(r.year), debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }) as z.infer<
-                  typeof item.Debt
-                >,
+              (r: RowOf<'debt'>) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }),
               { key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } },
-            ) as Promise<z.infer<typeof item.Debt>[]>,
+            ),
           byYear((a, b) => (a.debt_origin.id < b.debt_origin.id ? -1 : a.debt_origin.id > b.debt_origin.id ? 1 : 0)),
         ),
     },
@@ -65,17 +64,17 @@ export const outstandingDebt = define({
       answer: async ({ year, stage: stages, change }, lease) => {
         const last = year === 'last';
         const years = Array.isArray(year) ? year : undefined;
-        const shape = (r: Row) => ({ ...r, year: Number(r.year), value: roundHalfAway(r.value as number, 2) }) as z.infer<typeof item.OutstandingDebt>;
+        const shape = (r: RowOf<'outstanding_debt'>) => ({ ...r, value: percent(r.value) });
         const answer = async (stage: Stage | null) => {
           if (!change) return (await lease.query('outstanding_debt', { year: years ?? null, last, stage })).map(shape);
           // The year before each year asked for (the last one's too) is read for its change.
-          const rows = (await measuredSeries(
+          const rows = await measuredSeries(
             { year: years, change },
             lease,
-            (withPrevious) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage }),
+            (withPrevious: number[] | undefined) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage }),
             ['outstanding_debt'],
             shape,
-          )) as z.infer<typeof item.OutstandingDebt>[];
+          );
           return last ? rows.slice(-1) : rows;
         };
         return perStage(seriesStagesOf(stages), answer, byYear());
@@ -104,10 +103,10 @@ export const deficit = define({
             measuredSeries(
               params,
               lease,
-              (year) => lease.query('deficit', { year: year ?? null, stage }),
+              (year: number[] | undefined) => lease.query('deficit', { year: year ?? null, stage }),
               ['value'],
-              (r: Row) => ({ ...r, year: Number(r.year), percent: roundHalfAway(r.percent as number, 2) }) as z.infer<typeof item.Deficit>,
-            ) as Promise<z.infer<typeof item.Deficit>[]>,
+              (r: RowOf<'deficit'>) => ({ ...r, percent: percent(r.percent) }),
+            ),
           byYear(),
         ),
     },

@@ -124,15 +124,15 @@ export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
 }
 
 /** The count of a count-joined page query (see sql/expenses.sql): on every row, and on the one row of an empty page. */
-const countOf = (rows: Row[]) => Number(rows[0]?.count ?? 0);
+const countOf = (rows: readonly { count: number }[]) => Number(rows[0]?.count ?? 0);
 
 /** Splits the rows of a count-joined page query into count and items. */
-export function page(rows: Row[], item: (row: Row) => unknown): Page {
-  return { count: countOf(rows), items: rows.filter((r) => r.id !== null).map(item) };
+export function page<R extends { count: number; id: unknown }>(rows: R[], item: (row: Exclude<R, { id: null }>) => unknown): Page {
+  return { count: countOf(rows), items: rows.filter((r): r is Exclude<R, { id: null }> => r.id !== null).map(item) };
 }
 
 /** Where a line or series row comes from, as every such row carries it (docs/api.md#stages): null and false when the drop does not say. */
-export const provenance = (r: Row) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
+export const provenance = <S>(r: { stage: S; source_id: unknown; derived: boolean }) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
 
 /**
  * The drop's name for an id. Validation guarantees every referenced id has one, so a miss is a

@@ -1,6 +1,6 @@
 /** Expense and resource lines: paged flat lists, or category trees with hierarchy=true. */
 import type { LoadedDrop } from '../../data/drop.js';
-import type { Row } from '../../data/store.js';
+import type { PageItem } from '../../data/queries.js';
 import type { NamedBy } from '../../formats/format.js';
 import { flatTable } from '../../formats/table.js';
 import { pageBounds, pagingParams } from '../paging.js';
@@ -15,7 +15,7 @@ import { measuring } from './measured-rows.js';
 /** An expense line as served, from a row of ids (sql/expenses.sql). */
 const expenseItem =
   ({ categoryNames, organizations }: LoadedDrop) =>
-  (r: Row) => ({
+  (r: PageItem<'expenses'>) => ({
     id: r.id,
     year: r.year,
     amount: r.amount,
@@ -27,7 +27,7 @@ const expenseItem =
 /** A resource line as served: its source is its category's name. */
 const resourceItem =
   ({ categoryNames }: LoadedDrop) =>
-  (r: Row) => ({ id: r.id, year: r.year, amount: r.amount, source: named(categoryNames, r.category_id), ...provenance(r) });
+  (r: PageItem<'resources'>) => ({ id: r.id, year: r.year, amount: r.amount, source: named(categoryNames, r.category_id), ...provenance(r) });
 
 /** How a full export's lines are named (see formats/format.ts NamedBy). */
 const categoryNamed = ({ categoryNames }: LoadedDrop): NamedBy => ({

@@ -39,6 +39,9 @@ export async function sumsHeader(params: MeasureRequest & { year?: number[]; cha
   return measureHeader(params, lease);
 }
 
+/** A figure of a query's row: a number, or null where the row has none. */
+const figureOf = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+
 /** Keeps the rows of the years asked for, once the years before them have served for the changes. */
 const ofYears = <R extends { year: number }>(rows: R[], years: readonly number[] | undefined) =>
   years ? rows.filter((r) => years.includes(r.year)) : rows;
@@ -74,13 +77,13 @@ const COLLATOR = new Intl.Collator('en', { sensitivity: 'variant', numeric: fals
  * and share, which is of those years' totals). A change compares the single year asked for with
  * the year before.
  */
-export async function measuredSums<R extends Record<string, unknown>>(
+export async function measuredSums<Q extends { year: number | null; source_ids: number[]; derived: boolean }, R extends Record<string, unknown>>(
   params: MeasureRequest & { year?: number[]; change?: 'previous_year' },
   lease: Lease,
-  query: (years: number[] | undefined, byYear: boolean) => Promise<Row[]>,
-  fields: readonly { name: string; kind: (row: Row) => ShareKind }[],
-  id: string,
-  shape: (row: Row) => R,
+  query: (years: number[] | undefined, byYear: boolean) => Promise<Q[]>,
+  fields: readonly { name: keyof Q & keyof R & string; kind: (row: Q) => ShareKind }[],
+  id: keyof Q & keyof R & string,
+  shape: (row: Q) => R,
   of: ShareOf,
 ): Promise<R[]> {
   const year = singleYear(params);
@@ -91,7 +94,7 @@ export async function measuredSums<R extends Record<string, unknown>>(
   if (year !== undefined) {
     const rows = (await query(years, true)).map((r) => {
       const out = shape(r) as Record<string, unknown>;
-      for (const f of fields) out[f.name] = m.apply(r[f.name] as number, Number(r.year), f.kind(r));
+      for (const f of fields) out[f.name] = m.apply(figureOf(r[f.name]), Number(r.year), f.kind(r));
       return { ...out, year: Number(r.year) } as R & { year: number };
     });
     const changed = withChanges(rows, names as (keyof typeof rows[number] & string)[], m, (r) => r[id]);
@@ -100,19 +103,19 @@ export async function measuredSums<R extends Record<string, unknown>>(
   if (measureSpec(measure).ofSums) {
     return (await query(params.year, false)).map((r) => {
       const out = shape(r) as Record<string, unknown>;
-      for (const f of fields) out[f.name] = m.apply(r[f.name] as number, 'all', f.kind(r));
+      for (const f of fields) out[f.name] = m.apply(figureOf(r[f.name]), 'all', f.kind(r));
       return rounded(out as R, names as (keyof R & string)[], m);
     });
   }
-  const sums = new Map<unknown, { row: Row; parts: Map<string, (number | null)[]>; sources: Set<number>; derived: boolean }>();
+  const sums = new Map<unknown, { row: Q; parts: Map<string, (number | null)[]>; sources: Set<number>; derived: boolean }>();
   for (const r of await query(params.year, true)) {
     let entry = sums.get(r[id]);
     if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])), sources: new Set(), derived: false }));
     // An organization without lines has one row without a year: nothing to add.
     if (r.year === null) continue;
-    for (const f of fields) entry.parts.get(f.name)!.push(m.apply(r[f.name] as number, Number(r.year), f.kind(r)));
+    for (const f of fields) entry.parts.get(f.name)!.push(m.apply(figureOf(r[f.name]), Number(r.year), f.kind(r)));
     // What the sum over the years sums: every year's sources and derived lines.
-    for (const source of (r.source_ids as number[] | undefined) ?? []) entry.sources.add(source);
+    for (const source of r.source_ids ?? []) entry.sources.add(source);
     entry.derived ||= r.derived === true;
   }
   return [...sums.values()].map(({ row, parts, sources, derived }) => {
@@ -127,14 +130,14 @@ export async function measuredSums<R extends Record<string, unknown>>(
  * with each figure's change against the calendar year before when asked: the query then also
  * reads the years before those asked for.
  */
-export async function measuredSeries<R extends { year: number }>(
+export async function measuredSeries<Q extends { year: number }, R extends { year: number }>(
   params: MeasureRequest & { year?: number[]; change?: 'previous_year' },
   lease: Lease,
-  query: (years: number[] | undefined) => Promise<Row[]>,
+  query: (years: number[] | undefined) => Promise<Q[]>,
   fields: readonly NoInfer<keyof R & string>[],
-  shape: (row: Row) => R,
+  shape: (row: Q) => R,
   options: { key?: (row: NoInfer<R>) => unknown; share?: { kind: ShareKind; of: ShareOf } } = {},
-): Promise<unknown[]> {
+): Promise<R[]> {
   const { key, share } = options;
   const years = params.change && params.year ? withPreviousYears(params.year) : params.year;
   const m = await measurerFor(params, lease, years, share?.of);

@@ -39,7 +39,7 @@ export const organizations = define({
       ),
       answer: async ({ year, search, stage, ...paged }, lease) => {
         const rows = await lease.query('organizations', { year: year ?? null, search: search ?? null, stage: stageOrDefault(stage), ...pageBounds(paged) });
-        return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget as string) }));
+        return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget) }));
       },
       exportAll: ({ year, search, stage }) => ({
         sql: 'all_organization_years',
@@ -75,7 +75,7 @@ export const organizationStats = define({
           return measuredSums(
             params,
             lease,
-            (year, by_year) =>
+            (year: number[] | undefined, by_year: boolean) =>
               lease.query('organization_stats', { year: year ?? null, organization_id: params.organization_id ?? null, stage, by_year }),
             [
               { name: 'total_expenses', kind: () => 'expense' },

@@ -3,8 +3,7 @@ import { problem } from '../../domain/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import type { z } from 'zod';
-import type { Row } from '../../data/store.js';
+import type { RowOf } from '../../data/queries.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { define, ORDER } from './endpoint.js';
 import { byYear, perStage } from './stage-lists.js';
@@ -38,19 +37,18 @@ export const totals = define({
             measuredSeries(
               params,
               lease,
-              (year) => lease.query('totals', { year: year ?? null, stage }),
+              (year: number[] | undefined) => lease.query('totals', { year: year ?? null, stage }),
               ['total_expenses', 'total_resources', 'balance'],
-              (r: Row) =>
-                ({
-                  year: Number(r.year),
+              (r: RowOf<'totals'>) => ({
+                  year: r.year,
                   total_expenses: r.total_expenses,
                   total_resources: r.total_resources,
                   balance: r.balance,
                   stage,
                   source_ids: r.source_ids,
                   derived: r.derived,
-                }) as z.infer<typeof item.Total>,
-            ) as Promise<z.infer<typeof item.Total>[]>,
+                }),
+            ),
           byYear(),
         ),
     },
