@@ -1,5 +1,5 @@
 /**
- * `npm run bench:overload`: the overload figures of contract section 11 (docs/performance.md#overload),
+ * `npm run bench:overload`: the overload figures (docs/api.md#limits-and-load-shedding, docs/performance.md#overload),
  * on the production build over a synthetic drop, every request a distinct uncached query:
  *
  *   npm run bench:overload -- [--lines 52000] [--seconds 15] [--connections 256]
