@@ -25,6 +25,7 @@ import { ExportLimits } from './http/export-limits.js';
 import type { ExportFiles } from './http/export-files.js';
 import { logger } from './lib/log.js';
 import { openApiDocument } from './api/openapi.js';
+import { fieldsAnswer } from './api/fields.js';
 import { cachedAnswers, cachedLookup, dataUnavailable, endpointHandler } from './api/pipeline.js';
 import { parseQuery } from './api/params.js';
 import { SERVICE_ROUTES, spellings } from './api/routes.js';
@@ -146,6 +147,10 @@ export function createApp({
     meta: () => {
       if (!store.served) throw dataUnavailable();
       return json({ ...meta(store), rate_limit: rateLimitStatus(config, counts) });
+    },
+    fields: () => {
+      if (!store.served) throw dataUnavailable();
+      return json(fieldsAnswer(endpoints, store.served.manifest));
     },
     openapi: () => (openApiAnswer ??= json(openApiDocument(endpoints))),
     changelog: () => changelogAnswer,

@@ -10,6 +10,8 @@ import { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './endpoints/index.js';
 import { FORMATS, FORMAT_NAMES } from '../formats/registry.js';
 import { pageOf } from './paging.js';
+import { endpointName } from './fields.js';
+import { fieldText } from './field-texts.js';
 import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
 import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS, type Deprecations } from './versioning.js';
@@ -101,6 +103,7 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
     delete schema.$schema;
     delete schema.$id;
   }
+  for (const endpoint of endpoints) describeFields(endpoint, schemas);
   for (const endpoint of endpoints) markDeprecatedFields(endpoint, schemas);
 
   return {
@@ -116,6 +119,8 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
       { name: 'service', description: 'Index, description of the data drop, this document, health checks' },
       { name: 'releases', description: 'Every data endpoint as one release answered it: permalinks that never change' },
     ],
+    // Relative: the document describes the server that serves it, whatever its host.
+    servers: [{ url: '/', description: 'The server that serves this document' }],
     paths,
     // An API key is optional: it only buys a client its own rate limit.
     security: [{}, { apiKey: [] }],
@@ -156,7 +161,7 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
     ...(marks.endpoint && { deprecated: true }),
     parameters: Object.entries(endpoint.query.shape).map(([key, schema]) => {
       const mark = marks.parameters?.[key];
-      const doc = parameter(key, schema);
+      const doc = parameter(key, schema, TIED[`${endpointName(endpoint.path)}.${key}`]);
       return mark ? { ...doc, deprecated: true, description: `${String(doc.description)} Deprecated: ${sunsetText(mark)}` } : doc;
     }),
     responses: {
@@ -195,6 +200,28 @@ function deprecationNote(marks: Deprecations): string {
 }
 
 /** `deprecated: true` on each deprecated field of the endpoint's item schemas. */
+/**
+ * Every field of a data answer is described by its English definition from the one table that
+ * /budget/api/fields/ serves (field-texts.ts), nested fields too.
+ */
+function describeFields(endpoint: Endpoint, schemas: Record<string, Json>): void {
+  const name = endpointName(endpoint.path);
+  const describe = (schema: Json | undefined, prefix: string) => {
+    for (const [key, property] of Object.entries((schema?.properties ?? {}) as Record<string, Json>)) {
+      const text = fieldText(name, prefix + key);
+      if (text) property.description = text.definition.en;
+      const inner = (property.anyOf as Json[] | undefined)?.find((s) => s.type === 'object') ?? property;
+      if (key !== 'change' && key !== 'change_pct' && inner.type === 'object') describe(inner, `${prefix}${key}.`);
+      const items = inner.items as Json | undefined;
+      if (inner.type === 'array' && items?.type === 'object') describe(items, `${prefix}${key}.`);
+    }
+  };
+  for (const { item } of endpoint.variants) {
+    const title = item.meta()?.title;
+    if (typeof title === 'string') describe(schemas[title], '');
+  }
+}
+
 function markDeprecatedFields(endpoint: Endpoint, schemas: Record<string, Json>): void {
   const fields = Object.keys(endpoint.deprecations?.fields ?? {});
   if (fields.length === 0) return;
@@ -238,13 +265,48 @@ function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
  * example, and `openapi` the type it stands for when the string it arrives as is a number, a
  * boolean or a list (see src/api/params.ts).
  */
-function parameter(key: string, schema: z.ZodType): Json {
+/**
+ * The rules that tie two parameters of an endpoint, said in the description of each parameter
+ * they tie (a gateway validating one parameter at a time cannot check them; the server answers
+ * 400 when they are broken).
+ */
+const ONLY_IN_TREES = 'Only with hierarchy=true (the category tree): on the flat list of lines, 400.';
+const SINGLE_YEAR = 'With change: needs a single year (year=2024), otherwise 400.';
+const SYNONYM =
+  'include_complementary=false means stage=initial and true means stage=amended: both given and disagreeing (or with a list of stages), 400.';
+const TIED: Readonly<Record<string, string>> = {
+  'expenses.measure': ONLY_IN_TREES,
+  'expenses.base_year': ONLY_IN_TREES,
+  'resources.measure': ONLY_IN_TREES,
+  'resources.base_year': ONLY_IN_TREES,
+  'expenses.hierarchy': 'measure and base_year are taken only with hierarchy=true.',
+  'resources.hierarchy': 'measure and base_year are taken only with hierarchy=true.',
+  'budget-categories.change': 'Needs a single year (year=2024), otherwise 400.',
+  'budget-categories.year': SINGLE_YEAR,
+  'organization/stats.change': 'Needs a single year (year=2024), otherwise 400.',
+  'organization/stats.year': SINGLE_YEAR,
+  'totals.include_complementary': SYNONYM,
+  'totals.stage': SYNONYM,
+};
+
+function parameter(key: string, schema: z.ZodType, tied?: string): Json {
   const { description, example, openapi, ...derived } = z.toJSONSchema(schema, { io: 'input' }) as Json;
   delete derived.$schema;
   if (typeof description !== 'string' || example === undefined) {
     throw new Error(`query parameter ${key} needs .meta({ description, example }) (see src/api/params.ts)`);
   }
-  return { name: key, in: 'query', required: false, description, example, schema: openapi ?? derived };
+  const text = tied ? `${description}. ${tied}` : description;
+  return { name: key, in: 'query', required: false, description: text, example, schema: nonEmpty((openapi as Json | undefined) ?? derived) };
+}
+
+/** An empty parameter (`search=`) is refused (400): every free string says minLength 1. */
+function nonEmpty(schema: Json): Json {
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as Json[]).map(nonEmpty) };
+  if (Array.isArray(schema.oneOf)) return { ...schema, oneOf: (schema.oneOf as Json[]).map(nonEmpty) };
+  if (schema.type === 'string' && schema.enum === undefined && schema.const === undefined && schema.minLength === undefined) {
+    return { ...schema, minLength: 1 };
+  }
+  return schema;
 }
 
 function downloadDescription(endpoint: Endpoint): string {

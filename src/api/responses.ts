@@ -481,6 +481,34 @@ export const Meta = z
   })
   .meta({ title: 'Meta', description: 'The data drop being served' });
 
+export const Fields = z
+  .array(
+    z.object({
+      endpoint: z.string().meta({ description: "The endpoint: its path after /budget/api/ (organization/stats)" }),
+      field: z.string().meta({ description: 'The field, nested fields joined with dots (organization.id)' }),
+      type: z.string().meta({ description: 'The JSON type: integer, number, string, boolean, array or object' }),
+      nullable: z.boolean().meta({ description: 'Whether the field may be null' }),
+      unit: z.string().nullable().meta({ description: "The drop's amount unit (units.name, or unstated), % for a percentage, null where none" }),
+      label: Text.meta({ description: 'A short name for a column heading' }),
+      definition: Text.meta({ description: "What the field means; the drop's own definition where drop.json gives one" }),
+    }),
+  )
+  .meta({
+    title: 'Fields',
+    description: 'Every field of every data endpoint, ordered as the endpoints and their rows',
+    example: [
+      {
+        endpoint: 'totals',
+        field: 'balance',
+        type: 'number',
+        nullable: true,
+        unit: 'MDT',
+        label: { en: 'Balance (resources − expenses)', fr: 'Solde (ressources − dépenses)' },
+        definition: { en: 'total_resources − total_expenses. Resources include borrowing, so this is not the budget deficit ...', fr: '...' },
+      },
+    ],
+  });
+
 export const ReleaseList = z
   .array(
     z.looseObject({

@@ -45,6 +45,14 @@ export const SERVICE_ROUTES = {
     needsData: true,
     inIndex: true,
   }),
+  fields: route({
+    path: `${API_PREFIX}/fields/`,
+    operationId: 'getFields',
+    summary: "Every field of every endpoint's rows: type, unit, label and definition, in English and French",
+    answer: responses.Fields,
+    needsData: true,
+    inIndex: true,
+  }),
   openapi: route({
     path: `${API_PREFIX}/openapi.json`,
     operationId: 'getOpenApi',

@@ -48,14 +48,20 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
     if (!(req instanceof classes.IncomingMessage)) Object.setPrototypeOf(req, target.request);
     if (!(res instanceof classes.ServerResponse)) Object.setPrototypeOf(res, target.response);
     response.locals ??= Object.create(null);
+    // The headers `front` sets (request id, rate limit) are gathered here rather than stored, and
+    // written with the prepared list in one writeHead (headers.ts setFrontHeader).
+    const early: string[] = [];
+    response.locals.earlyHeaders = early;
     request.baseUrl = '';
     request.originalUrl = req.url!;
     request.params = {};
     runFront(front, request, response, (error) => {
+      response.locals.earlyHeaders = undefined;
       if (error === undefined) {
         notes(response).cache = 'hit';
-        return sendRendered(req, res, cached);
+        return sendRendered(req, res, cached, early);
       }
+      for (let i = 0; i < early.length; i += 2) res.setHeader(early[i]!, early[i + 1]!);
       onError(error, request, response, (unhandled?: unknown) => {
         // Express's final handler would answer a bare 500; the error handler never gets here.
         if (unhandled !== undefined && !res.headersSent) res.writeHead(500).end();
