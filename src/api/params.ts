@@ -326,6 +326,8 @@ const CANONICAL_REMEMBERED = 10_000;
 function spelling(value: unknown): string | undefined {
   if (value === null) return 'null';
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  // A list of names (stages, fields) comes parsed in its one order: that order is its spelling.
+  if (Array.isArray(value) && value.length > 0 && value.every((n) => typeof n === 'string')) return value.join(',');
   if (Array.isArray(value) && value.every((n) => typeof n === 'number')) {
     // Years come sorted and distinct from parseYears.
     const years = value as number[];

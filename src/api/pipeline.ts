@@ -27,6 +27,7 @@ import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
 import { IMMUTABLE, RELEASES_PATH, acceptDatetime, mementoDatetime, permalink, releasePath, unknownRelease } from './releases.js';
 import { spellings } from './routes.js';
+import { selectFields } from './fields-selection.js';
 import { canonicalValues } from './params.js';
 import { memo } from '../lib/memo.js';
 import { deprecationHeaders, pastSunset, usedBy, type Used } from './versioning.js';
@@ -291,7 +292,10 @@ function deprecatedUse(endpoint: Endpoint, bound: Bound, url: string, format: st
 
 async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease, base: string): Promise<unknown> {
   const answer = await bound.answer(lease);
-  return endpoint.paged ? envelope(base, query.pairs, answer as Page, pagingOf(bound)) : answer;
+  const fields = bound.params.fields as string[] | undefined;
+  if (!endpoint.paged) return selectFields(answer as unknown[], fields);
+  const page = answer as Page;
+  return envelope(base, query.pairs, { ...page, items: selectFields(page.items, fields) }, pagingOf(bound));
 }
 
 /** limit and offset as parsed (only paged endpoints have them). */

@@ -12,6 +12,7 @@ import { downloadTable } from '../download-table.js';
 import type { FlatRow, Table } from '../../formats/table.js';
 import type { Page } from '../paging.js';
 import { param, parseQuery } from '../params.js';
+import { checkFields, fieldNames, fieldsParameter, selectColumns } from '../fields-selection.js';
 import { checkDeprecations, type Deprecations } from '../versioning.js';
 
 type Shape = Record<string, z.ZodType>;
@@ -19,8 +20,8 @@ type Shape = Record<string, z.ZodType>;
 /** A full export: the query DuckDB answers it with (the lease and columns are the pipeline's), or rows built in JS. */
 export type FullExport = Omit<ExportQuery, 'lease' | 'columns'> | AsyncIterable<FlatRow[]>;
 
-/** Every data endpoint also takes `format` (docs/api.md#formats); pipeline.ts acts on it. */
-const COMMON = { format: param.format.optional() };
+/** Every data endpoint also takes `format` (docs/api.md#formats) and `fields` (docs/api.md#field-selection); pipeline.ts acts on them. */
+const COMMON = { format: param.format.optional(), fields: fieldsParameter('id').optional() };
 
 /** The parsed query of an endpoint whose own parameters are S. */
 export type Params<S extends Shape> = z.infer<z.ZodObject<S & typeof COMMON>>;
@@ -96,7 +97,8 @@ export interface Bound {
 }
 
 export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
-  const query = z.object({ ...spec.query, ...COMMON });
+  // `fields` takes the endpoint's own field names; its example is the first one.
+  const query = z.object({ ...spec.query, ...COMMON, fields: fieldsParameter(fieldNames(spec.variants[0].item)[0] ?? 'id').optional() } as S & typeof COMMON);
   return {
     path: spec.path,
     summary: spec.summary,
@@ -110,11 +112,14 @@ export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
       const given: Record<string, unknown> = params;
       const variant = spec.variants.find((v) => v.when?.test(params)) ?? spec.variants[0];
       const { exportAll } = variant;
+      const names = fieldNames(variant.item);
+      const fields = given.fields as string[] | undefined;
+      checkFields(fields, names);
       return {
         params: given,
         format: isFormatName(given.format) ? given.format : undefined,
         variant,
-        table: downloadTable(variant.table, spec.figures, given),
+        table: selectColumns(downloadTable(variant.table, spec.figures, given), fields, names),
         headers: async (lease) => (await spec.headers?.(params, lease)) ?? {},
         answer: (lease) => variant.answer(params, lease),
         exportAll: exportAll && ((lease) => exportAll(params, lease)),

@@ -1,0 +1,71 @@
+/**
+ * `fields=a,b` (docs/api.md#field-selection): every data endpoint keeps only those fields of each
+ * row, in every format. A tree's nodes keep them and `children`; a download keeps the columns the
+ * chosen fields flatten into (`organization` → `organization_id`, `organization_name`, …) and the
+ * columns no field owns (a tree's `parent_id` and `depth`, which say where a row sits).
+ */
+import { z } from 'zod';
+import { problem } from '../domain/errors.js';
+import type { Column, Table } from '../formats/table.js';
+
+const NAMES = /^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/;
+
+/** The parameter: names, read as a set (sorted, once each), so that any order is one query. */
+export const fieldsParameter = (example: string) =>
+  z
+    .string()
+    .regex(NAMES, { error: 'must be field names separated by commas, e.g. year,total_expenses' })
+    .transform((list) => [...new Set(list.split(','))].sort())
+    .meta({
+      description:
+        "Keep only these fields of each row (comma-separated, any order), in every format; a tree's nodes also keep children. " +
+        'An unknown field is refused with the list of the fields. The fields of each endpoint are listed by /budget/api/fields/.',
+      example,
+      openapi: { type: 'string', pattern: NAMES.source, minLength: 1 },
+    });
+
+/** The top-level field names of a row schema (an object schema; its keys). */
+export function fieldNames(item: z.ZodType): string[] {
+  return item instanceof z.ZodObject ? Object.keys(item.shape) : [];
+}
+
+/** Refuses names that are not fields of the rows being answered, naming them and listing the fields. */
+export function checkFields(fields: readonly string[] | undefined, names: readonly string[]): void {
+  if (!fields) return;
+  const unknown = fields.filter((f) => !names.includes(f));
+  if (unknown.length === 0) return;
+  throw problem.invalidParameters([
+    {
+      parameter: 'fields',
+      message: `has ${unknown.length > 1 ? 'unknown fields' : 'an unknown field'} ${unknown.slice(0, 5).join(', ')}; the fields are ${names.join(', ')}`,
+    },
+  ]);
+}
+
+/** The rows of a JSON answer with only the chosen fields (and a tree node's children). */
+export function selectFields<T>(items: T[], fields: readonly string[] | undefined): T[] {
+  if (!fields) return items;
+  const keep = new Set(fields);
+  const select = (item: unknown): unknown => {
+    if (item === null || typeof item !== 'object') return item;
+    const row = item as Record<string, unknown>;
+    const kept: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) if (keep.has(key)) kept[key] = value;
+    if (Array.isArray(row.children)) kept.children = row.children.map(select);
+    return kept;
+  };
+  return items.map(select) as T[];
+}
+
+/** A download's table with only the columns of the chosen fields, and those no field owns. */
+export function selectColumns(table: Table, fields: readonly string[] | undefined, names: readonly string[]): Table {
+  if (!fields) return table;
+  // A column belongs to the longest field name it is, or starts with followed by `_`.
+  const owner = (column: Column) =>
+    names.filter((n) => column.name === n || column.name.startsWith(`${n}_`)).sort((a, b) => b.length - a.length)[0];
+  const columns = table.columns.filter((c) => {
+    const field = owner(c);
+    return field === undefined || fields.includes(field);
+  });
+  return { columns, rows: table.rows };
+}

@@ -1,0 +1,102 @@
+/**
+ * Field selection (docs/api.md#field-selection): `fields=a,b` keeps only those fields of each row
+ * on every data endpoint, in every format; a tree's nodes keep them and their children; an
+ * unknown field is refused naming it and listing the fields; any order of the names is one query.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { small } from './fixtures/small.js';
+import { appFor, type TestApp } from './helpers/app.js';
+import { getArrow, getCsv } from './helpers/downloads.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await appFor(small);
+});
+afterAll(() => t.close());
+
+describe('GET /budget/api/totals/', () => {
+  describe('with fields=year,balance', () => {
+    it('keeps only those fields of each row', async () => {
+      const all = (await request(t.app).get('/budget/api/totals/').expect(200)).body as Record<string, unknown>[];
+      const res = await request(t.app).get('/budget/api/totals/?fields=year,balance').expect(200);
+      expect(res.body).toEqual(all.map((row) => ({ year: row.year, balance: row.balance })));
+    });
+
+    it('keeps them in CSV and Arrow too', async () => {
+      const csv = await getCsv(t.app, '/budget/api/totals/?fields=balance,year&format=csv');
+      expect(csv.header).toEqual(['year', 'balance']);
+      const arrow = await getArrow(t.app, '/budget/api/totals/?fields=year&format=arrow');
+      expect(arrow.table.schema.fields.map((f) => f.name)).toEqual(['year']);
+    });
+
+    it('answers any order of the names with one ETag', async () => {
+      const a = await request(t.app).get('/budget/api/totals/?fields=year,balance').expect(200);
+      const b = await request(t.app).get('/budget/api/totals/?fields=balance,year').expect(200);
+      expect(b.headers.etag).toBe(a.headers.etag);
+      const all = await request(t.app).get('/budget/api/totals/').expect(200);
+      expect(all.headers.etag).not.toBe(a.headers.etag);
+    });
+  });
+
+  describe('with an unknown field', () => {
+    it('is refused with 400 naming it and listing the fields', async () => {
+      const res = await request(t.app).get('/budget/api/totals/?fields=year,deficit').expect(400);
+      expect(res.body.code).toBe('invalid_parameter');
+      expect(res.body.errors).toEqual([
+        { parameter: 'fields', message: expect.stringMatching(/^has an unknown field deficit; the fields are year, total_expenses, total_resources, balance/) },
+      ]);
+    });
+
+    it('is refused when empty or not a list of names', async () => {
+      expect((await request(t.app).get('/budget/api/totals/?fields=').expect(400)).body.errors[0].parameter).toBe('fields');
+      expect((await request(t.app).get('/budget/api/totals/?fields=year,,balance').expect(400)).body.errors[0].parameter).toBe('fields');
+    });
+  });
+});
+
+describe('GET /budget/api/expenses/', () => {
+  it('keeps a nested object whole, and its flattened columns in CSV', async () => {
+    const res = await request(t.app).get('/budget/api/expenses/?fields=id,organization&limit=2').expect(200);
+    expect(Object.keys(res.body.results[0])).toEqual(['id', 'organization']);
+    expect(Object.keys(res.body.results[0].organization)).toEqual(['id', 'name', 'code']);
+    expect(res.body.count).toBeGreaterThan(2);
+    const csv = await getCsv(t.app, '/budget/api/expenses/?fields=organization,amount&format=csv');
+    expect(csv.header).toEqual(['amount', 'organization_id', 'organization_name', 'organization_code']);
+  });
+
+  describe('with hierarchy=true', () => {
+    it('keeps the chosen fields of every node, and its children', async () => {
+      const res = await request(t.app).get('/budget/api/expenses/?hierarchy=true&fields=name,amount').expect(200);
+      const check = (node: Record<string, unknown>) => {
+        expect(Object.keys(node).sort()).toEqual(['amount', 'children', 'name']);
+        (node.children as Record<string, unknown>[]).forEach(check);
+      };
+      expect(res.body.results.length).toBeGreaterThan(0);
+      res.body.results.forEach(check);
+    });
+
+    it("refuses a field of the flat list's rows that nodes do not have", async () => {
+      const res = await request(t.app).get('/budget/api/expenses/?hierarchy=true&fields=organization').expect(400);
+      expect(res.body.errors[0].message).toContain('the fields are id, name, year, amount, children');
+    });
+  });
+});
+
+describe('every data endpoint', () => {
+  it('takes fields, and keeps just the one asked for', async () => {
+    const index = (await request(t.app).get('/budget/api/').expect(200)).body as { endpoints: { path: string; parameters: string[] }[] };
+    const data = index.endpoints.filter((e) => e.parameters.includes('format'));
+    expect(data.length).toBeGreaterThanOrEqual(10);
+    for (const endpoint of data) {
+      expect(endpoint.parameters).toContain('fields');
+      const all = await request(t.app).get(endpoint.path).expect(200);
+      const rows = (Array.isArray(all.body) ? all.body : all.body.results) as Record<string, unknown>[];
+      if (rows.length === 0) continue;
+      const field = Object.keys(rows[0]!)[0]!;
+      const res = await request(t.app).get(`${endpoint.path}?fields=${field}`).expect(200);
+      const kept = (Array.isArray(res.body) ? res.body : res.body.results) as Record<string, unknown>[];
+      expect(kept.map((row) => Object.keys(row))).toEqual(rows.map(() => [field]));
+    }
+  });
+});
