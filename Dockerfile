@@ -13,11 +13,18 @@
 #     -e AWS_ACCESS_KEY_ID -e AWS_SECRET_ACCESS_KEY budget-api
 # The analysts' tool is on the PATH:
 #   docker run --rm -v /srv/drops:/drops:ro budget-api budget-data validate /drops/current
+#
+# The base image by tag, or pinned by digest (docs/deploying.md#the-base-image): a tag moves with
+# every Node and Debian patch, a digest builds the same bytes until it is changed on purpose.
+#   docker build --build-arg NODE_IMAGE=node:24-bookworm-slim@sha256:<digest> -t budget-api .
+ARG NODE_IMAGE=node:24-bookworm-slim
 
-FROM node:24-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# No install scripts: none is needed (DuckDB's and esbuild's binaries come as prebuilt optional
+# packages), and swagger-ui-dist's dependency @scarf/scarf would otherwise run its telemetry one.
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts
@@ -31,7 +38,7 @@ RUN npx tsc -p tsconfig.json --sourceMap false \
     && npm prune --omit=dev --no-audit --no-fund \
     && find node_modules \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -type f -delete
 
-FROM node:24-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -41,7 +48,12 @@ COPY package.json CHANGELOG.md ./
 COPY sql ./sql
 # The sample drop, without the source CSVs it was built from.
 COPY data/*.parquet data/drop.json data/SOURCES.md ./data/
-RUN ln -s /app/dist/src/cli.js /usr/local/bin/budget-data
+RUN ln -s /app/dist/src/cli.js /usr/local/bin/budget-data \
+    && mkdir /app/releases && chown node:0 /app/releases && chmod 0770 /app/releases
+# Every drop served is kept here as a release (docs/deploying.md#releases): mount a volume, so
+# that permalinks outlive the container; without one, Docker makes an anonymous volume.
+ENV RELEASES_DIR=/app/releases
+VOLUME /app/releases
 USER node
 EXPOSE 3000
 STOPSIGNAL SIGTERM

@@ -48,15 +48,17 @@ kind: ConfigMap
 metadata: { name: budget-api }
 data:
   RATE_LIMIT: "5"
-  RATE_LIMIT_REDIS_URL: redis://redis-pod-0:6379
   TRUST_PROXY: "10.89.77.0/24"
 YAML
 # Podman 4.3 publishes every containerPort on the host's every address, one host port for all
 # replicas: the copies played here declare no ports (probes name the port by number) and leave
 # out the Services, which podman does not run; the pods are reached on the podman network by name.
 unpublish() { awk 'BEGIN { RS = "---\n"; ORS = "---\n" } !/kind: Service/' | sed -e '/^ *ports:$/d' -e '/^ *- name: http$/d' -e '/^ *- containerPort: [0-9]*$/d' -e '/^ *containerPort: [0-9]*$/d' -e 's/port: http }/port: 3000 }/'; }
-sed 's#image: budget-api:latest#image: localhost/budget-api:latest#' deploy/kubernetes/budget-api.yaml | unpublish >"$work/api.play.yaml"
-unpublish <deploy/kubernetes/redis.yaml >"$work/redis.play.yaml"
+# Redis's password: the Secret is not played; its value is written in, and the API's URL names
+# the Redis pod, since podman runs no Service.
+secret() { sed -e 's#valueFrom: { secretKeyRef: { name: budget-api-redis, key: password } }#value: kube-play-test#' -e 's#redis://:$(REDIS_PASSWORD)@redis:6379#redis://:kube-play-test@redis-pod-0:6379#'; }
+sed 's#image: budget-api:latest#image: localhost/budget-api:latest#' deploy/kubernetes/budget-api.yaml | secret | unpublish >"$work/api.play.yaml"
+secret <deploy/kubernetes/redis.yaml | unpublish >"$work/redis.play.yaml"
 
 t0=$(date +%s%3N)
 podman kube play --network "$net" "$work/redis.play.yaml" >/dev/null

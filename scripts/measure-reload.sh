@@ -18,7 +18,7 @@ for seed in 1 2; do node dist/src/cli.js synth "$work/g$seed/drop" --lines "$lin
 ln -s "$work/g1" "$work/gen"
 
 t0=$(ms)
-DATA_DIR="$work/gen/drop" PORT=$port HOST=127.0.0.1 RATE_LIMIT=0 node dist/src/server.js 2>"$work/log" &
+DATA_DIR="$work/gen/drop" RELEASES_DIR="$work/releases" PORT=$port HOST=127.0.0.1 RATE_LIMIT=0 node dist/src/server.js 2>"$work/log" &
 pid=$!
 until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.02; done
 echo "lines=$lines start-up: $(( $(ms) - t0 )) ms to /readyz 200; RSS $(vm VmRSS), peak $(vm VmHWM)"

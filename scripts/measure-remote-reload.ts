@@ -37,7 +37,7 @@ await publishDrop(path.join(work, 'g1'), 's3://drops/budget/');
 
 const port = 3000 + Math.floor(Math.random() * 1000);
 const server = spawn(process.execPath, ['dist/src/server.js'], {
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT: '0', DATA_URL: 's3://drops/budget/', DATA_POLL_SECONDS: '1', LOG_LEVEL: 'warn' },
+  env: { ...process.env, RELEASES_DIR: path.join(work, 'releases'), PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT: '0', DATA_URL: 's3://drops/budget/', DATA_POLL_SECONDS: '1', LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 const base = `http://127.0.0.1:${port}`;

@@ -54,7 +54,7 @@ function flip(target: string): void {
 
 const server = spawn(process.execPath, ['dist/src/server.js'], {
   cwd: ROOT,
-  env: { ...process.env, DATA_DIR: path.join(link, 'drop'), HOST: '127.0.0.1', PORT: '0', RATE_LIMIT: '0', LOG_LEVEL: 'info' },
+  env: { ...process.env, DATA_DIR: path.join(link, 'drop'), RELEASES_DIR: path.join(work, 'releases'), HOST: '127.0.0.1', PORT: '0', RATE_LIMIT: '0', LOG_LEVEL: 'info' },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
 const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));

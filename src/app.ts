@@ -25,9 +25,11 @@ import { ExportLimits } from './http/export-limits.js';
 import type { ExportFiles } from './http/export-files.js';
 import { logger } from './lib/log.js';
 import { openApiDocument } from './api/openapi.js';
+import { fieldsAnswer } from './api/fields.js';
 import { cachedAnswers, cachedLookup, dataUnavailable, endpointHandler } from './api/pipeline.js';
 import { parseQuery } from './api/params.js';
 import { SERVICE_ROUTES, spellings } from './api/routes.js';
+import { atomFeed, releaseList, releaseRoute } from './api/releases.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
@@ -126,6 +128,10 @@ export function createApp({
     maxMs: config.EXPORT_MAX_SECONDS * 1000,
   });
   for (const endpoint of endpoints) route(endpoint.path, endpointHandler(endpoint, store, cacheControl, cache, { now, exportFiles, exportLimits }));
+  // Every data endpoint as answered by one release (docs/api.md#releases).
+  for (const endpoint of endpoints) {
+    route(releaseRoute(endpoint.path), endpointHandler(endpoint, store, cacheControl, cache, { now, exportLimits, atRelease: true }));
+  }
 
   // Answers that never change are rendered once; the OpenAPI document only when first asked for.
   const healthy = json({ status: 'ok' });
@@ -142,8 +148,15 @@ export function createApp({
       if (!store.served) throw dataUnavailable();
       return json({ ...meta(store), rate_limit: rateLimitStatus(config, counts) });
     },
+    fields: () => {
+      if (!store.served) throw dataUnavailable();
+      return json(fieldsAnswer(endpoints, store.served.manifest));
+    },
     openapi: () => (openApiAnswer ??= json(openApiDocument(endpoints))),
     changelog: () => changelogAnswer,
+    releases: () => json(releaseList(store.releases, store.served?.manifest.version)),
+    releasesFeed: () =>
+      render(Buffer.from(atomFeed(store.releases, store.served?.manifest.version)), { contentType: 'application/atom+xml; charset=utf-8', cacheControl }),
     docs: (res) => {
       res.set('Content-Security-Policy', DOCS_CSP);
       return docsPage;
@@ -221,7 +234,7 @@ function index(endpoints: readonly Endpoint[]) {
       })),
       ...Object.values(SERVICE_ROUTES)
         .filter((route) => route.inIndex)
-        .map((route) => ({ path: route.path, summary: route.summary, parameters: [], paged: false, formats: ['json'] })),
+        .map((route) => ({ path: route.path, summary: route.summary, parameters: [], paged: false, formats: [route === SERVICE_ROUTES.releasesFeed ? 'atom' : 'json'] })),
     ],
     health: { live: healthz.path, ready: readyz.path },
   };

@@ -79,6 +79,9 @@ const EnvSchema = z.object({
   /** The most a DATA_URL drop's files may weigh together (src/data/remote.ts). */
   DATA_MAX_MB: positiveInt('must be an integer >= 1 (megabytes)').default(4096),
   DATA_POLL_SECONDS: nonNegativeInt('must be an integer >= 0 (seconds; 0 looks for a new drop only on SIGHUP)').default(60),
+  /** Where every drop served is kept as a release (docs/api.md#releases); relative to the working directory. */
+  RELEASES_DIR: z.string().trim().min(1).default('releases'),
+  RELEASES_KEEP: positiveInt('must be an integer >= 1 (releases kept, the current one included)').default(20),
 });
 
 export type Config = Readonly<z.infer<typeof EnvSchema>>;

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { createApp } from './app.js';
 import { ExportFiles } from './http/export-files.js';
 import { parseConfig, type Config } from './config.js';
-import { loadDrop } from './data/drop.js';
-import { Reloader } from './data/reloader.js';
+import { Releases } from './data/releases.js';
+import { Reloader, serveAtStartup } from './data/reloader.js';
 import { RemoteDrops } from './data/remote.js';
 import { Store } from './data/store.js';
 import { createHttpServer } from './http/listener.js';
@@ -35,8 +35,14 @@ async function main(): Promise<void> {
   });
   // With DATA_URL the drop is downloaded to a local directory first, then loaded as any other.
   const remote = config.DATA_URL ? new RemoteDrops({ dataUrl: config.DATA_URL, store, maxBytes: config.DATA_MAX_MB * 2 ** 20 }) : undefined;
+  let releases: Releases;
   try {
-    store.swap(await loadDrop(remote ? await remote.download() : config.DATA_DIR));
+    releases = await Releases.open({ dir: config.RELEASES_DIR, keep: config.RELEASES_KEEP, store });
+  } catch (error) {
+    return fail(new Error(`RELEASES_DIR=${config.RELEASES_DIR} cannot be used: ${(error as Error).message}`));
+  }
+  try {
+    await serveAtStartup(store, async () => (remote ? await remote.download() : config.DATA_DIR));
   } catch (error) {
     return fail(error);
   }
@@ -80,6 +86,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     store.shuttingDown = true;
     reloader?.close();
+    releases.close();
     void remote?.close();
     drainThenStop(server, inFlight, () => {
       store.close();

@@ -1,6 +1,7 @@
 /**
- * Contract section 13 as an analyst meets it: the real `budget-data` CLI on drops the tests build
- * from CSV files and workbooks, and the real server over the directories it writes.
+ * The analysts' tools (docs/data-drops.md#from-the-ministrys-table-to-a-published-drop) as an
+ * analyst meets them: the real `budget-data` CLI on drops the tests build from CSV files and
+ * workbooks, and the real server over the directories it writes.
  */
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

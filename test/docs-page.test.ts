@@ -139,7 +139,10 @@ describe.skipIf(!hasBrowser)('the docs page in a real browser', () => {
     // year before it in this drop, so its changes are null.
     const none = { total_expenses: null, total_resources: null, balance: null };
     expect(JSON.parse(body!)).toEqual([
-      { year: 2023, total_expenses: 350.35, total_resources: 1600.499, balance: 1250.149, change: none, change_pct: none },
+      {
+        year: 2023, total_expenses: 350.35, total_resources: 1600.499, balance: 1250.149,
+        stage: 'amended', source_ids: [], derived: false, change: none, change_pct: none,
+      },
     ]);
     await operation.locator('.live-responses-table').scrollIntoViewIfNeeded();
     if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT });
@@ -164,9 +167,11 @@ describe.skipIf(!hasBrowser)('the docs page in a real browser', () => {
         };
       }, `${base}/budget/api`);
       expect(seen.origin).not.toBe(base);
-      expect(seen.totals).toEqual([{ year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 }]);
+      expect(seen.totals).toEqual([
+        { year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7, stage: 'amended', source_ids: [], derived: false },
+      ]);
       expect(seen.etag).toMatch(/^"[\w-]+"$/);
-      expect(seen.csv.split('\r\n')[0]).toBe('year,value,percent,gdp,stage,source_id,derived');
+      expect(seen.csv.split('\r\n')[0]).toBe('year,value,percent,published_percent,gdp,stage,source_id,derived');
       expect(seen.disposition).toBe('attachment; filename="deficit.csv"');
     } finally {
       await elsewhere.close();

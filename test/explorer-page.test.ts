@@ -152,7 +152,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       // The test drop has no sources: its version stands in, never a file name.
       expect(await text(s.page, '#ratios .provenance p')).toBe('Data: version test of the drop served.');
       const csv = await s.page.evaluate(async (url) => (await fetch(url)).text(), links[1]!);
-      expect(csv.split('\r\n')[0]).toBe('year,total_expenses,total_resources,balance');
+      expect(csv.split('\r\n')[0]).toBe('year,total_expenses,total_resources,balance,stage,source_ids,derived');
     });
 
     it('follows the year chosen with the keyboard alone, and keeps it in the URL', async () => {
@@ -235,8 +235,8 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       await ready(s.page);
       // 2023: Éducation 100.1 + 200.2 of expenses and 500.5 of resources; Santé 50.05 and none.
       expect(await rows(s.page, 'organizations')).toEqual([
-        ['1', "Ministère de l'Éducation", '300.3 MDT', '500.5 MDT'],
-        ['2', 'Ministère de la Santé', '50.05 MDT', '0 MDT'],
+        ['1', "Ministère de l'Éducation", '300.3 MDT', '500.5 MDT', 'Amended law'],
+        ['2', 'Ministère de la Santé', '50.05 MDT', '0 MDT', 'Amended law'],
       ]);
       expect(await text(s.page, '#organization h2')).toBe("Ministère de l'Éducation: budget over the years");
       await s.page.getByRole('button', { name: 'Ministère de la Santé' }).click();
@@ -553,7 +553,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         'No figure for 2020 in this measure: the drop lacks the series it needs that year (population or prices).',
       );
       expect(await s.page.locator('#organizations .summary, #organizations canvas').count()).toBe(0);
-      expect((await rows(s.page, 'organizations'))[0]!.slice(2)).toEqual(['no data', 'no data']);
+      expect((await rows(s.page, 'organizations'))[0]!.slice(2, 4)).toEqual(['no data', 'no data']);
     });
 
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {

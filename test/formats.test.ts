@@ -441,3 +441,31 @@ describe('ETag per representation', () => {
     expect(res.headers['content-type']).toBe(JSON_TYPE);
   });
 });
+
+describe('CSV cells a spreadsheet would run as formulas', () => {
+  let f: TestApp;
+  beforeAll(async () => {
+    const names = ['=HYPERLINK("http://example.com","x")', '+SUM(1)', '-2+3', '@cmd', '\tTab'];
+    f = await appFor({
+      ...small,
+      organizations: [...names.map((name, i) => ({ id: i + 1, name, code: `C${i}` })), { id: 9, name: 'Plain', code: 'P' }],
+      expenses: [
+        { id: 1, year: 2023, amount: -12.5, category_id: 11, organization_id: 1, complementary: false },
+        { id: 2, year: 2023, amount: 7, category_id: 12, organization_id: 9, complementary: false },
+      ] as never,
+    });
+  });
+  afterAll(() => f.close());
+
+  it("get a leading ' in text columns, whole exports and pages alike, never on a negative number", async () => {
+    const list = await getCsv(f.app, '/budget/api/organization/?format=csv');
+    expect(list.rows.map((r) => r.name)).toEqual(['\'=HYPERLINK("http://example.com","x")', "'+SUM(1)", "'-2+3", "'@cmd", "'\tTab", 'Plain']);
+    for (const url of ['/budget/api/expenses/?format=csv&year=2023', '/budget/api/expenses/?format=csv&year=2023&limit=10']) {
+      const { rows } = await getCsv(f.app, url);
+      const first = rows.find((r) => r.id === '1')!;
+      expect(first.amount, url).toBe('-12.5');
+      expect(Object.values(first).filter((v) => v.includes('HYPERLINK')), url).toEqual(['\'=HYPERLINK("http://example.com","x")']);
+      expect(rows.find((r) => r.id === '2')!.amount, url).toBe('7');
+    }
+  });
+});

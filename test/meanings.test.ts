@@ -8,6 +8,8 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDrop } from '../src/data/drop.js';
+import { openApiDocument } from '../src/api/openapi.js';
+import { ENDPOINTS } from '../src/api/endpoints/index.js';
 import type { Manifest } from '../src/data/manifest.js';
 import { staged } from './fixtures/staged.js';
 import { appFor, type TestApp } from './helpers/app.js';
@@ -231,6 +233,66 @@ describe('several stages in one call', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([{ parameter: 'stage', message: 'must be one of initial, amended, outturn, or a list of them (initial,outturn)' }]);
     expect((await request(t.app).get('/budget/api/totals/?stage=initial,outturn&include_complementary=false')).status).toBe(400);
+  });
+});
+
+describe('GET /budget/api/fields/', () => {
+  type Entry = { endpoint: string; field: string; type: string; nullable: boolean; unit: string | null; label: { en: string; fr: string }; definition: { en: string; fr: string } };
+  const entry = (fields: Entry[], endpoint: string, field: string) => fields.find((f) => f.endpoint === endpoint && f.field === field);
+  it('defines balance as resources minus expenses, borrowing included, and not the deficit, in English and French', async () => {
+    const fields: Entry[] = await get('/budget/api/fields/');
+    const balance = entry(fields, 'totals', 'balance')!;
+    expect(balance).toMatchObject({ type: 'number', nullable: true, unit: 'unstated' });
+    expect(balance.definition.en).toMatch(/Resources include borrowing, so this is not the budget deficit/);
+    expect(balance.definition.fr).toMatch(/comprennent les emprunts/);
+    expect(balance.label).toEqual({ en: 'Balance (resources − expenses)', fr: 'Solde (ressources − dépenses)' });
+  });
+  it("lists every field of every data endpoint's rows, nested ones included, each with a label and a definition in both languages", async () => {
+    const fields: Entry[] = await get('/budget/api/fields/');
+    const endpoints = new Set(fields.map((f) => f.endpoint));
+    expect([...endpoints]).toEqual([
+      'totals', 'budget-categories', 'expenses', 'resources', 'organization', 'organization/stats', 'debt', 'outstanding-debt', 'deficit', 'sources',
+    ]);
+    expect(fields.filter((f) => f.endpoint === 'expenses').map((f) => f.field)).toEqual([
+      'id', 'year', 'amount', 'category', 'organization', 'organization.id', 'organization.name', 'organization.code', 'stage', 'source_id', 'derived',
+      'name', 'children',
+    ]);
+    for (const f of fields) {
+      expect(f.label.en && f.label.fr && f.definition.en && f.definition.fr, `${f.endpoint}.${f.field}`).toBeTruthy();
+    }
+  });
+  it('says which GDP a ratio divides by, and gives percentages the unit %', async () => {
+    const fields: Entry[] = await get('/budget/api/fields/');
+    for (const [endpoint, field] of [['deficit', 'percent'], ['outstanding-debt', 'value']] as const) {
+      const ratio = entry(fields, endpoint, field)!;
+      expect(ratio.unit).toBe('%');
+      expect(ratio.definition.en).toMatch(/the drop's GDP of the same year \(the row's gdp field\)/);
+    }
+    expect(entry(fields, 'deficit', 'published_percent')!.definition.en).toMatch(/as the row's source printed it, on the GDP the source used/);
+  });
+  it("takes the drop's own definitions where drop.json gives them, ENDPOINT.FIELD before FIELD, and the drop's unit", async () => {
+    const own = await appFor(staged, {}, {
+      manifest: (m) =>
+        Object.assign(m, {
+          units: { name: 'MDT', currency: 'TND', scale: 1_000_000 },
+          definitions: { ...DEFINITIONS, value: { en: 'Any value', fr: 'Toute valeur' } },
+        }),
+    });
+    try {
+      const fields: Entry[] = (await request(own.app).get('/budget/api/fields/')).body;
+      expect(entry(fields, 'deficit', 'value')!.definition).toEqual(DEFINITIONS['deficit.value']);
+      expect(entry(fields, 'debt', 'value')!.definition).toEqual({ en: 'Any value', fr: 'Toute valeur' });
+      expect(entry(fields, 'totals', 'balance')!.unit).toBe('MDT');
+    } finally {
+      await own.close();
+    }
+  });
+  it("gives the OpenAPI document's field descriptions from the same table: the English definitions", () => {
+    const doc = openApiDocument(ENDPOINTS) as { components: { schemas: Record<string, { properties: Record<string, { description?: string; properties?: Record<string, { description?: string }> }> }> } };
+    const { schemas } = doc.components;
+    expect(schemas.Total!.properties.balance!.description).toMatch(/^total_resources − total_expenses\. Resources include borrowing/);
+    expect(schemas.Deficit!.properties.percent!.description).toMatch(/the drop's GDP of the same year/);
+    expect(schemas.Expense!.properties.organization!.properties!.code!.description).toBe("The organization's code.");
   });
 });
 

@@ -138,7 +138,7 @@ describe('the document describes', () => {
   it('query parameters typed as what they mean, not as the strings they arrive as', () => {
     const schemaOf = (path: string, name: string) =>
       (doc.paths[path].get.parameters as Json[]).find((p) => p.name === name)!.schema;
-    expect(schemaOf('/budget/api/expenses/', 'hierarchy')).toEqual({ type: 'boolean' });
+    expect(schemaOf('/budget/api/expenses/', 'hierarchy').anyOf[0]).toEqual({ type: 'boolean' });
     expect(schemaOf('/budget/api/expenses/', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
     expect(schemaOf('/budget/api/expenses/', 'offset')).toMatchObject({ type: 'integer', minimum: 0 });
     expect(schemaOf('/budget/api/expenses/', 'organization')).toMatchObject({ type: 'integer', minimum: 1 });
@@ -148,13 +148,40 @@ describe('the document describes', () => {
     expect(schemaOf('/budget/api/totals/', 'measure')).toMatchObject({ type: 'string', enum: ['nominal', 'pct_gdp', 'per_capita', 'real'] });
     expect(schemaOf('/budget/api/debt/', 'measure').enum).toContain('share');
     expect(schemaOf('/budget/api/totals/', 'change')).toMatchObject({ type: 'string', enum: ['previous_year'] });
-    expect(schemaOf('/budget/api/budget-categories/', 'type')).toMatchObject({ type: 'string', enum: expect.arrayContaining(['expense', 'ressource']) });
+    expect(schemaOf('/budget/api/budget-categories/', 'type').anyOf[0]).toMatchObject({ type: 'string', enum: expect.arrayContaining(['expense', 'ressource']) });
     expect(schemaOf('/budget/api/organization/stats/', 'ordering').enum).toEqual([
       'organization_id', '-organization_id', 'total_expenses', '-total_expenses', 'total_resources', '-total_resources',
     ]);
     const years = ajv.compile(schemaOf('/budget/api/totals/', 'year'));
     expect([2016, '2016,2018', '2016..2020'].map((y) => years(y))).toEqual([true, true, true]);
     expect(['2016-2018', 'x'].map((y) => years(y))).toEqual([false, false]);
+  });
+  it('query parameters that accept exactly what the server accepts: any case, 1 and 0, no negative years, nothing empty', () => {
+    const accepts = (path: string, name: string) => ajv.compile((doc.paths[path].get.parameters as Json[]).find((p) => p.name === name)!.schema);
+    const hierarchy = accepts('/budget/api/expenses/', 'hierarchy');
+    expect([true, false, 'TRUE', 'False', '1', '0'].map((v) => hierarchy(v))).toEqual([true, true, true, true, true, true]);
+    expect(['yes', '2', ''].map((v) => hierarchy(v))).toEqual([false, false, false]);
+    const stage = accepts('/budget/api/expenses/', 'stage');
+    expect(['initial', 'Initial', 'OUTTURN'].map((v) => stage(v))).toEqual([true, true, true]);
+    expect(['amendment', 'initial,outturn', ''].map((v) => stage(v))).toEqual([false, false, false]);
+    const stages = accepts('/budget/api/totals/', 'stage');
+    expect(['initial,outturn', 'Outturn,INITIAL', 'amended'].map((v) => stages(v))).toEqual([true, true, true]);
+    expect(['initial,', 'draft'].map((v) => stages(v))).toEqual([false, false]);
+    const type = accepts('/budget/api/budget-categories/', 'type');
+    expect(['Expense', 'DÉPENSE', 'ressource'].map((v) => type(v))).toEqual([true, true, true]);
+    const years = accepts('/budget/api/totals/', 'year');
+    expect(['-5,2016', '2016..-1', '1899,2016', '2016,2101'].map((v) => years(v))).toEqual([false, false, false, false]);
+    expect(['02016,2018', '2100..2100'].map((v) => years(v))).toEqual([true, true]);
+    expect(accepts('/budget/api/organization/', 'search')('')).toBe(false);
+  });
+  it('the rules that tie two parameters in the description of each parameter they tie, and a relative server', () => {
+    const description = (path: string, name: string) => String((doc.paths[path].get.parameters as Json[]).find((p) => p.name === name)!.description);
+    expect(description('/budget/api/expenses/', 'measure')).toMatch(/Only with hierarchy=true/);
+    expect(description('/budget/api/expenses/', 'hierarchy')).toMatch(/measure and base_year are taken only with hierarchy=true/);
+    expect(description('/budget/api/budget-categories/', 'change')).toMatch(/needs a single year/i);
+    expect(description('/budget/api/organization/stats/', 'year')).toMatch(/With change: needs a single year/);
+    for (const name of ['include_complementary', 'stage']) expect(description('/budget/api/totals/', name)).toMatch(/include_complementary=false means stage=initial/);
+    expect(doc.servers).toEqual([{ url: '/', description: 'The server that serves this document' }]);
   });
   it('response examples that validate against their schemas', () => {
     for (const endpoint of ENDPOINTS) {

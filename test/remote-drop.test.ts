@@ -96,14 +96,25 @@ describe('DATA_URL=s3://drops/budget/ on a real S3 protocol server', () => {
     expect(published.code).toBe(0);
     const files = Object.keys(JSON.parse(readFileSync(path.join(dir, 'drop.json'), 'utf8')).files).map((f) => `budget/${f}`);
     expect(published.stdout).toMatch(new RegExp(`^published "v1" to s3://drops/budget/: ${files.length + 1} files, \\d+ bytes in [\\d.]+ s\\n$`));
-    expect(s3.written).toEqual([...files, 'budget/drop.json']);
+    // Its kept copy under releases/ first (docs/deploying.md#releases), then the drop servers read, drop.json last.
+    const kept = s3.written.slice(0, files.length + 2);
+    expect(kept.every((key) => key.startsWith('budget/releases/v1-'))).toBe(true);
+    expect(s3.written.slice(files.length + 2)).toEqual([...files, 'budget/drop.json']);
+  });
+
+  it('budget-data publish refuses a version already published with other content, and uploads nothing', async () => {
+    const before = s3.written.length;
+    const published = await cli(env, 'publish', await drop('v1', 3), 's3://drops/budget/');
+    expect(published.code).toBe(1);
+    expect(published.stdout).toContain('"v1" is already published at s3://drops/budget/releases/');
+    expect(s3.written).toHaveLength(before);
   });
 
   it('serves the published drop', async () => {
     server = await serveRemote('s3://drops/budget/');
     expect(await served(server.app)).toMatchObject({ version: 'v1', expenses: 6 });
     expect((await request(server.app).get('/budget/api/totals/?year=2023')).body).toEqual([
-      { year: 2023, total_expenses: 350.35, total_resources: 1600.499, balance: 1250.149 },
+      expect.objectContaining({ year: 2023, total_expenses: 350.35, total_resources: 1600.499, balance: 1250.149 }),
     ]);
   });
 

@@ -2,6 +2,12 @@
  * The ceilings the service is measured against: a server that answers the very bytes the real
  * service answered for each URL, doing no work at all. `express` is the framework's ceiling,
  * `http` the bare node:http one. Usage: ceiling.ts express|http answers.json (prints the port).
+ *
+ * The very bytes: the status, the header lines as the service wrote them (names in the same case
+ * and order, Content-Length included), and the body. Only Date, Connection and Keep-Alive are
+ * left for node to add, as it adds them to the service's answers. An earlier ceiling replayed
+ * headers as fetch() gives them (lower-cased, sorted, without Content-Length), so node sent its
+ * answer chunked: slightly different bytes for the same content.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -10,13 +16,15 @@ import express from 'express';
 
 export interface RecordedAnswer {
   status: number;
-  headers: Record<string, string>;
+  /** Header names and values in turn, as on the wire (node's rawHeaders). */
+  rawHeaders: string[];
+  /** The body, base64. */
   body: string;
 }
 
 const [mode, file] = process.argv.slice(2);
 const recorded = JSON.parse(readFileSync(file!, 'utf8')) as Record<string, RecordedAnswer>;
-const answers = new Map(Object.entries(recorded).map(([url, a]) => [url, { ...a, bytes: Buffer.from(a.body) }]));
+const answers = new Map(Object.entries(recorded).map(([url, a]) => [url, { ...a, bytes: Buffer.from(a.body, 'base64') }]));
 
 function answer(req: IncomingMessage, res: ServerResponse): void {
   const found = answers.get(req.url ?? '');
@@ -24,7 +32,7 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(404).end();
     return;
   }
-  res.writeHead(found.status, found.headers).end(found.bytes);
+  res.writeHead(found.status, found.rawHeaders).end(found.bytes);
 }
 
 const server =

@@ -1,6 +1,6 @@
 /**
  * Where a cached answer's time goes: runs the built server under `node --cpu-prof`, drives one hot
- * URL with autocannon, then sums the profile's self time per package (and per function), and the
+ * URL with the bench's lean client (blast.ts), then sums the profile's self time per package (and per function), and the
  * total time under express-rate-limit's middleware.
  *
  *   npm run build && tsx scripts/bench/profile.ts [--rate-limit 1000000000] [--duration 10] [--url /budget/api/...] [--data dir]
@@ -9,8 +9,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { projectRoot } from '../../src/data/sql.js';
+import { blast } from './blast.js';
 import { startService } from './service.js';
 
 const ROOT = projectRoot();
@@ -39,12 +39,12 @@ interface Profile {
 const dir = mkdtempSync(path.join(tmpdir(), 'cpu-prof-'));
 const { child, port } = await startService(args.data, args['rate-limit'], ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
 const headers = args['accept-encoding'] ? { 'accept-encoding': args['accept-encoding'] } : undefined;
-const result = await autocannon({ url: `http://127.0.0.1:${port}${args.url}`, connections: Number(args.connections), duration: Number(args.duration), headers });
+const result = await blast(port, [args.url], Number(args.duration), Number(args.connections), headers);
 const exited = new Promise((resolve) => child.once('exit', resolve));
 child.kill('SIGTERM');
 await exited;
-console.log(`${args.url} rate limit ${args['rate-limit']}: ${result.requests.average.toFixed(0)} req/s, ${result.non2xx} non-2xx`);
-const requests = result.requests.total;
+console.log(`${args.url} rate limit ${args['rate-limit']}: ${result.rps.toFixed(0)} req/s, ${result.errors} errors`);
+const requests = result.requests;
 
 const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
 const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Profile;

@@ -5,9 +5,10 @@
  *   npm run bench -- [--scale 750] [--duration 3] [--rounds 5] [--big] [--reload] [--skip-growth] [--skip-throughput] [--skip-exports]
  *
  * 1. Throughput: the real server (production build, RATE_LIMIT off, then on) on a synthetic drop
- *    of `--scale` times the sample's lines, driven by autocannon at 20 connections with (a) one hot
+ *    of `--scale` times the sample's lines, driven at 20 connections with (a) one hot
  *    URL and (b) several hundred distinct URLs over all nine endpoints; alternating with two
- *    ceilings that answer the same bytes with no work (Express, bare node:http).
+ *    ceilings that answer the same bytes with no work (Express, bare node:http). The load comes
+ *    from blast.ts, a client lean enough not to be the bottleneck (autocannon was).
  * 2. Full exports (exports.ts): CSV, Arrow and Parquet of every line and of one year's, on 1 million
  *    lines, against DuckDB's own COPY of the same rows, with first byte and the server's RSS growth.
  * 3. Growth: load+validate time, RSS, and the p99 of single uncached queries per endpoint for the
@@ -22,8 +23,8 @@ import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { projectRoot } from '../../src/data/sql.js';
+import { blast } from './blast.js';
 import type { RecordedAnswer } from './ceiling.js';
 import { exportFigures, printExportFigures } from './exports.js';
 import type { QueryFigures } from './queries.js';
@@ -70,34 +71,48 @@ interface Load {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time the target's process spent per answer during the slice (user + system), µs. */
+  cpuUs: number;
 }
 
-async function drive(port: number, paths: readonly string[], seconds: number, headers?: Record<string, string>): Promise<Load> {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers,
-    requests: paths.map((p) => ({ method: 'GET' as const, path: p })),
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-  };
+/** CPU time of a process so far (user + system, all its threads), from /proc (Linux), in µs. */
+function cpuUs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
+/**
+ * The lean client (blast.ts): autocannon costs about what a bare server does per request, and
+ * capped every target alike. With `pid`, the target's CPU per answer too: unlike req/s, which on
+ * a busy shared machine says how often the scheduler ran the target, it is what one answer costs.
+ */
+async function drive(port: number, paths: readonly string[], seconds: number, headers?: Record<string, string>, pid?: number): Promise<Load> {
+  const before = pid ? cpuUs(pid) : 0;
+  const load = await blast(port, paths, seconds, CONNECTIONS, headers);
+  return { ...load, cpuUs: pid ? (cpuUs(pid) - before) / Math.max(1, load.requests) : NaN };
+}
+
+/** Each URL's answer as the service wrote it (uncompressed): status, header lines as on the wire, body bytes. */
 async function record(port: number, paths: readonly string[]): Promise<Record<string, RecordedAnswer>> {
   const answers: Record<string, RecordedAnswer> = {};
   for (const p of paths) {
-    // The ceilings replay the uncompressed answers (fetch would otherwise ask for gzip and br).
-    const res = await fetch(`http://127.0.0.1:${port}${p}`, { headers: { 'accept-encoding': 'identity' } });
-    const headers: Record<string, string> = {};
-    res.headers.forEach((value, key) => {
-      if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(key)) headers[key] = value;
+    answers[p] = await new Promise<RecordedAnswer>((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${port}${p}`, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const rawHeaders: string[] = [];
+            for (let i = 0; i < res.rawHeaders.length; i += 2) {
+              // node adds these to every answer, the service's and the ceilings' alike.
+              if (!['date', 'connection', 'keep-alive'].includes(res.rawHeaders[i]!.toLowerCase())) rawHeaders.push(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+            }
+            resolve({ status: res.statusCode!, rawHeaders, body: Buffer.concat(chunks).toString('base64') });
+          });
+        })
+        .on('error', reject);
     });
-    answers[p] = { status: res.status, headers, body: await res.text() };
   }
   return answers;
 }
@@ -188,7 +203,9 @@ function verdict(name: string, value: number, target: number, higherIsBetter = t
 async function throughput(dataDir: string): Promise<void> {
   const seconds = Number(args.duration);
   const rounds = Number(args.rounds);
-  const service = await startService(dataDir, '0');
+  // Recorded with rate limiting on, as the figures with targets are: the ceilings replay its
+  // RateLimit headers too, so that both sides send the very same bytes.
+  const service = await startService(dataDir, '1000000000');
   const meta = await (await fetch(`http://127.0.0.1:${service.port}/budget/api/meta/`)).json();
   const organizations = Number(meta.files['organizations.parquet'].rows);
   const mixed = mixedPaths(meta.years, organizations);
@@ -218,8 +235,8 @@ async function throughput(dataDir: string): Promise<void> {
   ] as const;
   const results = new Map<string, Load[]>();
   try {
-    // Warm-up: every URL once (autocannon's connections all start at the head of the list, so a
-    // short run would leave most of the mixed URLs cold), then a second of load for the JIT.
+    // Warm-up: every URL once (a short slice would time some mixed URLs cold), then a second of
+    // load for the JIT.
     for (const [i, r] of running.entries()) {
       await record(r.port, mixed);
       for (const [, paths, headers] of workloads) if (!headers || targets[i]!.compressed) await drive(r.port, paths, 1, headers);
@@ -229,7 +246,7 @@ async function throughput(dataDir: string): Promise<void> {
         for (const [i, target] of targets.entries()) {
           if (headers && !target.compressed) continue;
           const key = `${workload}|${target.name}`;
-          results.set(key, [...(results.get(key) ?? []), await drive(running[i]!.port, paths, seconds, headers)]);
+          results.set(key, [...(results.get(key) ?? []), await drive(running[i]!.port, paths, seconds, headers, running[i]!.child.pid)]);
         }
       }
     }
@@ -243,15 +260,21 @@ async function throughput(dataDir: string): Promise<void> {
     const y = rpsOf(...b);
     return median(x.map((v, i) => v / y[i]!));
   };
+  /** The median over rounds of b's CPU per answer over a's (within each round): what a's throughput would be, as a share of b's, on cores of their own. */
+  const cpuRatio = (a: [string, string], b: [string, string]) => {
+    const x = results.get(a.join('|'))!.map((l) => l.cpuUs);
+    const y = results.get(b.join('|'))!.map((l) => l.cpuUs);
+    return median(x.map((v, i) => y[i]! / v));
+  };
   for (const [workload] of workloads) {
     console.log(`\n${workload}`);
-    console.log('target               req/s   p50 ms   p99 ms   errors   x express   x node:http');
+    console.log('target               req/s   p50 ms   p99 ms   errors   x express   x node:http   CPU µs/answer   x node:http by CPU');
     for (const target of targets) {
       const loads = results.get(`${workload}|${target.name}`);
       if (!loads) continue;
       const base = workload.startsWith('hot') ? 'hot' : 'mixed';
       console.log(
-        `${target.name.padEnd(18)} ${fmt(median(loads.map((l) => l.rps)))} ${fmt(median(loads.map((l) => l.p50)), 1)} ${fmt(median(loads.map((l) => l.p99)), 1)} ${fmt(loads.reduce((s, l) => s + l.errors, 0))} ${fmt(ratio([workload, target.name], [base, 'express ceiling']), 2)}x ${fmt(ratio([workload, target.name], [base, 'node:http ceiling']), 2)}x`,
+        `${target.name.padEnd(18)} ${fmt(median(loads.map((l) => l.rps)))} ${fmt(median(loads.map((l) => l.p50)), 1)} ${fmt(median(loads.map((l) => l.p99)), 1)} ${fmt(loads.reduce((s, l) => s + l.errors, 0))} ${fmt(ratio([workload, target.name], [base, 'express ceiling']), 2)}x ${fmt(ratio([workload, target.name], [base, 'node:http ceiling']), 2)}x   ${fmt(median(loads.map((l) => l.cpuUs)), 1)}      ${fmt(cpuRatio([workload, target.name], [base, 'node:http ceiling']), 2)}x`,
       );
     }
   }
@@ -269,7 +292,10 @@ async function throughput(dataDir: string): Promise<void> {
   console.log(verdict('mixed URLs, rate limiting on, x express ceiling', ratio(['mixed', 'service+ratelimit'], ['mixed', 'express ceiling']), 0.85));
   console.log(verdict('rate limiting cost, hot URL', rl('hot'), 0.1, false, '%') + rlRounds('hot'));
   console.log(verdict('rate limiting cost, mixed URLs', rl('mixed'), 0.1, false, '%') + rlRounds('mixed'));
-  console.log(verdict('hot URL, rate limiting on, x node:http ceiling', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
+  // By CPU per answer: what the limiter costs each answer, whatever else runs on the machine.
+  console.log(verdict('rate limiting cost by CPU per answer, hot / mixed URLs', 1 - cpuRatio(['hot', 'service+ratelimit'], ['hot', 'service']), 0.1, false, '%') + `  mixed ${(100 * (1 - cpuRatio(['mixed', 'service+ratelimit'], ['mixed', 'service']))).toFixed(1)}%`);
+  console.log(verdict('hot URL, rate limiting on, x node:http ceiling (req/s)', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
+  console.log(verdict('the same by CPU per answer (node:http\'s over the service\'s)', cpuRatio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
   console.log(`${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
   console.log(`${'mixed URLs with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['mixed, br asked', 'service+ratelimit'], ['mixed', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
   if (!args.reload) console.log(`${'peak RSS during a reload under load at 10M lines'.padEnd(58)} ${'-'.padStart(8)}   target <= 3.0 GB  measured with --reload`);

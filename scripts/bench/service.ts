@@ -3,6 +3,9 @@
  * the ceilings (ceiling.ts). Shared by run.ts and profile.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { projectRoot } from '../../src/data/sql.js';
 
 const ROOT = projectRoot();
@@ -38,7 +41,8 @@ export function startService(dataDir: string, rateLimit: string, nodeArgs: strin
   return spawnAndWait(
     process.execPath,
     [...nodeArgs, 'dist/src/server.js'],
-    { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', RATE_LIMIT: rateLimit, LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    // Releases kept in a temporary directory of their own, not in the checkout (docs/api.md#releases).
+    { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', RATE_LIMIT: rateLimit, LOG_LEVEL: 'info', NODE_ENV: 'production', RELEASES_DIR: mkdtempSync(path.join(tmpdir(), 'budget-bench-releases-')) },
     (_out, err) => Number(/"port":(\d+)[^\n]*"msg":"listening"/.exec(err)?.[1]) || null,
   );
 }

@@ -59,6 +59,14 @@ export const DOCS_PAGE = `<!DOCTYPE html>
       amounts in <span id="data-units">the data drop's units</span>.
       The licence shown below is the software's, not the data's.
     </p>
+    <p id="how-to-cite" style="font-family: sans-serif; margin: 1em 20px;">
+      <strong>How to cite a figure:</strong> every data answer carries a <code>Content-Location</code>
+      header, its permalink <code>/budget/api/releases/{version}/…</code>, which answers the same bytes
+      for ever, whatever drop is served later. Cite that URL, with the release's version and the date you
+      read it. The releases are listed at <a href="/budget/api/releases/">/budget/api/releases/</a> (also
+      as an <a href="/budget/api/releases/feed.atom">Atom feed</a>); an <code>Accept-Datetime</code>
+      header asks for the figures as they were served at a past instant (Memento, RFC 7089).
+    </p>
     <p id="api-version" style="font-family: sans-serif; margin: 1em 20px;">
       <strong>Versions:</strong> API ${API_VERSION}; what each version changed is in the
       <a href="${CHANGELOG_PATH}">changelog</a>. Within a major version changes are additive only: ignore fields

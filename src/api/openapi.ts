@@ -10,6 +10,8 @@ import { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './endpoints/index.js';
 import { FORMATS, FORMAT_NAMES } from '../formats/registry.js';
 import { pageOf } from './paging.js';
+import { endpointName } from './fields.js';
+import { fieldText } from './field-texts.js';
 import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
 import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS, type Deprecations } from './versioning.js';
@@ -42,6 +44,11 @@ most final stage unless one is asked for. Lines and series rows carry their \`st
 
 **Paging.** Paged endpoints answer \`{count, next, previous, results}\`; \`limit\` 1..1000 (default 100),
 \`offset\` >= 0. Every list has a fixed order, given per endpoint.
+
+**Releases and citing.** Every drop served is kept as a release: \`GET ${API_PREFIX}/releases/{version}/ENDPOINT\`
+answers any data endpoint from that release, for ever (\`Cache-Control: immutable\`; an unknown version is a 404
+\`unknown_release\`). Every data answer carries \`Content-Location\`: its permalink, the URL to cite. The releases are
+listed at \`${API_PREFIX}/releases/\` (and \`releases/feed.atom\`); \`Accept-Datetime\` (RFC 7089) answers as of a past instant.
 
 **HTTP.** GET and HEAD only (other methods: 405 with \`Allow\`); paths work with and without the trailing
 slash; CORS is open to any origin; every 200 has an \`ETag\` (send \`If-None-Match\` for a 304) and
@@ -81,6 +88,11 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
     const answer = component(body, `${name(items[0]!)}${endpoint.paged ? 'Page' : 'List'}`);
     paths[endpoint.path] = { get: dataOperation(endpoint, answer) };
   }
+  // The same endpoints answered from one release (docs/api.md#releases).
+  for (const endpoint of ENDPOINTS) {
+    const operation = (paths[endpoint.path] as { get: Json }).get;
+    paths[`${API_PREFIX}/releases/{version}/${endpoint.path.slice(API_PREFIX.length + 1)}`] = { get: atRelease(operation) };
+  }
   for (const route of Object.values(SERVICE_ROUTES)) {
     paths[route.path] = { get: serviceOperation(route, route.answer ? component(route.answer) : undefined) };
   }
@@ -91,6 +103,7 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
     delete schema.$schema;
     delete schema.$id;
   }
+  for (const endpoint of endpoints) describeFields(endpoint, schemas);
   for (const endpoint of endpoints) markDeprecatedFields(endpoint, schemas);
 
   return {
@@ -104,11 +117,30 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
     tags: [
       { name: 'data', description: `The budget data. ${UNITS}` },
       { name: 'service', description: 'Index, description of the data drop, this document, health checks' },
+      { name: 'releases', description: 'Every data endpoint as one release answered it: permalinks that never change' },
     ],
+    // Relative: the document describes the server that serves it, whatever its host.
+    servers: [{ url: '/', description: 'The server that serves this document' }],
     paths,
     // An API key is optional: it only buys a client its own rate limit.
     security: [{}, { apiKey: [] }],
     components: { schemas, responses: PROBLEM_RESPONSES, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
+  };
+}
+
+/** A data operation as answered from one release: a `version` path parameter, immutable answers, 404 unknown_release. */
+function atRelease(operation: Json): Json {
+  return {
+    ...operation,
+    operationId: `${operation.operationId}AtRelease`,
+    tags: ['releases'],
+    summary: `${operation.summary}, from one release (a permalink)`,
+    description: `The answer of ${operation.operationId} as the release \`version\` gave it, for ever: \`Cache-Control: public, max-age=31536000, immutable\`. Every current answer names its permalink in \`Content-Location\`.`,
+    parameters: [
+      { name: 'version', in: 'path', required: true, description: "A release's version (percent-encoded), as GET /budget/api/releases/ lists them", schema: { type: 'string' }, example: 'tunisia-sample-2026.12' },
+      ...(operation.parameters as Json[]),
+    ],
+    responses: { ...(operation.responses as Json), 404: { $ref: '#/components/responses/UnknownRelease' } },
   };
 }
 
@@ -129,7 +161,7 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
     ...(marks.endpoint && { deprecated: true }),
     parameters: Object.entries(endpoint.query.shape).map(([key, schema]) => {
       const mark = marks.parameters?.[key];
-      const doc = parameter(key, schema);
+      const doc = parameter(key, schema, TIED[`${endpointName(endpoint.path)}.${key}`]);
       return mark ? { ...doc, deprecated: true, description: `${String(doc.description)} Deprecated: ${sunsetText(mark)}` } : doc;
     }),
     responses: {
@@ -168,6 +200,28 @@ function deprecationNote(marks: Deprecations): string {
 }
 
 /** `deprecated: true` on each deprecated field of the endpoint's item schemas. */
+/**
+ * Every field of a data answer is described by its English definition from the one table that
+ * /budget/api/fields/ serves (field-texts.ts), nested fields too.
+ */
+function describeFields(endpoint: Endpoint, schemas: Record<string, Json>): void {
+  const name = endpointName(endpoint.path);
+  const describe = (schema: Json | undefined, prefix: string) => {
+    for (const [key, property] of Object.entries((schema?.properties ?? {}) as Record<string, Json>)) {
+      const text = fieldText(name, prefix + key);
+      if (text) property.description = text.definition.en;
+      const inner = (property.anyOf as Json[] | undefined)?.find((s) => s.type === 'object') ?? property;
+      if (key !== 'change' && key !== 'change_pct' && inner.type === 'object') describe(inner, `${prefix}${key}.`);
+      const items = inner.items as Json | undefined;
+      if (inner.type === 'array' && items?.type === 'object') describe(items, `${prefix}${key}.`);
+    }
+  };
+  for (const { item } of endpoint.variants) {
+    const title = item.meta()?.title;
+    if (typeof title === 'string') describe(schemas[title], '');
+  }
+}
+
 function markDeprecatedFields(endpoint: Endpoint, schemas: Record<string, Json>): void {
   const fields = Object.keys(endpoint.deprecations?.fields ?? {});
   if (fields.length === 0) return;
@@ -179,13 +233,15 @@ function markDeprecatedFields(endpoint: Endpoint, schemas: Record<string, Json>)
 }
 
 function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
-  // Every service answer is JSON but the docs page's and the changelog's.
+  // Every service answer is JSON but the docs page's, the changelog's and the releases feed's.
   const content =
     route === SERVICE_ROUTES.docs
       ? { 'text/html': { schema: { type: 'string' } } }
       : route === SERVICE_ROUTES.changelog
         ? { 'text/markdown': { schema: { type: 'string' } } }
-        : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
+        : route === SERVICE_ROUTES.releasesFeed
+          ? { 'application/atom+xml': { schema: { type: 'string' } } }
+          : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
   return {
     operationId: route.operationId,
     tags: ['service'],
@@ -209,13 +265,48 @@ function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
  * example, and `openapi` the type it stands for when the string it arrives as is a number, a
  * boolean or a list (see src/api/params.ts).
  */
-function parameter(key: string, schema: z.ZodType): Json {
+/**
+ * The rules that tie two parameters of an endpoint, said in the description of each parameter
+ * they tie (a gateway validating one parameter at a time cannot check them; the server answers
+ * 400 when they are broken).
+ */
+const ONLY_IN_TREES = 'Only with hierarchy=true (the category tree): on the flat list of lines, 400.';
+const SINGLE_YEAR = 'With change: needs a single year (year=2024), otherwise 400.';
+const SYNONYM =
+  'include_complementary=false means stage=initial and true means stage=amended: both given and disagreeing (or with a list of stages), 400.';
+const TIED: Readonly<Record<string, string>> = {
+  'expenses.measure': ONLY_IN_TREES,
+  'expenses.base_year': ONLY_IN_TREES,
+  'resources.measure': ONLY_IN_TREES,
+  'resources.base_year': ONLY_IN_TREES,
+  'expenses.hierarchy': 'measure and base_year are taken only with hierarchy=true.',
+  'resources.hierarchy': 'measure and base_year are taken only with hierarchy=true.',
+  'budget-categories.change': 'Needs a single year (year=2024), otherwise 400.',
+  'budget-categories.year': SINGLE_YEAR,
+  'organization/stats.change': 'Needs a single year (year=2024), otherwise 400.',
+  'organization/stats.year': SINGLE_YEAR,
+  'totals.include_complementary': SYNONYM,
+  'totals.stage': SYNONYM,
+};
+
+function parameter(key: string, schema: z.ZodType, tied?: string): Json {
   const { description, example, openapi, ...derived } = z.toJSONSchema(schema, { io: 'input' }) as Json;
   delete derived.$schema;
   if (typeof description !== 'string' || example === undefined) {
     throw new Error(`query parameter ${key} needs .meta({ description, example }) (see src/api/params.ts)`);
   }
-  return { name: key, in: 'query', required: false, description, example, schema: openapi ?? derived };
+  const text = tied ? `${description}. ${tied}` : description;
+  return { name: key, in: 'query', required: false, description: text, example, schema: nonEmpty((openapi as Json | undefined) ?? derived) };
+}
+
+/** An empty parameter (`search=`) is refused (400): every free string says minLength 1. */
+function nonEmpty(schema: Json): Json {
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as Json[]).map(nonEmpty) };
+  if (Array.isArray(schema.oneOf)) return { ...schema, oneOf: (schema.oneOf as Json[]).map(nonEmpty) };
+  if (schema.type === 'string' && schema.enum === undefined && schema.const === undefined && schema.minLength === undefined) {
+    return { ...schema, minLength: 1 };
+  }
+  return schema;
 }
 
 function downloadDescription(endpoint: Endpoint): string {
@@ -251,6 +342,7 @@ const PROBLEM_RESPONSES: Json = {
   TooManyRequests: problem('Over the rate limit (code rate_limited)', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
   InternalError: problem('The server failed (code internal_error); it shows no internals'),
   DataUnavailable: problem('No data drop is loaded yet (code data_unavailable); try again shortly'),
+  UnknownRelease: problem('No such release is kept (code unknown_release); the releases are listed at /budget/api/releases/'),
 };
 
 const SECURITY_SCHEMES: Json = {

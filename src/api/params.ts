@@ -47,18 +47,33 @@ const MAX_YEARS = 50;
  * and booleans. Examples are of that type too.
  */
 const YEAR_TYPE = { type: 'integer', minimum: 1900, maximum: 2100 } as const;
+/** A year as the server reads one (leading zeros allowed), 1900 to 2100: never negative. */
+const YEAR_PATTERN = '0*(19\\d\\d|20\\d\\d|2100)';
 const YEARS_TYPE = {
   oneOf: [
     YEAR_TYPE,
     {
       type: 'string',
-      pattern: '^-?\\d+(,-?\\d+)+$|^-?\\d+\\.\\.-?\\d+$',
+      pattern: `^${YEAR_PATTERN}(,${YEAR_PATTERN})+$|^${YEAR_PATTERN}\\.\\.${YEAR_PATTERN}$`,
       description: `a list (2016,2018) or a range (2016..2020) of at most ${MAX_YEARS} years`,
     },
   ],
 };
 const ID_TYPE = { type: 'integer', format: 'int64', minimum: 1 } as const;
-const STAGE_TYPE = { type: 'string', enum: STAGES, description: 'case-insensitive' } as const;
+/**
+ * A word in any case, as a JSON Schema pattern (ECMA-262 patterns have no case-insensitive flag):
+ * the server takes enums case-insensitively, and the document says exactly that
+ * (docs/api.md#query-parameters).
+ */
+const anyCase = (word: string) => [...word].map((c) => (c.toUpperCase() === c ? c : `[${c}${c.toUpperCase()}]`)).join('');
+/** The canonical values (a generated client's type), or any spelling of them that differs only in case. */
+const anyCaseOf = (values: readonly string[]) => ({
+  anyOf: [
+    { type: 'string', enum: values },
+    { type: 'string', pattern: `^(${values.map(anyCase).join('|')})$`, description: 'any case' },
+  ],
+});
+const STAGE_TYPE = anyCaseOf(STAGES);
 
 /**
  * `2016`, `2016,2018` or `2016..2020` (docs/api.md): the years asked for, ascending and distinct.
@@ -119,8 +134,6 @@ const stageList = z
     }
     return STAGES.filter((s) => names.includes(s));
   });
-/** A word in any case, as a JSON Schema pattern (ECMA-262 has no case-insensitive flag there). */
-const anyCase = (word: string) => [...word].map((c) => `[${c}${c.toUpperCase()}]`).join('');
 const ANY_STAGE = `(${STAGES.map(anyCase).join('|')})`;
 const STAGE_LIST_TYPE = {
   type: 'string',
@@ -181,7 +194,11 @@ export const param = {
     .string()
     .regex(/^(true|false|1|0)$/i, { error: BOOLEAN_MESSAGE })
     .transform((v) => v === '1' || v.toLowerCase() === 'true')
-    .meta({ description: 'true, false, 1 or 0 (case-insensitive)', example: true, openapi: { type: 'boolean' } }),
+    .meta({
+      description: 'true, false, 1 or 0 (case-insensitive)',
+      example: true,
+      openapi: { anyOf: [{ type: 'boolean' }, { type: 'string', pattern: `^(${anyCase('true')}|${anyCase('false')}|1|0)$` }] },
+    }),
   categoryType: z
     .string()
     .transform((v) => v.toLowerCase())
@@ -194,7 +211,7 @@ export const param = {
     .meta({
       description: 'expense (dépense, depense) or resource (ressource), case-insensitive',
       example: 'expense',
-      openapi: { type: 'string', enum: ['expense', 'resource', 'dépense', 'depense', 'ressource'] },
+      openapi: anyCaseOf(['expense', 'resource', 'dépense', 'depense', 'ressource']),
     }),
   stage: stage.meta({
     description: `Which lines count: ${inWords(

@@ -25,6 +25,7 @@ import { DEFAULT_CSP } from '../http/headers.js';
 import type { ResponseCache } from '../http/response-cache.js';
 import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
+import { IMMUTABLE, RELEASES_PATH, acceptDatetime, mementoDatetime, permalink, releasePath, unknownRelease } from './releases.js';
 import { spellings } from './routes.js';
 import { canonicalValues } from './params.js';
 import { memo } from '../lib/memo.js';
@@ -70,7 +71,8 @@ export function cachedLookup(store: Store, cache: ResponseCache, endpoints: read
  */
 export function cachedAnswers(lookup: CachedLookup): RequestHandler {
   return (req, res, next) => {
-    const cached = lookup(req.method, req.originalUrl, req.headers.accept);
+    // A Memento request (Accept-Datetime) may be answered from another release than the cached answer's.
+    const cached = req.headers['accept-datetime'] === undefined ? lookup(req.method, req.originalUrl, req.headers.accept) : undefined;
     if (!cached) return next();
     notes(res).cache = 'hit';
     sendRendered(req, res, cached);
@@ -84,6 +86,8 @@ export interface HandlerOptions {
   exportFiles?: ExportFiles;
   /** What full exports may cost (http/export-limits.ts); without it they are not limited. */
   exportLimits?: ExportLimits;
+  /** The endpoint's permalink route, /budget/api/releases/{version}/... (docs/api.md#releases). */
+  atRelease?: boolean;
 }
 
 export function endpointHandler(
@@ -91,17 +95,19 @@ export function endpointHandler(
   store: Store,
   cacheControl: string,
   cache: ResponseCache,
-  { now = () => new Date(), exportFiles, exportLimits }: HandlerOptions = {},
+  { now = () => new Date(), exportFiles, exportLimits, atRelease = false }: HandlerOptions = {},
 ): RequestHandler {
   const order = orderOf(endpoint);
   const normalize = normalizerOf(endpoint);
   return async (req, res) => {
     // The same URL answers JSON, CSV, Arrow or Parquet depending on Accept, compressed or not
-    // depending on Accept-Encoding: caches must key on both.
-    res.setHeader('Vary', VARY);
-    const lease = store.lease(hangUp(res));
+    // depending on Accept-Encoding, and from an older release with Accept-Datetime: caches must key on them.
+    res.setHeader('Vary', store.releases && !atRelease ? VARY_DATETIME : VARY);
+    let lease: Lease | null = null;
     let endExport: (() => void) | undefined;
     try {
+      const version = atRelease ? String(req.params.version) : undefined;
+      if (version !== undefined && !isKept(store, version)) throw unknownRelease(`no release "${version.slice(0, 100)}" is kept`);
       const bound = endpoint.bind(req.originalUrl);
       const formatName = negotiate(req.headers.accept, bound.format);
       const used = deprecatedUse(endpoint, bound, req.originalUrl, formatName);
@@ -110,16 +116,19 @@ export function endpointHandler(
         const gone = pastSunset(used, now());
         if (gone) throw gone;
       }
-      if (!lease) throw dataUnavailable();
       const query = canonicalQuery(req.originalUrl, order, normalize);
-      const key = answerKey(lease.drop.data.fingerprint, endpoint.path, query, formatName);
+      const source = await sourceOf(req.get('Accept-Datetime'), endpoint, store, version, query, formatName, cacheControl, hangUp(res));
+      lease = source.lease;
+      if (!lease) throw dataUnavailable();
+      res.setHeader('Vary', source.vary);
+      const key = answerKey(lease.drop.data.fingerprint, source.base, query, formatName + source.variant);
       const etag = tagOf(key);
-      const headers = { ...(await bound.headers(lease)), ...deprecationHeaders(used) };
+      const headers = { ...(await bound.headers(lease)), ...deprecationHeaders(used), ...source.headers };
       const format = FORMATS[formatName];
       const encoding = isCompressible(format.contentType) ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
       const fresh = freshTag(req.headers['if-none-match'], etag, encoding);
       if (fresh) {
-        res.set({ ETag: fresh, 'Cache-Control': cacheControl, ...headers }).status(304).end();
+        res.set({ ETag: fresh, 'Cache-Control': source.cacheControl, ...headers }).status(304).end();
         return;
       }
       if (!format.download) {
@@ -128,15 +137,16 @@ export function endpointHandler(
         // sunset is checked against the clock of each request.
         const renderOnce = (key: string, rendering: () => Promise<Rendered>) =>
           used.length > 0 ? rendering() : cache.getOrRender(key, rendering);
+        const answering = lease;
         const rendered = await renderShared(res, () => renderOnce(key, async () => {
           notes(res).cache = 'miss';
-          const body = await jsonBody(endpoint, bound, query, lease);
+          const body = await jsonBody(endpoint, bound, query, answering, source.base);
           const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
           return render(Buffer.from(jsonText(body)), {
             contentType: format.contentType,
-            cacheControl,
+            cacheControl: source.cacheControl,
             etag,
-            vary: VARY,
+            vary: source.vary,
             csp: DEFAULT_CSP,
             headers: { ...headers, ...(link ? { Link: link } : {}) },
           });
@@ -144,13 +154,14 @@ export function endpointHandler(
         return sendRendered(req, res, rendered);
       }
       // A download is streamed: compressed on the fly when asked, whatever its size.
-      res.set({ ETag: encoding ? encodedTag(etag, encoding) : etag, 'Cache-Control': cacheControl, ...headers });
+      res.set({ ETag: encoding ? encodedTag(etag, encoding) : etag, 'Cache-Control': source.cacheControl, ...headers });
       const { table } = bound;
       const download = { format, encoding, fileName: fileName(endpoint.path, bound.params, format) };
       // A whole export is the same bytes for every request of this drop: sent from its file once
       // one request has written it (docs/performance.md#full-exports).
       const wholeExport = Boolean(bound.exportAll) && isWholeExport(pagingOf(bound));
-      const whole = exportFiles && wholeExport;
+      // Only the current release's: the files are removed at every swap.
+      const whole = exportFiles && source.current && wholeExport;
       const fingerprint = lease.drop.data.fingerprint;
       const file = whole ? await exportFiles.find(fingerprint, key) : undefined;
       if (file) {
@@ -161,9 +172,10 @@ export function endpointHandler(
       // A full export made from DuckDB holds a connection while it runs: it has its own budget.
       const limited = exportLimits && wholeExport && req.method === 'GET' ? exportLimits : undefined;
       endExport = limited?.enter(req, res);
+      const answering = lease;
       await sendDownload(req, res, {
         ...download,
-        body: () => downloadBody(bound, lease, format, table),
+        body: () => downloadBody(bound, answering, format, table),
         record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
         watch: limited && (() => limited.watchdog(res)),
       });
@@ -172,6 +184,75 @@ export function endpointHandler(
       lease?.release();
     }
   };
+}
+
+const VARY_DATETIME = `${VARY}, Accept-Datetime`;
+
+/** Which data answers a request, and what the answer says of it (docs/api.md#releases). */
+interface Source {
+  lease: Lease | null;
+  /** The release being served: its answers are the current ones. */
+  current: boolean;
+  /** The path the answer's paging links and cache key use: the endpoint's, or its permalink's. */
+  base: string;
+  cacheControl: string;
+  vary: string;
+  headers: Record<string, string>;
+  /** Tells apart answers of one path with other headers (a Memento answer and the permalink's). */
+  variant: string;
+}
+
+/** A version this process can answer: the one served (kept, or being copied), or one kept. */
+function isKept(store: Store, version: string): boolean {
+  return store.served?.manifest.version === version || store.releases?.get(version) !== undefined;
+}
+
+async function sourceOf(
+  datetime: string | undefined,
+  endpoint: Endpoint,
+  store: Store,
+  version: string | undefined,
+  query: CanonicalQuery,
+  formatName: string,
+  cacheControl: string,
+  signal: AbortSignal,
+): Promise<Source> {
+  const { releases } = store;
+  const gone = (name: string) => unknownRelease(`release "${name.slice(0, 100)}" is no longer kept`);
+  if (version !== undefined) {
+    const lease = releases ? await releases.lease(version, signal) : store.lease(signal);
+    if (!lease || lease.drop.data.manifest.version !== version) {
+      lease?.release();
+      throw gone(version);
+    }
+    const release = releases?.get(version);
+    const headers: Record<string, string> = release ? { 'Memento-Datetime': mementoDatetime(release) } : {};
+    return { lease, current: false, base: releasePath(version, endpoint.path), cacheControl: IMMUTABLE, vary: VARY, headers, variant: '' };
+  }
+  if (!releases) return { lease: store.lease(signal), current: true, base: endpoint.path, cacheControl, vary: VARY, headers: {}, variant: '' };
+  if (datetime !== undefined) {
+    const instant = acceptDatetime(datetime);
+    const release = releases.at(instant);
+    if (!release) throw unknownRelease(`no release kept was served at ${instant.toUTCString()}`);
+    const lease = await releases.lease(release.version, signal);
+    if (!lease) throw gone(release.version);
+    return {
+      lease,
+      current: false,
+      base: releasePath(release.version, endpoint.path),
+      cacheControl,
+      vary: VARY_DATETIME,
+      headers: {
+        'Memento-Datetime': mementoDatetime(release),
+        'Content-Location': permalink(release.version, endpoint.path, query, formatName),
+        Link: `<${endpoint.path}>; rel="original timegate", <${RELEASES_PATH}>; rel="timemap"`,
+      },
+      variant: '@memento',
+    };
+  }
+  const lease = store.lease(signal);
+  const headers: Record<string, string> = lease ? { 'Content-Location': permalink(lease.drop.data.manifest.version, endpoint.path, query, formatName) } : {};
+  return { lease, current: true, base: endpoint.path, cacheControl, vary: VARY_DATETIME, headers, variant: '' };
 }
 
 /** Aborts when the client hangs up before its answer is sent, so that its queries leave the queue. */
@@ -208,9 +289,9 @@ function deprecatedUse(endpoint: Endpoint, bound: Bound, url: string, format: st
   });
 }
 
-async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease): Promise<unknown> {
+async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease, base: string): Promise<unknown> {
   const answer = await bound.answer(lease);
-  return endpoint.paged ? envelope(endpoint.path, query.pairs, answer as Page, pagingOf(bound)) : answer;
+  return endpoint.paged ? envelope(base, query.pairs, answer as Page, pagingOf(bound)) : answer;
 }
 
 /** limit and offset as parsed (only paged endpoints have them). */

@@ -481,6 +481,59 @@ export const Meta = z
   })
   .meta({ title: 'Meta', description: 'The data drop being served' });
 
+export const Fields = z
+  .array(
+    z.object({
+      endpoint: z.string().meta({ description: "The endpoint: its path after /budget/api/ (organization/stats)" }),
+      field: z.string().meta({ description: 'The field, nested fields joined with dots (organization.id)' }),
+      type: z.string().meta({ description: 'The JSON type: integer, number, string, boolean, array or object' }),
+      nullable: z.boolean().meta({ description: 'Whether the field may be null' }),
+      unit: z.string().nullable().meta({ description: "The drop's amount unit (units.name, or unstated), % for a percentage, null where none" }),
+      label: Text.meta({ description: 'A short name for a column heading' }),
+      definition: Text.meta({ description: "What the field means; the drop's own definition where drop.json gives one" }),
+    }),
+  )
+  .meta({
+    title: 'Fields',
+    description: 'Every field of every data endpoint, ordered as the endpoints and their rows',
+    example: [
+      {
+        endpoint: 'totals',
+        field: 'balance',
+        type: 'number',
+        nullable: true,
+        unit: 'MDT',
+        label: { en: 'Balance (resources − expenses)', fr: 'Solde (ressources − dépenses)' },
+        definition: { en: 'total_resources − total_expenses. Resources include borrowing, so this is not the budget deficit ...', fr: '...' },
+      },
+    ],
+  });
+
+export const ReleaseList = z
+  .array(
+    z.looseObject({
+      version: z.string().meta({ description: "The release's drop version: it names one content" }),
+      created_at: z.string().meta({ description: 'When the drop was made (ISO 8601, from its drop.json)' }),
+      first_served_at: z.string().meta({ description: 'When this service first served it (ISO 8601)' }),
+      last_served_at: z.string().nullable().meta({ description: 'When it stopped being served; null for the current release' }),
+      fingerprint: z.string().meta({ description: 'The drop fingerprint, as /meta/ gives it' }),
+      current: z.boolean().meta({ description: 'The release being served now' }),
+      changes: z
+        .looseObject({
+          previous_version: z.string(),
+          tables: z.record(z.string(), z.object({ added: z.int().min(0), removed: z.int().min(0), changed: z.int().min(0) })),
+          years_with_moved_totals: z.array(z.int()),
+        })
+        .nullable()
+        .meta({ description: 'Against the release before (as /meta/ changes); null for the first, or while it is worked out' }),
+      links: z.looseObject({ totals: z.string() }).meta({ description: 'A permalink into the release; any data endpoint works the same way' }),
+    }),
+  )
+  .meta({
+    title: 'ReleaseList',
+    description: 'The releases kept, newest first. Each answers every data endpoint at /budget/api/releases/{version}/ENDPOINT, for ever.',
+  });
+
 export const Health = z
   .looseObject({ status: z.enum(['ok', 'ready']), version: z.string().optional() })
   .meta({ title: 'Health', description: 'Liveness or readiness' });

@@ -45,10 +45,31 @@ export const SERVICE_ROUTES = {
     needsData: true,
     inIndex: true,
   }),
+  fields: route({
+    path: `${API_PREFIX}/fields/`,
+    operationId: 'getFields',
+    summary: "Every field of every endpoint's rows: type, unit, label and definition, in English and French",
+    answer: responses.Fields,
+    needsData: true,
+    inIndex: true,
+  }),
   openapi: route({
     path: `${API_PREFIX}/openapi.json`,
     operationId: 'getOpenApi',
     summary: `This OpenAPI 3.1 document (read it at ${API_PREFIX}/docs/)`,
+    inIndex: true,
+  }),
+  releases: route({
+    path: `${API_PREFIX}/releases/`,
+    operationId: 'getReleases',
+    summary: 'The releases kept, newest first, with what each changed; each answers every data endpoint at releases/{version}/ENDPOINT',
+    answer: responses.ReleaseList,
+    inIndex: true,
+  }),
+  releasesFeed: route({
+    path: `${API_PREFIX}/releases/feed.atom`,
+    operationId: 'getReleasesFeed',
+    summary: 'The releases as an Atom feed, one entry per release',
     inIndex: true,
   }),
   changelog: route({

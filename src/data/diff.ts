@@ -9,12 +9,12 @@
  * (changeBetween): the previous drop's files on disk may already have been replaced.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { roundHalfAway } from '../domain/numbers.js';
 import type { LoadedDrop } from './drop.js';
 import { MANIFEST_FILE, ManifestSchema, type Note } from './manifest.js';
+import { scratchDir } from './lockdown.js';
 import { TABLES } from './schema.js';
 import { plainValue } from './values.js';
 
@@ -539,7 +539,8 @@ async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise
  * close before the comparison, which joins every line of both drops, needs memory of its own.
  */
 export async function changeBetween(previous: LoadedDrop, next: LoadedDrop, copied: () => void = () => {}): Promise<ChangeSummary> {
-  const scratch = await mkdtemp(path.join(tmpdir(), 'budget-diff-'));
+  // Under the one directory the locked databases may still write to and read from (lockdown.ts).
+  const scratch = await mkdtemp(path.join(await scratchDir(), 'diff-'));
   const current = await next.connect();
   try {
     const a = new Map<string, Relation>();

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { checkColumns } from './columns.js';
 import { derive, type Derived } from './derived.js';
 import { MANIFEST_FILE, parseManifest, sha256File, type Manifest } from './manifest.js';
@@ -17,6 +17,7 @@ import { DROP_LIMITS, rowCountProblems, textChunkProblems, textLengthProblems, t
 import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
 import { DropShape } from './shape.js';
+import { NO_EXTENSIONS, duckdbMemoryLimit, lockDown, scratchDir } from './lockdown.js';
 
 export { DropError, type Problem } from './problems.js';
 
@@ -39,6 +40,12 @@ export interface LoadOptions {
   allProblems?: boolean;
   /** Store the tables compressed from this many lines (expenses and resources) up; see COMPRESS_FROM_LINES. */
   compressFromLines?: number;
+  /**
+   * Keep the tables in this database file instead of memory, with at most `memoryLimit` of DuckDB
+   * buffers: an older release read from its files (releases.ts) costs disk, not memory.
+   */
+  databaseFile?: string;
+  memoryLimit?: string;
   /** How big the drop may be (limits.ts); DROP_LIMITS unless a test asks for smaller. */
   limits?: Partial<DropLimits>;
 }
@@ -73,21 +80,24 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
 
   // Loading sorts and copies whole tables; jemalloc's background threads give that memory back
   // to the system once the load is done (10M lines: 1.5 GB serving instead of 1.8 GB).
+  const spill = path.join(tmpdir(), `budget-duckdb-${process.pid}-${++databases}`);
   const instance = await DuckDBInstance.create(':memory:', {
     allocator_background_threads: 'true',
     allocator_flush_threshold: '32MB',
     // The load's sorts and joins spill to disk past this, rather than stack on the drop still
     // serving during a reload (docs/performance.md#reload). A directory of its own per database:
     // DuckDB creates it and removes it when the database closes.
-    memory_limit: LOAD_MEMORY_LIMIT,
-    temp_directory: path.join(tmpdir(), `budget-duckdb-${process.pid}-${++databases}`),
+    memory_limit: options.memoryLimit ?? LOAD_MEMORY_LIMIT,
+    temp_directory: spill,
+    ...NO_EXTENSIONS,
   });
   const connection = await instance.connect();
   const lines = ['expenses.parquet', 'resources.parquet'].reduce((n, file) => n + (manifest.files[file]?.rows ?? 0), 0);
   // DuckDB compresses in-memory tables only in a database attached with COMPRESS (the default one
   // cannot be), at each checkpoint; see connectTo.
   const compress = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES) ? () => connection.run(`CHECKPOINT ${DATABASE}`) : () => Promise.resolve(undefined);
-  await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
+  if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
+  else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();
@@ -123,6 +133,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     // side by side, one per calling thread; DuckDB's own workers only add hand-offs between threads
     // (1M lines: lower p99 on most queries, 5% more uncached requests/s; see docs/performance.md#what-makes-it-fast).
     await connection.run('SET threads = 1');
+    // A release's database file stays readable (and writable at its checkpoint) after the lock.
+    await lockDown(connection, [await scratchDir(), spill, ...(options.databaseFile ? [path.dirname(options.databaseFile)] : [])]);
     loaded = true;
     return { instance, connect: () => connectTo(instance), dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), shape, ...derived };
   } finally {
@@ -136,7 +148,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
  * temporary directory). A loaded 10M-line drop holds about 200 MB compressed; the load's window
  * sorts are what need the rest. 10M lines: the load peaked at 5.4 GB without a limit, 1.3 GB with 1 GB.
  */
-const LOAD_MEMORY_LIMIT = '1.5GB';
+const LOAD_MEMORY_LIMIT = duckdbMemoryLimit();
 
 /** Databases opened by this process, for their temporary directories' names. */
 let databases = 0;

@@ -37,7 +37,7 @@ export const ControlTotalSchema = z
   })
   .strict();
 
-/** Why a figure changed (docs/data-drops.md#notes): `id` is the line's id, or the year for a series. */
+/** Why a figure changed (docs/data-drops.md#dropjson, `notes`): `id` is the line's id, or the year for a series. */
 export const NoteSchema = z
   .object({
     table: z.string(),

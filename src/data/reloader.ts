@@ -98,9 +98,12 @@ export class Reloader {
         this.store.recordReload('ok');
         logger.info({ ...log, version: drop.manifest.version }, 'data drop unchanged');
       } else {
+        admitRelease(this.store, drop);
         const previous = this.store.lease();
         this.store.swap(drop);
         logger.info({ ...log, version: drop.manifest.version, ms: Math.round(performance.now() - started) }, 'data drop reloaded');
+        // Kept before the comparison is queued, so that the release is there to take its change summary.
+        await keepRelease(this.store, drop, !previous);
         if (previous) this.queueChange({ previous, next: this.store.lease()! });
       }
     } catch (error) {
@@ -191,6 +194,62 @@ export class Reloader {
       logger.warn({ dir, err: error }, 'cannot watch the directory; reload with SIGHUP');
       return null;
     }
+  }
+}
+
+/**
+ * The first drop a process serves: the one at `locate()` (DATA_DIR, or DATA_URL's download), kept
+ * as a release. When it cannot be served, the newest kept release is served instead and
+ * /meta/ last_reload says why (a restart never falls back to nothing); throws the drop's error
+ * only when no release is kept either.
+ */
+export async function serveAtStartup(store: Store, locate: () => Promise<string>): Promise<void> {
+  let drop: LoadedDrop;
+  let rejected: ReloadFailure | undefined;
+  let dir: string | undefined;
+  try {
+    dir = await locate();
+    drop = await loadDrop(dir);
+    admitRelease(store, drop);
+  } catch (error) {
+    const fallback = store.releases?.newest();
+    if (!fallback) throw error;
+    // A failed download (remote.ts DownloadError) says what failed in its own terms.
+    const failure = (error as { failure?: ReloadFailure }).failure ?? failureOf(error);
+    rejected = { ...failure, rejected_version: dir === undefined ? null : await refusedVersion(dir) };
+    try {
+      drop = await loadDrop(fallback.dir);
+    } catch {
+      throw error;
+    }
+    logger.error({ reason: (error as Error).message, serving: fallback.version }, 'the drop cannot be served; serving the newest kept release instead');
+  }
+  store.swap(drop);
+  // Copying a large drop's files takes a while: the server listens meanwhile, answering the
+  // current release's permalinks from memory (Releases.settled() says when it is kept).
+  void keepRelease(store, drop);
+  if (rejected !== undefined) store.recordReload('rejected', rejected);
+}
+
+/** Refuses (a DropError) a drop whose version is kept as a release with other content; its database is closed. */
+export function admitRelease(store: Store, drop: LoadedDrop): void {
+  try {
+    store.releases?.admit(drop);
+  } catch (error) {
+    drop.instance.closeSync();
+    throw error;
+  }
+}
+
+/**
+ * Keeps the drop just swapped in as a release. A release that cannot be written (a full disk) is
+ * logged, never a reason to stop serving the drop.
+ */
+export async function keepRelease(store: Store, drop: LoadedDrop, workOutChanges = true): Promise<void> {
+  try {
+    await store.releases?.keep(drop, { workOutChanges });
+  } catch (error) {
+    logger.error({ err: error, version: drop.manifest.version }, 'could not keep the drop as a release');
   }
 }
 

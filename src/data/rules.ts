@@ -151,7 +151,7 @@ export function rulesFor(shape: DropShape): Rule[] {
 /**
  * The rules drop.json's own figures must meet, once the tables are loaded and derived: every
  * control total is what `totals/?year=Y&stage=S` answers (to half a unit), and every note refers
- * to a row of the drop (docs/data-drops.md#control-totals, #notes).
+ * to a row of the drop (docs/data-drops.md#control-totals; notes: docs/data-drops.md#dropjson).
  */
 export async function manifestProblems(connection: DuckDBConnection, manifest: Manifest): Promise<Problem[]> {
   const problems: Problem[] = [];

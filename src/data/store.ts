@@ -19,6 +19,7 @@ import { ClientGone, problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
 import type { ParamsOf, QueryName, RowOf } from './queries.js';
+import type { Releases } from './releases.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
 
@@ -155,6 +156,8 @@ export class ServedDrop {
     private readonly poolSize: number,
     private readonly admission: Admission,
     private readonly limits: QueryLimits,
+    /** Called once the database is closed (an older release removes its database file then). */
+    private readonly onClosed: () => void = () => {},
   ) {
     this.waiting = new Waiters(limits);
   }
@@ -349,6 +352,7 @@ export class ServedDrop {
     this.closed = true;
     for (const connection of this.idle.splice(0)) connection.closeSync();
     this.data.instance.closeSync();
+    this.onClosed();
   }
 }
 
@@ -457,9 +461,22 @@ export class Store {
     return this.change;
   }
 
+  /**
+   * The releases kept (releases.ts), when the process keeps them (the server does; tests that
+   * build an app over one drop need not).
+   */
+  releases: Releases | null = null;
+
   /** Records what changed with the swap that brought in `data`, unless another drop has been swapped in since. */
   recordChange(data: LoadedDrop, change: ChangeSummary): void {
+    // The release keeps its change summary even when another drop came in meanwhile.
+    this.releases?.noteChanges(data.manifest.version, change);
     if (this.current?.data === data) this.change = change;
+  }
+
+  /** An older release opened from its files: its queries count against this process's limits. */
+  serveOther(data: LoadedDrop, onClosed?: () => void): ServedDrop {
+    return new ServedDrop(data, 2, this.admission, this.limits, onClosed);
   }
 
   /** Serves `data` from now on (a successful load); the previous drop closes when its in-flight requests finish. */

@@ -12,6 +12,7 @@ export const PROBLEMS = {
   invalid_request: { status: 400, when: 'the request itself is malformed (its URL, its headers)' },
   unauthorized: { status: 401, when: 'an X-API-Key that is malformed or not a known key' },
   not_found: { status: 404, when: 'nothing is served at this path' },
+  unknown_release: { status: 404, when: 'a release that is not kept, or an Accept-Datetime before the first release kept' },
   method_not_allowed: { status: 405, when: 'a method other than GET, HEAD or OPTIONS' },
   sunset: { status: 410, when: 'a deprecated endpoint, parameter, field or format used after its sunset' },
   rate_limited: { status: 429, when: 'over the rate limit' },
@@ -128,5 +129,9 @@ export const problem = {
     HttpError.of('query_timeout', `the query took longer than ${timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`),
   dataUnavailable: () =>
     HttpError.of('data_unavailable', 'no data drop is served right now (none is loaded yet, or the server is shutting down); try again shortly'),
+  /** docs/api.md#releases: `detail` says which release; the answer says where the releases are. */
+  unknownRelease: (detail: string, index: string) => HttpError.of('unknown_release', detail, { headers: { Link: `<${index}>; rel="index"` } }),
+  /** An older release whose files could not be loaded (releases.ts). */
+  releaseUnreadable: (version: string) => HttpError.of('data_unavailable', `release ${version} could not be read from its files; try again later`),
   internalError: () => HttpError.of('internal_error', 'the server failed to answer this request; it has been logged'),
 };

@@ -9,15 +9,31 @@ import { sourceOf, typedItems } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
+/**
+ * A text cell that a spreadsheet would take for a formula (`=`, `+`, `-`, `@`, or a tab or
+ * carriage return first) gets a leading `'`, as OWASP advises against CSV injection: a name in a
+ * drop must not run as a formula in the analyst's spreadsheet. Only text columns: a negative
+ * amount stays a number.
+ */
+export function formulaSafe(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
 /** The options of every CSV the service writes, downloads and the OpenAPI example alike. */
 function csvOptions(columns: readonly Column[]) {
+  const text = new Set(columns.filter((c) => c.type === 'utf8').map((c) => c.name));
   // csv-stringify writes true as 1 and false as an empty field, which reads back as null: spell them out.
   return {
     header: true,
     columns: columns.map((c) => c.name),
     record_delimiter: 'windows',
     // A list (a roll-up's source_ids) is one field, its items joined with `;` (empty for []).
-    cast: { boolean: (value: boolean) => String(value), object: (value: object) => (Array.isArray(value) ? value.join(';') : JSON.stringify(value)) },
+    cast: {
+      boolean: (value: boolean) => String(value),
+      object: (value: object) => (Array.isArray(value) ? value.join(';') : JSON.stringify(value)),
+      string: (value: string, context: { header: boolean; column?: string | number }) =>
+        !context.header && text.has(String(context.column)) ? formulaSafe(value) : value,
+    },
   } as const;
 }
 
@@ -52,14 +68,14 @@ const csvText = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('
 function fieldWriter(column: Column, named: ExportQuery['named']): (vector: DuckDBVector, rows: number) => (i: number) => string {
   const byId = named?.[column.name];
   if (byId) {
-    const name = memo((id: unknown) => csvText(byId.name(id)));
+    const name = memo((id: unknown) => csvText(formulaSafe(byId.name(id))));
     return (vector, rows) => {
       const ids = typedItems(vector, rows, 'int64');
       return (i) => name(plainValue(ids[i]));
     };
   }
   if (column.type === 'utf8') {
-    const text = memo(csvText);
+    const text = memo((value: string) => csvText(formulaSafe(value)));
     return (vector) => (i) => {
       const value = vector.getItem(i) as string | null;
       return value === null ? '' : text(value);

@@ -6,6 +6,7 @@
  */
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { setFrontHeader } from './headers.js';
 import { requestIdFor } from './request-id.js';
 
 /** What handlers tell the log about a request, through res.locals. */
@@ -34,7 +35,7 @@ export function accessLog(logger: Logger): RequestHandler {
   const requests = logger.child({}, { redact: [] });
   return (req, res, next) => {
     const id = requestIdFor(req.get('x-request-id'));
-    res.setHeader('X-Request-Id', id);
+    setFrontHeader(res, 'X-Request-Id', id);
     const started = performance.now();
     const socket = req.socket;
     const writtenBefore = socket.bytesWritten;

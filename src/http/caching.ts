@@ -108,18 +108,20 @@ export function render(
 /**
  * Sends a rendered answer, or a 304 when the client's copy is current (freshTag). Every header goes
  * in one writeHead call: when nothing set a header before, node writes the prepared list as it is;
- * otherwise it merges, ours winning.
+ * otherwise it merges, ours winning. `early`: headers gathered before (the fast path's front
+ * headers, never one of the prepared list's names), sent first, as node would send stored ones.
  */
-export function sendRendered(req: IncomingMessage, res: ServerResponse, rendered: Rendered): void {
+export function sendRendered(req: IncomingMessage, res: ServerResponse, rendered: Rendered, early?: readonly string[]): void {
   const encoding = negotiateEncoding(req.headers['accept-encoding']);
   const chosen = (encoding && rendered.encoded[encoding]) || rendered;
   const ifNoneMatch = req.headers['if-none-match'];
+  const withEarly = (headers: readonly string[]) => (early?.length ? [...early, ...headers] : headers) as string[];
   if (ifNoneMatch) {
     const matched = chosen !== rendered && isFresh(ifNoneMatch, chosen.etag) ? chosen : isFresh(ifNoneMatch, rendered.etag) ? rendered : undefined;
     if (matched) {
-      res.writeHead(304, matched.notModifiedHeaders as string[]).end();
+      res.writeHead(304, withEarly(matched.notModifiedHeaders)).end();
       return;
     }
   }
-  res.writeHead(200, chosen.headers as string[]).end(req.method === 'HEAD' ? undefined : chosen.body);
+  res.writeHead(200, withEarly(chosen.headers)).end(req.method === 'HEAD' ? undefined : chosen.body);
 }

@@ -36,7 +36,9 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
   const expressHandle = target.handle.bind(app);
   const classes = expressClasses(app);
   target.handle = (req, res, callback) => {
-    const cached = req.url?.charCodeAt(0) === 47 /* '/' */ ? lookup(req.method!, req.url, req.headers.accept) : undefined;
+    // A Memento request (Accept-Datetime) may be answered from another release than the cached answer's.
+    const cached =
+      req.url?.charCodeAt(0) === 47 /* '/' */ && req.headers['accept-datetime'] === undefined ? lookup(req.method!, req.url, req.headers.accept) : undefined;
     if (!cached) return expressHandle(req, res, callback);
     // What Express's app.handle and its router set on every request before the first middleware.
     const request = req as Request;
@@ -46,14 +48,20 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
     if (!(req instanceof classes.IncomingMessage)) Object.setPrototypeOf(req, target.request);
     if (!(res instanceof classes.ServerResponse)) Object.setPrototypeOf(res, target.response);
     response.locals ??= Object.create(null);
+    // The headers `front` sets (request id, rate limit) are gathered here rather than stored, and
+    // written with the prepared list in one writeHead (headers.ts setFrontHeader).
+    const early: string[] = [];
+    response.locals.earlyHeaders = early;
     request.baseUrl = '';
     request.originalUrl = req.url!;
     request.params = {};
     runFront(front, request, response, (error) => {
+      response.locals.earlyHeaders = undefined;
       if (error === undefined) {
         notes(response).cache = 'hit';
-        return sendRendered(req, res, cached);
+        return sendRendered(req, res, cached, early);
       }
+      for (let i = 0; i < early.length; i += 2) res.setHeader(early[i]!, early[i + 1]!);
       onError(error, request, response, (unhandled?: unknown) => {
         // Express's final handler would answer a bare 500; the error handler never gets here.
         if (unhandled !== undefined && !res.headersSent) res.writeHead(500).end();

@@ -7,6 +7,7 @@ import { logger } from '../lib/log.js';
 import { memo } from '../lib/memo.js';
 import type { ApiKey } from './api-keys.js';
 import { problem } from '../domain/errors.js';
+import { setFrontHeader } from './headers.js';
 
 export interface RateLimitOptions {
   /** Requests per minute for a client without an API key; 0: not limited. */
@@ -61,7 +62,7 @@ export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions):
       const info = countOf(req)!;
       setHeaders(res, info);
       const retryAfter = resetSeconds(info);
-      res.setHeader('Retry-After', String(retryAfter));
+      setFrontHeader(res, 'Retry-After', String(retryAfter));
       const who = keyOf(res) ? `for this API key ` : '';
       next(problem.rateLimited(`too many requests: the limit ${who}is ${limitOf(res)} per minute; retry after ${retryAfter} s`));
     },
@@ -109,8 +110,8 @@ function resetSeconds(info: RateLimitInfo): number {
  */
 function draftEightHeaders(res: Response, info: RateLimitInfo, name: string, pk: string): void {
   if (res.headersSent) return;
-  res.setHeader('RateLimit', `"${name}"; r=${info.remaining}; t=${resetSeconds(info)}`);
-  res.setHeader('RateLimit-Policy', `"${name}"; q=${info.limit}; w=${Math.ceil(WINDOW_MS / 1000)}; pk=:${pk}:`);
+  setFrontHeader(res, 'RateLimit', `"${name}"; r=${info.remaining}; t=${resetSeconds(info)}`);
+  setFrontHeader(res, 'RateLimit-Policy', `"${name}"; q=${info.limit}; w=${Math.ceil(WINDOW_MS / 1000)}; pk=:${pk}:`);
 }
 
 /** The policy's partition key: the first 12 hex digits of the budget key's SHA-256, in base64. */

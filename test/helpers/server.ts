@@ -1,5 +1,7 @@
 /** The server as a real process (`src/server.ts` under tsx), for what only a process shows: signals, exit codes, logs. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -10,11 +12,22 @@ export interface Started {
   exit: Promise<{ code: number | null; stderr: string }>;
 }
 
-/** Starts the server on a free loopback port, logging at info, rate limiting off unless `env` says otherwise. */
+/**
+ * Starts the server on a free loopback port, logging at info, rate limiting off unless `env` says
+ * otherwise, keeping its releases in a new temporary directory unless RELEASES_DIR is given.
+ */
 export function start(env: Record<string, string>): Started {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT: '0', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT: '0',
+      RELEASES_DIR: mkdtempSync(path.join(tmpdir(), 'budget-releases-')),
+      ...env,
+    },
   });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));

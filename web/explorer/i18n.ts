@@ -32,7 +32,7 @@ const LABELS = {
   'measure.real': { en: 'Real terms', fr: 'Termes réels' },
   'measure.pct_gdp': { en: '% of GDP', fr: '% du PIB' },
   'measure.per_capita': { en: 'Per inhabitant', fr: 'Par habitant' },
-  'stage.default': { en: 'Default (latest law or outturn)', fr: 'Par défaut (dernière loi ou exécution)' },
+  'stage.default': { en: 'Default', fr: 'Par défaut' },
   ...stageLabels(),
   'totals.title': { en: 'Expenses, resources and balance over the years', fr: 'Dépenses, ressources et solde au fil des ans' },
   'totals.expensesAmended': { en: 'Expenses (amended law)', fr: 'Dépenses (loi rectifiée)' },

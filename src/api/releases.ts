@@ -1,0 +1,119 @@
+/**
+ * Releases over HTTP (docs/api.md#releases): the list, its Atom feed, the permalinks
+ * `/budget/api/releases/{version}/ENDPOINT` and what a Memento client (RFC 7089) is told.
+ */
+import { createHash } from 'node:crypto';
+import type { CanonicalQuery } from '../http/canonical-query.js';
+import { problem, type HttpError } from '../http/errors.js';
+import { firstServed, lastServed, type Release, type Releases } from '../data/releases.js';
+import type { ChangeSummary } from '../data/diff.js';
+import { API_PREFIX } from './routes.js';
+
+export const RELEASES_PATH = `${API_PREFIX}/releases/`;
+export const FEED_PATH = `${RELEASES_PATH}feed.atom`;
+/** A release never changes: its answers may be kept for a year, without revalidation. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Where a data endpoint is answered from one release: `/budget/api/releases/{version}/totals/`. */
+export function releasePath(version: string, endpointPath: string): string {
+  return `${RELEASES_PATH}${encodeURIComponent(version)}/${endpointPath.slice(API_PREFIX.length + 1)}`;
+}
+
+/** The Express route of an endpoint's permalinks. */
+export const releaseRoute = (endpointPath: string): string => `${RELEASES_PATH}:version/${endpointPath.slice(API_PREFIX.length + 1)}`;
+
+/**
+ * The permalink of an answer: its release's path with the canonical query, and `format` when the
+ * answer is not JSON, so that the link names the very representation.
+ */
+export function permalink(version: string, endpointPath: string, query: CanonicalQuery, formatName: string): string {
+  const pairs = formatName === 'json' ? query.pairs : [...query.pairs, ['format', formatName] as const];
+  const text = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  return `${releasePath(version, endpointPath)}${text ? `?${text}` : ''}`;
+}
+
+export function unknownRelease(what: string): HttpError {
+  return problem.unknownRelease(`${what}; the releases kept are listed at ${RELEASES_PATH} (and ${FEED_PATH})`, RELEASES_PATH);
+}
+
+/**
+ * Accept-Datetime is an HTTP-date (RFC 7089 section 2.1.1); anything Date.parse reads is taken,
+ * a header it cannot read is a 400.
+ */
+export function acceptDatetime(header: string): Date {
+  const time = Date.parse(header);
+  if (Number.isNaN(time)) {
+    throw problem.invalidRequest('Accept-Datetime must be an HTTP date, such as "Tue, 02 Jan 2024 10:00:00 GMT"');
+  }
+  return new Date(time);
+}
+
+/** When a release began being served, as Memento-Datetime gives it (an HTTP-date). */
+export const mementoDatetime = (release: Release): string => new Date(firstServed(release)).toUTCString();
+
+/** GET /budget/api/releases/: newest first. */
+export function releaseList(releases: Releases | null, currentVersion: string | undefined) {
+  return (releases?.list() ?? []).map((release) => ({
+    version: release.version,
+    created_at: release.created_at,
+    first_served_at: firstServed(release),
+    last_served_at: release.version === currentVersion ? null : (lastServed(release) ?? firstServed(release)),
+    fingerprint: release.fingerprint,
+    current: release.version === currentVersion,
+    changes: release.changes,
+    links: { totals: releasePath(release.version, `${API_PREFIX}/totals/`) },
+  }));
+}
+
+/** GET /budget/api/releases/feed.atom: one entry per release, newest first (RFC 4287). */
+export function atomFeed(releases: Releases | null, currentVersion: string | undefined): string {
+  const list = releases?.list() ?? [];
+  const updated = list[0] ? firstServed(list[0]) : new Date(0).toISOString();
+  const entries = list.map((release) => {
+    const link = releasePath(release.version, `${API_PREFIX}/totals/`);
+    const current = release.version === currentVersion ? ' (current)' : '';
+    return [
+      '  <entry>',
+      `    <title>Release ${xml(release.version)}${current}</title>`,
+      `    <id>${idOf(release)}</id>`,
+      `    <updated>${firstServed(release)}</updated>`,
+      `    <published>${firstServed(release)}</published>`,
+      `    <link rel="alternate" href="${xml(link)}"/>`,
+      `    <summary>${xml(changeText(release.changes))}</summary>`,
+      `    <content type="text">${xml(`Drop created ${release.created_at}, served from ${firstServed(release)}. Fingerprint ${release.fingerprint}. ${changeText(release.changes)} Permalinks: ${releasePath(release.version, `${API_PREFIX}/`)}ENDPOINT.`)}</content>`,
+      '  </entry>',
+    ].join('\n');
+  });
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<feed xmlns="http://www.w3.org/2005/Atom">',
+    '  <title>Public Budget Data Service: releases</title>',
+    '  <subtitle>Every data drop served, with what changed against the one before</subtitle>',
+    '  <id>urn:uuid:4b1f3c2e-6a55-4f0e-9d0b-2f9c7a1e5d10</id>',
+    `  <updated>${updated}</updated>`,
+    `  <link rel="self" href="${FEED_PATH}"/>`,
+    `  <link rel="alternate" type="application/json" href="${RELEASES_PATH}"/>`,
+    '  <author><name>Public Budget Data Service</name></author>',
+    ...entries,
+    '</feed>',
+    '',
+  ].join('\n');
+}
+
+/** The change summary in one sentence, for feed readers. */
+function changeText(changes: ChangeSummary | null): string {
+  if (!changes) return 'No earlier release to compare with (or the comparison is not worked out yet).';
+  const tables = Object.entries(changes.tables)
+    .filter(([, t]) => t.added + t.removed + t.changed > 0)
+    .map(([name, t]) => `${name}: ${t.added} added, ${t.removed} removed, ${t.changed} changed`);
+  const years = changes.years_with_moved_totals.length ? ` Totals moved for ${changes.years_with_moved_totals.join(', ')}.` : '';
+  return `Against ${changes.previous_version}: ${tables.length ? tables.join('; ') : 'no line changed'}.${years}`;
+}
+
+/** A stable entry id from the version (urn:uuid form of its hash: no host name needed). */
+function idOf(release: Release): string {
+  const h = createHash('sha256').update(release.version).digest('hex');
+  return `urn:uuid:${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const xml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);

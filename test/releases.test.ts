@@ -1,0 +1,360 @@
+/**
+ * Releases (docs/api.md#releases): drops flipped under a running app, the app
+ * "restarted" over the same RELEASES_DIR (a new Store, a new app, releases read back from disk),
+ * and old permalinks asked again. The real process (startup fallback, exit codes) is at the end.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { Releases } from '../src/data/releases.js';
+import { Reloader, serveAtStartup } from '../src/data/reloader.js';
+import { RemoteDrops, s3Client } from '../src/data/remote.js';
+import { Store } from '../src/data/store.js';
+import { publishDrop } from '../src/tools/publish.js';
+import { startS3 } from './helpers/remote.js';
+import { small } from './fixtures/small.js';
+import { writeDrop, type DropData } from './helpers/drop.js';
+import { listening, start } from './helpers/server.js';
+import { flipSymlink } from './helpers/symlink.js';
+
+const other = (factor: number): DropData => ({
+  ...small,
+  expenses: small.expenses!.map((row) => ({ ...(row as object), amount: Number(row.amount) * factor + 1 })) as DropData['expenses'],
+  deficit: [
+    { year: 2022, value: -43.45 * factor },
+    { year: 2024, value: factor },
+  ],
+});
+
+const root = mkdtempSync(path.join(tmpdir(), 'budget-releases-test-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let dropA: string;
+let dropB: string;
+let dropC: string;
+let dropAClash: string;
+beforeAll(async () => {
+  dropA = await writeDrop(small, { version: 'A' });
+  dropB = await writeDrop(other(2), { version: 'B' });
+  dropC = await writeDrop(other(3), { version: 'C 2024/1' });
+  dropAClash = await writeDrop(other(5), { version: 'A' });
+});
+
+interface Running {
+  store: Store;
+  releases: Releases;
+  reloader: Reloader;
+  agent: ReturnType<typeof request>;
+  link: string;
+  flip(target: string): Promise<void>;
+  stop(): void;
+}
+
+const running: Running[] = [];
+afterEach(() => {
+  for (const r of running.splice(0)) r.stop();
+});
+
+let count = 0;
+/** The app as server.ts starts it: DATA_DIR a symlink to `target`, releases kept in `releasesDir`. */
+async function serve(target: string, releasesDir: string, link = path.join(root, `current-${++count}`), env: Record<string, string> = {}): Promise<Running> {
+  flipSymlink(link, target);
+  const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: link, ...env });
+  const store = new Store(4);
+  const releases = await Releases.open({ dir: releasesDir, keep: config.RELEASES_KEEP, store });
+  await serveAtStartup(store, async () => link);
+  await releases.settled();
+  const reloader = new Reloader({ dataDir: link, store, debounceMs: 50 });
+  const app = createApp({ config, store });
+  const r: Running = {
+    store,
+    releases,
+    reloader,
+    agent: request(app),
+    link,
+    flip: async (next) => {
+      flipSymlink(link, next);
+      await reloader.reload('test');
+      await reloader.pendingChange;
+      await releases.settled();
+    },
+    stop: () => {
+      reloader.close();
+      releases.close();
+      store.close();
+    },
+  };
+  running.push(r);
+  return r;
+}
+
+const DEFICIT = '/budget/api/deficit/?year=2024';
+
+describe('a permalink', () => {
+  it('is given as Content-Location on every current data answer, and answers the same bytes after reloads and a restart', async () => {
+    const dir = path.join(root, 'releases-1');
+    const first = await serve(dropA, dir);
+    const current = await first.agent.get(DEFICIT);
+    expect(current.status).toBe(200);
+    const permalink = current.headers['content-location'];
+    expect(permalink).toBe('/budget/api/releases/A/deficit/?year=2024');
+    const before = await first.agent.get(permalink!);
+    expect(before.status).toBe(200);
+    expect(before.text).toBe(current.text);
+    expect(before.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+
+    await first.flip(dropB);
+    expect((await first.agent.get(DEFICIT)).headers['content-location']).toBe('/budget/api/releases/B/deficit/?year=2024');
+    expect((await first.agent.get(DEFICIT)).body).toEqual([expect.objectContaining({ year: 2024, value: 2 })]);
+    const afterReload = await first.agent.get(permalink!);
+    expect(afterReload.status).toBe(200);
+    expect(afterReload.text).toBe(before.text);
+    expect(afterReload.headers.etag).toBe(before.headers.etag);
+    await first.flip(dropC);
+    first.stop();
+    running.splice(0);
+
+    // A restart over the same RELEASES_DIR, serving C: A and B answer from their files.
+    const again = await serve(dropC, dir);
+    expect((await again.agent.get(permalink!)).text).toBe(before.text);
+    const b = await again.agent.get('/budget/api/releases/B/deficit/?year=2024');
+    expect(b.body).toEqual([expect.objectContaining({ year: 2024, value: 2 })]);
+    const c = await again.agent.get(DEFICIT);
+    expect(c.headers['content-location']).toBe('/budget/api/releases/C%202024%2F1/deficit/?year=2024');
+    expect((await again.agent.get(c.headers['content-location']!)).text).toBe(c.text);
+  });
+
+  it('keeps the canonical query, the format and the paging links inside its release', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-2'));
+    const page = await r.agent.get('/budget/api/expenses/?limit=1&year=2023');
+    expect(page.headers['content-location']).toBe('/budget/api/releases/A/expenses/?year=2023&limit=1');
+    const csv = await r.agent.get('/budget/api/totals/').set('Accept', 'text/csv');
+    expect(csv.headers['content-location']).toBe('/budget/api/releases/A/totals/?format=csv');
+    const old = await r.agent.get('/budget/api/releases/A/expenses/?limit=1&year=2023');
+    expect(old.body.next).toBe(page.body.next.replace('/budget/api/', '/budget/api/releases/A/'));
+    expect(old.headers.link).toContain('</budget/api/releases/A/expenses/?');
+    const asCsv = await r.agent.get('/budget/api/releases/A/totals/?format=csv');
+    expect(asCsv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(asCsv.text).toBe(csv.text);
+  });
+
+  it('answers the same parameter errors as the current endpoint', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-3'));
+    const res = await r.agent.get('/budget/api/releases/A/totals/?years=2020');
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('unknown_parameter');
+  });
+
+  it('of a version never kept is a 404 unknown_release naming where the releases are', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-4'));
+    const res = await r.agent.get('/budget/api/releases/nope/totals/');
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('application/problem+json');
+    expect(res.body.code).toBe('unknown_release');
+    expect(res.body.detail).toContain('/budget/api/releases/');
+  });
+});
+
+describe('the sample drop', () => {
+  it("gives its 2024 deficit (the law's 10,600 MDT) a permalink that answers the same figure", async () => {
+    const r = await serve(path.resolve('data'), path.join(root, 'releases-sample'));
+    const version = r.store.served!.manifest.version;
+    const res = await r.agent.get('/budget/api/deficit/?year=2024&stage=initial');
+    expect(res.body).toEqual([expect.objectContaining({ year: 2024, value: 10600, stage: 'initial' })]);
+    const permalink = `/budget/api/releases/${encodeURIComponent(version)}/deficit/?year=2024&stage=initial`;
+    expect(res.headers['content-location']).toBe(permalink);
+    expect((await r.agent.get(permalink)).text).toBe(res.text);
+  });
+});
+
+describe('the releases', () => {
+  it('are listed newest first with their change summaries, and as an Atom feed', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-5'));
+    await r.flip(dropB);
+    await r.flip(dropC);
+    const list = await r.agent.get('/budget/api/releases/');
+    expect(list.status).toBe(200);
+    expect(list.body.map((x: { version: string }) => x.version)).toEqual(['C 2024/1', 'B', 'A']);
+    const [c, b, a] = list.body;
+    expect(c).toMatchObject({ current: true, last_served_at: null, fingerprint: r.store.served!.fingerprint, created_at: expect.any(String) });
+    expect(b).toMatchObject({ current: false, last_served_at: c.first_served_at });
+    expect(a.changes).toBeNull();
+    expect(b.changes).toMatchObject({ previous_version: 'A', tables: { expenses: { changed: expect.any(Number) } } });
+    expect(b.changes.tables.expenses.changed).toBeGreaterThan(0);
+    expect(c.changes).toMatchObject({ previous_version: 'B' });
+    expect(Date.parse(a.first_served_at)).toBeLessThanOrEqual(Date.parse(b.first_served_at));
+
+    const feed = await r.agent.get('/budget/api/releases/feed.atom');
+    expect(feed.status).toBe(200);
+    expect(feed.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
+    expect(feed.text).toContain('<feed xmlns="http://www.w3.org/2005/Atom">');
+    expect(feed.text.match(/<entry>/g)).toHaveLength(3);
+    expect(feed.text).toContain('<title>Release C 2024/1 (current)</title>');
+    expect(feed.text).toContain('Against A: expenses');
+  });
+
+  it('refuse a drop whose version is already kept with other content, and keep serving', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-6'));
+    await r.flip(dropB);
+    const outcome = await r.reloader.reload('test');
+    expect(outcome.status).toBe('ok');
+    flipSymlink(r.link, dropAClash);
+    const refused = await r.reloader.reload('test');
+    expect(refused.status).toBe('rejected');
+    expect(refused.reason).toMatch(/"A" is already a release with other content/);
+    expect(r.store.served!.manifest.version).toBe('B');
+    // The same content under its own version again is no clash: A is served again.
+    await r.flip(dropA);
+    expect(r.store.served!.manifest.version).toBe('A');
+    const list = (await r.agent.get('/budget/api/releases/')).body;
+    expect(list.find((x: { version: string }) => x.version === 'A').current).toBe(true);
+  });
+
+  it('keep only the last RELEASES_KEEP, never the current one', async () => {
+    const dir = path.join(root, 'releases-7');
+    const r = await serve(dropA, dir, undefined, { RELEASES_KEEP: '2' });
+    await r.flip(dropB);
+    await r.flip(dropC);
+    const list = (await r.agent.get('/budget/api/releases/')).body;
+    expect(list.map((x: { version: string }) => x.version)).toEqual(['C 2024/1', 'B']);
+    expect(readdirSync(dir).filter((name) => !name.startsWith('.'))).toHaveLength(2);
+    expect((await r.agent.get('/budget/api/releases/A/totals/')).body.code).toBe('unknown_release');
+  });
+});
+
+describe('Accept-Datetime (Memento, RFC 7089)', () => {
+  it('answers from the release served at that instant, with Memento-Datetime, Vary and its permalink', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-8'));
+    const aStarted = r.releases.get('A')!.served[0]!.from;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await r.flip(dropB);
+    const now = await r.agent.get(DEFICIT);
+    expect(now.body).toEqual([expect.objectContaining({ value: 2 })]);
+    expect(now.headers.vary).toContain('Accept-Datetime');
+
+    const then = await r.agent.get(DEFICIT).set('Accept-Datetime', new Date(Date.parse(aStarted) + 500).toUTCString());
+    expect(then.status).toBe(200);
+    expect(then.body).toEqual([expect.objectContaining({ value: 1 })]);
+    expect(then.headers['memento-datetime']).toBe(new Date(aStarted).toUTCString());
+    expect(then.headers['content-location']).toBe('/budget/api/releases/A/deficit/?year=2024');
+    expect(then.headers.vary).toContain('Accept-Datetime');
+    // Memento-Datetime sent back as Accept-Datetime names the same release.
+    const same = await r.agent.get(DEFICIT).set('Accept-Datetime', then.headers['memento-datetime']!);
+    expect(same.body).toEqual(then.body);
+    // A cached current answer is never given to a Memento request.
+    expect((await r.agent.get(DEFICIT).set('Accept-Datetime', new Date().toUTCString())).body).toEqual(now.body);
+  });
+
+  it('before the first release kept is a 404 unknown_release; a date it cannot read a 400', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-9'));
+    const before = await r.agent.get(DEFICIT).set('Accept-Datetime', 'Sat, 01 Jan 2000 00:00:00 GMT');
+    expect(before.status).toBe(404);
+    expect(before.body.code).toBe('unknown_release');
+    const bad = await r.agent.get(DEFICIT).set('Accept-Datetime', 'yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_request');
+  });
+});
+
+describe('a restart over a drop that fails validation', () => {
+  it('serves the newest kept release and says in /meta/ why', async () => {
+    const dir = path.join(root, 'releases-10');
+    const first = await serve(dropA, dir);
+    await first.flip(dropB);
+    first.stop();
+    running.splice(0);
+    const broken = await writeDrop(small, { version: 'broken', manifest: (m) => void (m.files['deficit.parquet']!.rows += 1) });
+    const r = await serve(broken, dir);
+    expect(r.store.served!.manifest.version).toBe('B');
+    const meta = (await r.agent.get('/budget/api/meta/')).body;
+    expect(meta.version).toBe('B');
+    expect(meta.last_reload).toMatchObject({ status: 'rejected', reason: expect.stringContaining('row count') });
+  });
+
+  it('as a process: serves the newest kept release, and exits 1 only when none is kept', async () => {
+    const releasesDir = path.join(root, 'releases-11');
+    const good = start({ DATA_DIR: dropA, RELEASES_DIR: releasesDir });
+    const port = await listening(good);
+    const permalink = (await fetch(`http://127.0.0.1:${port}${DEFICIT}`)).headers.get('content-location');
+    const body = await (await fetch(`http://127.0.0.1:${port}${permalink}`)).text();
+    good.child.kill('SIGTERM');
+    expect((await good.exit).code).toBe(0);
+
+    const broken = await writeDrop(small, { version: 'broken', manifest: (m) => void (m.files['deficit.parquet']!.rows += 1) });
+    const fallback = start({ DATA_DIR: broken, RELEASES_DIR: releasesDir });
+    const again = await listening(fallback);
+    const meta = await (await fetch(`http://127.0.0.1:${again}/budget/api/meta/`)).json();
+    expect(meta).toMatchObject({ version: 'A', last_reload: { status: 'rejected' } });
+    expect(await (await fetch(`http://127.0.0.1:${again}${permalink}`)).text()).toBe(body);
+    fallback.child.kill('SIGTERM');
+    await fallback.exit;
+
+    const nothing = start({ DATA_DIR: broken, RELEASES_DIR: path.join(root, 'releases-12') });
+    const { code, stderr } = await nothing.exit;
+    expect(code).toBe(1);
+    expect(stderr).toContain('row count');
+  }, 60_000);
+});
+
+describe('DATA_URL drops', () => {
+  it('become releases the same way, and a new replica gets the history from the published versions', async () => {
+    const s3 = await startS3('drops');
+    const env = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL: s3.endpoint };
+    Object.assign(process.env, env);
+    const opened: { remote: RemoteDrops; store: Store; releases: Releases }[] = [];
+    try {
+      /** A replica as server.ts starts it with DATA_URL. */
+      const replica = async (releasesDir: string) => {
+        const store = new Store(4);
+        const releases = await Releases.open({ dir: releasesDir, keep: 20, store });
+        const remote = new RemoteDrops({ dataUrl: 's3://drops/budget/', store });
+        opened.push({ remote, store, releases });
+        await serveAtStartup(store, () => remote.download());
+        await releases.settled();
+        return { store, releases, remote, agent: request(createApp({ config: parseConfig({ RATE_LIMIT: '0', DATA_URL: 's3://drops/budget/' }), store })) };
+      };
+      await publishDrop(dropA, 's3://drops/budget/');
+      const first = await replica(path.join(root, 'releases-s3-1'));
+      const permalink = (await first.agent.get(DEFICIT)).headers['content-location'];
+      const before = (await first.agent.get(permalink!)).text;
+      await publishDrop(dropB, 's3://drops/budget/');
+      await first.remote.check('test');
+      await first.releases.settled();
+      expect(first.store.served!.manifest.version).toBe('B');
+      expect((await first.agent.get(permalink!)).text).toBe(before);
+      await expect(publishDrop(dropAClash, 's3://drops/budget/')).rejects.toThrow(/"A" is already published/);
+
+      // A new replica copies the published versions (s3://drops/budget/releases/) into its RELEASES_DIR first.
+      const seeded = path.join(root, 'releases-s3-2');
+      const client = s3Client();
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: 'drops', Prefix: 'budget/releases/' }));
+      for (const { Key } of listed.Contents ?? []) {
+        const target = path.join(seeded, Key!.slice('budget/releases/'.length));
+        mkdirSync(path.dirname(target), { recursive: true });
+        const object = await client.send(new GetObjectCommand({ Bucket: 'drops', Key }));
+        writeFileSync(target, await object.Body!.transformToByteArray());
+      }
+      client.destroy();
+      const second = await replica(seeded);
+      const list = (await second.agent.get('/budget/api/releases/')).body;
+      expect(list.map((x: { version: string; current: boolean }) => [x.version, x.current])).toEqual([
+        ['B', true],
+        ['A', false],
+      ]);
+      expect((await second.agent.get(permalink!)).text).toBe(before);
+    } finally {
+      for (const { remote, store, releases } of opened) {
+        await remote.close();
+        releases.close();
+        store.close();
+      }
+      await s3.stop();
+      for (const name of Object.keys(env)) delete process.env[name];
+    }
+  }, 60_000);
+});
