@@ -62,7 +62,7 @@ const EnvSchema = z.object({
   /** Whole exports kept as files, per drop (http/export-files.ts); unset: a folder of this process under TMPDIR. */
   EXPORT_CACHE_DIR: z.string().trim().min(1).optional(),
   EXPORT_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes of export files; 0 turns them off)').default(2048),
-  /** Only a memory bound: overload is decided by QUEUE_WAIT_MS (contract section 11). */
+  /** Only a memory bound: overload is decided by QUEUE_WAIT_MS (docs/api.md#limits-and-load-shedding). */
   MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').default(1000),
   QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),
   /** Full exports (docs/api.md#limits-and-load-shedding): per client per minute, with the rate limit on. */

@@ -92,10 +92,10 @@ async function statusesOf(urls: string[]): Promise<number[]> {
   return Promise.all(urls.map(async (url) => (await fetchText(url)).status));
 }
 
-describe('a burst of distinct, uncached requests from one client (contract section 11)', () => {
-  // The contract: with the defaults, 120 at once are all answered, as an idle 2-core machine
+describe('a burst of distinct, uncached requests from one client (docs/api.md#limits-and-load-shedding)', () => {
+  // docs/api.md: with the defaults, 120 at once are all answered, as an idle 2-core machine
   // answers them in about half a second. This suite shares its machine with other work, which at
-  // times makes it ten times slower; so the burst is the contract's 120, or as many as the server
+  // times makes it ten times slower; so the burst is the documented 120, or as many as the server
   // answers in 0.6 s here and now (measured first, with a queue long enough for them all).
   it('with the defaults: as many at once as the server answers in the time the queue allows (120 on an idle machine) are all answered 200', async () => {
     t.store.limits.queueWaitMs = 60_000;

@@ -144,7 +144,7 @@ const SEVERAL = 'A list (initial,outturn) answers one row per year and stage, ea
 
 export const param = {
   year: yearSet.meta({
-    description: `Budget year (1900 to 2100), a list (2016,2018) or a range (2016..2020) of at most ${MAX_YEARS} years`,
+    description: `Budget year (1900 to 2100), a list (2016,2018) or a range (2016..2020) of at most ${MAX_YEARS} years; a range runs from the earlier year to the later (otherwise 400, as more than ${MAX_YEARS} years is)`,
     example: 2023,
     openapi: YEARS_TYPE,
   }),

@@ -1,6 +1,6 @@
 /**
  * How big a drop may be, checked before the steps whose memory grows with it (security review,
- * finding 5; docs/data-drops.md#limits). A drop within the rules can still exhaust a replica's
+ * finding 5; docs/data-drops.md#size-limits). A drop within the rules can still exhaust a replica's
  * memory while it loads: a 4,000-deep category chain made the roll-up closure (N²/2 rows) take
  * 592 MB, one 200 MB organization name in a 9.4 MB Parquet file 1.55 GB. Each limit is checked
  * before the step it protects: row counts from drop.json before any file is read, the size of

@@ -86,7 +86,7 @@ interface Waiter {
 }
 
 /**
- * The queries waiting for a pooled connection (contract section 11). A query that could not start
+ * The queries waiting for a pooled connection (docs/api.md#limits-and-load-shedding). A query that could not start
  * within `queueWaitMs` is refused, cheaply: it has run nothing. While the queue is short the oldest
  * goes first; once its oldest entry has waited more than half the target the queue is standing,
  * and the newest goes first (adaptive LIFO), so that the answers still given come back fast and

@@ -54,7 +54,10 @@ export function accessLog(logger: Logger): RequestHandler {
         // The client went away before the whole answer was sent.
         ...(!res.writableFinished && { aborted: true }),
       };
-      if (res.statusCode >= 500 || error) logger.error({ ...line, ...(error !== undefined && { err: error }) }, 'request');
+      // Only a line with an error object needs the redacting logger; a 503 overloaded, of which an
+      // overloaded server writes hundreds a second, is a line of picked fields like any other.
+      if (error !== undefined) logger.error({ ...line, err: error }, 'request');
+      else if (res.statusCode >= 500) requests.error(line, 'request');
       else requests.info(line, 'request');
     });
     next();
