@@ -39,6 +39,9 @@ describe('flatTable', () => {
       ['parent_id', 'int64', true],
       ['expenses', 'float64', true],
       ['resources', 'float64', true],
+      ['stage', 'utf8', false],
+      ['source_ids', 'int64_list', false],
+      ['derived', 'bool', false],
     ]);
     const debt = flatTable(item.Debt);
     const row = { year: 2023, debt_origin: { id: 1, parent: null, name: 'Intérieure' }, value: 110, stage: null, source_id: null, derived: false };
@@ -46,7 +49,8 @@ describe('flatTable', () => {
       { year: 2023, debt_origin_id: 1, debt_origin_parent: null, debt_origin_name: 'Intérieure', value: 110, stage: null, source_id: null, derived: false },
     ]);
   });
-  it('refuses an item with a list in it, which has no single row', () => {
-    expect(() => flatTable(z.object({ id: z.int(), budget: z.array(z.int()) }))).toThrow(/budget has no column type/);
+  it('refuses an item with a list of objects in it, which has no single row; a list of integers is one list column', () => {
+    expect(() => flatTable(z.object({ id: z.int(), budget: z.array(z.object({ year: z.int() })) }))).toThrow(/budget has no column type/);
+    expect(flatTable(z.object({ id: z.int(), source_ids: z.array(z.int()) })).columns[1]).toEqual({ name: 'source_ids', type: 'int64_list', nullable: false });
   });
 });
