@@ -86,19 +86,39 @@ function urls(year: number): string[] {
     for (const s of STAGES) out.push(`${P}/${e}/?stage=${s}`, `${P}/${e}/?stage=${s}&year=${y}&measure=share`);
     for (const f of FORMATS) out.push(`${P}/${e}/?format=${f}`, `${P}/${e}/?format=${f}&change=previous_year`);
   }
-  out.push(`${P}/debt/?parent=null`, `${P}/debt/?parent=1`, `${P}/totals/?include_complementary=false`, `${P}/debt/?year=${y}&parent=null&measure=share`);
+  out.push(
+    `${P}/debt/?parent=null`,
+    `${P}/debt/?parent=1`,
+    `${P}/totals/?include_complementary=false`,
+    `${P}/debt/?year=${y}&parent=null&measure=share`,
+  );
   for (const type of ['expense', 'resource']) {
     const c = `${P}/budget-categories/?type=${type}`;
     out.push(c, `${c}&year=${y}`, `${c}&hierarchy=true`, `${c}&hierarchy=true&year=${y}`, `${c}&year=${year - 1}..${y}`);
-    for (const m of MEASURES) out.push(`${c}&year=${y}&measure=${m}`, `${c}&year=${year - 2}..${y}&measure=${m}`, `${c}&year=${y}&measure=${m}&change=previous_year`);
+    for (const m of MEASURES)
+      out.push(`${c}&year=${y}&measure=${m}`, `${c}&year=${year - 2}..${y}&measure=${m}`, `${c}&year=${y}&measure=${m}&change=previous_year`);
     for (const s of STAGES) out.push(`${c}&year=${y}&stage=${s}`, `${c}&stage=${s}&hierarchy=true`);
     for (const f of FORMATS) out.push(`${c}&year=${y}&format=${f}`, `${c}&hierarchy=true&format=${f}`);
     out.push(`${c}&year=${y}&ordering=-amount`, `${c}&year=${y}&search=a`, `${c}&year=${y}&ordering=name`);
   }
   for (const e of ['expenses', 'resources']) {
     const l = `${P}/${e}/`;
-    out.push(l, `${l}?year=${y}`, `${l}?year=${y}&limit=5`, `${l}?year=${y}&limit=5&offset=5`, `${l}?offset=1000000`, `${l}?category=1`, `${l}?category=2&year=${y}`);
-    out.push(`${l}?organization=1`, `${l}?organization=2&year=${y}`, `${l}?hierarchy=true&limit=3`, `${l}?limit=3&offset=1`, `${l}?hierarchy=false&year=${y}`);
+    out.push(
+      l,
+      `${l}?year=${y}`,
+      `${l}?year=${y}&limit=5`,
+      `${l}?year=${y}&limit=5&offset=5`,
+      `${l}?offset=1000000`,
+      `${l}?category=1`,
+      `${l}?category=2&year=${y}`,
+    );
+    out.push(
+      `${l}?organization=1`,
+      `${l}?organization=2&year=${y}`,
+      `${l}?hierarchy=true&limit=3`,
+      `${l}?limit=3&offset=1`,
+      `${l}?hierarchy=false&year=${y}`,
+    );
     for (const s of STAGES) out.push(`${l}?stage=${s}`, `${l}?stage=${s}&year=${y}&limit=7`);
     for (const f of FORMATS) out.push(`${l}?format=${f}`, `${l}?format=${f}&limit=4`, `${l}?format=${f}&year=${y}&stage=initial`);
     for (const m of MEASURES) out.push(`${l}?measure=${m}`);
@@ -108,10 +128,21 @@ function urls(year: number): string[] {
   for (const f of FORMATS) out.push(`${o}?format=${f}`, `${o}?year=${y}&format=${f}`);
   const s = `${P}/organization/stats/`;
   out.push(`${s}?organization_id=1`, `${s}?organization_id=2&year=${y}`, `${s}?year=${y}`, `${s}?year=${year - 2}..${y}`);
-  for (const m of MEASURES) out.push(`${s}?organization_id=1&year=${y}&measure=${m}`, `${s}?year=${year - 1}..${y}&measure=${m}`, `${s}?organization_id=1&year=${y}&measure=${m}&change=previous_year`);
+  for (const m of MEASURES)
+    out.push(
+      `${s}?organization_id=1&year=${y}&measure=${m}`,
+      `${s}?year=${year - 1}..${y}&measure=${m}`,
+      `${s}?organization_id=1&year=${y}&measure=${m}&change=previous_year`,
+    );
   for (const st of STAGES) out.push(`${s}?organization_id=1&stage=${st}`);
   for (const f of FORMATS) out.push(`${s}?year=${y}&format=${f}`);
-  out.push(`${P}/sources/`, `${P}/sources/?format=csv`, `${P}/sources/?id=1`, `${P}/expenses/?hierarchy=true&year=${y}`, `${P}/resources/?hierarchy=true`);
+  out.push(
+    `${P}/sources/`,
+    `${P}/sources/?format=csv`,
+    `${P}/sources/?id=1`,
+    `${P}/expenses/?hierarchy=true&year=${y}`,
+    `${P}/resources/?hierarchy=true`,
+  );
   return out;
 }
 
@@ -170,10 +201,7 @@ async function main(): Promise<void> {
   const synth = await mkdtemp(join(tmpdir(), 'compare-answers-'));
   try {
     await synthDrop(synth, { expenseLines: 400, seed: 7, stages: true, createdAt: '2025-01-01T00:00:00Z' });
-    const lines = [
-      ...(await answers({ name: 'sample', dir: 'data', year: 2024 })),
-      ...(await answers({ name: 'synth', dir: synth, year: 2023 })),
-    ];
+    const lines = [...(await answers({ name: 'sample', dir: 'data', year: 2024 })), ...(await answers({ name: 'synth', dir: synth, year: 2023 }))];
     await writeFile(out, `${lines.join('\n')}\n`);
     console.log(`${lines.length} answers written to ${out}`);
   } finally {

@@ -47,7 +47,9 @@ try {
   for (;;) {
     try {
       if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     await sleep(20);
   }
   console.log(`lines=${lines}: ready ${Math.round(performance.now() - startedAt)} ms after spawn (download + load)`);

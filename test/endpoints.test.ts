@@ -159,12 +159,12 @@ describe('ids past 2^53', () => {
   beforeAll(async () => {
     big = await appFor({
       ...small,
-      organizations: [...(small.organizations as object[]), { id: BIG_ORGANIZATION, name: 'Office lointain', code: 'FAR' }],
-      categories: [...(small.categories as object[]), { id: BIG_CATEGORY, name: 'Catégorie lointaine', type: 'expense', parent_id: 20 }],
+      organizations: [...small.organizations!, { id: BIG_ORGANIZATION, name: 'Office lointain', code: 'FAR' }],
+      categories: [...small.categories!, { id: BIG_CATEGORY, name: 'Catégorie lointaine', type: 'expense', parent_id: 20 }],
       expenses: [{ id: 7, year: 2024, amount: 1.5, category_id: BIG_CATEGORY, organization_id: BIG_ORGANIZATION, complementary: false }],
       resources: [{ id: 9, year: 2024, amount: 2.5, category_id: 31, organization_id: BIG_ORGANIZATION, complementary: false }],
-      debt_origins: [...(small.debt_origins as object[]), { id: BIG_ORIGIN, parent_id: 2, name: 'Lointaine' }, { id: 5, parent_id: BIG_ORIGIN, name: 'Sous-lointaine' }],
-      debt: [...(small.debt as object[]), { year: 2023, debt_origin_id: 5, value: 7 }],
+      debt_origins: [...small.debt_origins!, { id: BIG_ORIGIN, parent_id: 2, name: 'Lointaine' }, { id: 5, parent_id: BIG_ORIGIN, name: 'Sous-lointaine' }],
+      debt: [...small.debt!, { year: 2023, debt_origin_id: 5, value: 7 }],
     });
   });
   afterAll(() => big.close());

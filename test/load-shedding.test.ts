@@ -251,7 +251,7 @@ describe('a burst of queries, more than the pool has connections', () => {
       await until(() => t.store.activeQueries === 2, 'the query to queue');
       const [fromCache, notModified] = await Promise.all([
         request(t.app).get(cached),
-        request(t.app).get('/budget/api/totals/?format=csv').set('If-None-Match', csv.headers.etag),
+        request(t.app).get('/budget/api/totals/?format=csv').set('If-None-Match', String(csv.headers.etag)),
       ]);
       expect(fromCache.status).toBe(200);
       expect(fromCache.body).toEqual(DEFICIT);

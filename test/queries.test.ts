@@ -17,7 +17,16 @@ const headerParams = (name: string) =>
   [...readFileSync(new URL(`${name}.sql`, SQL_DIR), 'utf8').matchAll(/^-- \$(\w+)\s/gm)].map(([, param]) => param!).sort();
 
 /** Values that let any query run (answering few rows or none), so that its columns can be read. */
-const RUNNABLE: Record<string, string | number | boolean | null> = { stage: 'amended', limit: 1, offset: 0, by_year: false, last: false, top_level: false, type: 'expense', organization: 1 };
+const RUNNABLE: Record<string, string | number | boolean | null> = {
+  stage: 'amended',
+  limit: 1,
+  offset: 0,
+  by_year: false,
+  last: false,
+  top_level: false,
+  type: 'expense',
+  organization: 1,
+};
 
 let drop: LoadedDrop;
 let connection: DuckDBConnection;

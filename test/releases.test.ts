@@ -103,7 +103,7 @@ describe('a permalink', () => {
     expect(current.status).toBe(200);
     const permalink = current.headers['content-location'];
     expect(permalink).toBe('/budget/api/releases/A/deficit/?year=2024');
-    const before = await first.agent.get(permalink);
+    const before = await first.agent.get(permalink!);
     expect(before.status).toBe(200);
     expect(before.text).toBe(current.text);
     expect(before.headers['cache-control']).toBe('public, max-age=31536000, immutable');
@@ -111,7 +111,7 @@ describe('a permalink', () => {
     await first.flip(dropB);
     expect((await first.agent.get(DEFICIT)).headers['content-location']).toBe('/budget/api/releases/B/deficit/?year=2024');
     expect((await first.agent.get(DEFICIT)).body).toEqual([expect.objectContaining({ year: 2024, value: 2 })]);
-    const afterReload = await first.agent.get(permalink);
+    const afterReload = await first.agent.get(permalink!);
     expect(afterReload.status).toBe(200);
     expect(afterReload.text).toBe(before.text);
     expect(afterReload.headers.etag).toBe(before.headers.etag);
@@ -121,12 +121,12 @@ describe('a permalink', () => {
 
     // A restart over the same RELEASES_DIR, serving C: A and B answer from their files.
     const again = await serve(dropC, dir);
-    expect((await again.agent.get(permalink)).text).toBe(before.text);
+    expect((await again.agent.get(permalink!)).text).toBe(before.text);
     const b = await again.agent.get('/budget/api/releases/B/deficit/?year=2024');
     expect(b.body).toEqual([expect.objectContaining({ year: 2024, value: 2 })]);
     const c = await again.agent.get(DEFICIT);
     expect(c.headers['content-location']).toBe('/budget/api/releases/C%202024%2F1/deficit/?year=2024');
-    expect((await again.agent.get(c.headers['content-location'])).text).toBe(c.text);
+    expect((await again.agent.get(c.headers['content-location']!)).text).toBe(c.text);
   });
 
   it('keeps the canonical query, the format and the paging links inside its release', async () => {
@@ -244,7 +244,7 @@ describe('Accept-Datetime (Memento, RFC 7089)', () => {
     expect(then.headers['content-location']).toBe('/budget/api/releases/A/deficit/?year=2024');
     expect(then.headers.vary).toContain('Accept-Datetime');
     // Memento-Datetime sent back as Accept-Datetime names the same release.
-    const same = await r.agent.get(DEFICIT).set('Accept-Datetime', then.headers['memento-datetime']);
+    const same = await r.agent.get(DEFICIT).set('Accept-Datetime', then.headers['memento-datetime']!);
     expect(same.body).toEqual(then.body);
     // A cached current answer is never given to a Memento request.
     expect((await r.agent.get(DEFICIT).set('Accept-Datetime', new Date().toUTCString())).body).toEqual(now.body);
@@ -321,12 +321,12 @@ describe('DATA_URL drops', () => {
       await publishDrop(dropA, 's3://drops/budget/');
       const first = await replica(path.join(root, 'releases-s3-1'));
       const permalink = (await first.agent.get(DEFICIT)).headers['content-location'];
-      const before = (await first.agent.get(permalink)).text;
+      const before = (await first.agent.get(permalink!)).text;
       await publishDrop(dropB, 's3://drops/budget/');
       await first.remote.check('test');
       await first.releases.settled();
       expect(first.store.served!.manifest.version).toBe('B');
-      expect((await first.agent.get(permalink)).text).toBe(before);
+      expect((await first.agent.get(permalink!)).text).toBe(before);
       await expect(publishDrop(dropAClash, 's3://drops/budget/')).rejects.toThrow(/"A" is already published/);
 
       // A new replica copies the published versions (s3://drops/budget/releases/) into its RELEASES_DIR first.
@@ -346,7 +346,7 @@ describe('DATA_URL drops', () => {
         ['B', true],
         ['A', false],
       ]);
-      expect((await second.agent.get(permalink)).text).toBe(before);
+      expect((await second.agent.get(permalink!)).text).toBe(before);
     } finally {
       for (const { remote, store, releases } of opened) {
         await remote.close();

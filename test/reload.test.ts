@@ -17,7 +17,7 @@ import { flipSymlink as flip } from './helpers/symlink.js';
 const other: DropData = {
   ...small,
   expenses: small.expenses!.map((row) => ({ ...(row as object), amount: Number(row.amount) * 2 + 1 })) as DropData['expenses'],
-  resources: [...(small.resources as object[]), { id: 5, year: 2024, amount: 7.5, category_id: 40, organization_id: null, complementary: true }],
+  resources: [...small.resources!, { id: 5, year: 2024, amount: 7.5, category_id: 40, organization_id: null, complementary: true }],
 };
 
 const root = mkdtempSync(path.join(tmpdir(), 'budget-reload-'));
@@ -312,7 +312,7 @@ describe('reload', () => {
   });
 
   it('ends with the newest drop when a second reload is asked for while the first is loading', async () => {
-    const dropC = await writeDrop({ ...small, gdp: [...(small.gdp as object[]), { year: 2025, gdp: 9 }] as DropData['gdp'] }, { version: 'C' });
+    const dropC = await writeDrop({ ...small, gdp: [...small.gdp!, { year: 2025, gdp: 9 }] as DropData['gdp'] }, { version: 'C' });
     const link = linkTo(dropA);
     const s = await serve(link);
     flip(link, dropB);

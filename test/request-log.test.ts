@@ -70,7 +70,7 @@ describe('X-Request-Id', () => {
   it('is on cached answers, 304s, errors and preflights, and exposed to scripts of other origins', async () => {
     const first = await request(t.app).get('/budget/api/deficit/');
     const cached = await request(t.app).get('/budget/api/deficit/');
-    const notModified = await request(t.app).get('/budget/api/deficit/').set('If-None-Match', first.headers.etag);
+    const notModified = await request(t.app).get('/budget/api/deficit/').set('If-None-Match', String(first.headers.etag));
     const notFound = await request(t.app).get('/nowhere');
     const invalid = await request(t.app).get('/budget/api/totals/?year=1');
     const preflight = await request(t.app).options('/budget/api/totals/');
@@ -146,7 +146,7 @@ describe('security headers', () => {
     const responses = [
       first,
       await request(t.app).get('/budget/api/totals/'),
-      await request(t.app).get('/budget/api/totals/').set('If-None-Match', first.headers.etag),
+      await request(t.app).get('/budget/api/totals/').set('If-None-Match', String(first.headers.etag)),
       await request(t.app).get('/budget/api/totals/?format=csv'),
       await request(t.app).get('/budget/api/nope'),
       await request(t.app).get('/budget/api/totals/?year=x'),

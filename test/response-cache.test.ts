@@ -149,11 +149,12 @@ describe('the response cache', () => {
     const t = await appFor(small);
     let queries = 0;
     const lease = t.store.lease.bind(t.store);
-    t.store.lease = () => {
-      const held = lease();
+    t.store.lease = (signal) => {
+      const held = lease(signal);
       if (!held) return held;
       const query = held.query;
-      return { ...held, query: (...args: Parameters<typeof query>) => (queries++, query(...args)) };
+      const counted: typeof query = (...args) => (queries++, query(...args));
+      return { ...held, query: counted };
     };
     try {
       const accepts = [undefined, '*/*', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/json'];

@@ -23,7 +23,7 @@ function exchange(port: number, data: string | Buffer, giveUpMs = 5_000): Promis
     const socket = net.connect(port, '127.0.0.1', () => socket.write(data));
     let text = '';
     socket.setEncoding('utf8');
-    socket.on('data', (chunk) => (text += chunk));
+    socket.on('data', (chunk: string) => (text += chunk));
     socket.on('error', reject);
     socket.on('close', () => resolve({ text, closedAfterMs: Date.now() - started }));
     setTimeout(() => {
@@ -77,7 +77,7 @@ describe('the production server', () => {
     const server = createHttpServer(t.app);
     expect(server.headersTimeout).toBe(10_000);
     expect(server.keepAliveTimeout).toBe(5_000);
-    expect(server.maxHeaderSize).toBe(16 * 1024);
+    expect((server as typeof server & { maxHeaderSize?: number }).maxHeaderSize).toBe(16 * 1024);
     // The whole request may not take longer than its headers are allowed to, with some room for a body.
     expect(server.requestTimeout).toBeGreaterThanOrEqual(10_000);
     expect(server.requestTimeout).toBeLessThanOrEqual(60_000);

@@ -105,7 +105,7 @@ export const MEASURES = {
     description: 'nominal (default): amounts as recorded',
     round: money,
     ofSums: true,
-    make: async ({ lease }) => ({ header: `nominal; unit="${unitOf(lease)}"`, apply: (figure) => figure }),
+    make: ({ lease }) => Promise.resolve({ header: `nominal; unit="${unitOf(lease)}"`, apply: (figure) => figure }),
   },
   pct_gdp: {
     description: "pct_gdp: percent of the year's GDP",
@@ -152,13 +152,14 @@ export const MEASURES = {
     ofParts: true,
     needsTotals: true,
     ofSums: true,
-    make: async ({ shares }) => ({
-      header: 'share; unit="% of total"',
-      apply: (figure, year, kind) => {
-        if (!shares) throw new Error('measure=share applied without the totals it divides by');
-        return ratio(figure, 100, shares.get(`${kind}:${year}`));
-      },
-    }),
+    make: ({ shares }) =>
+      Promise.resolve({
+        header: 'share; unit="% of total"',
+        apply: (figure, year, kind) => {
+          if (!shares) throw new Error('measure=share applied without the totals it divides by');
+          return ratio(figure, 100, shares.get(`${kind}:${year}`));
+        },
+      }),
   },
 } as const satisfies Record<string, MeasureSpec>;
 
@@ -255,7 +256,7 @@ export function sumMeasured(parts: readonly (number | null)[]): number | null {
  * A figure's change against the year before, both unrounded. Both are null when the year before
  * has no figure (a gap is never bridged) or a zero one (no growth rate from nothing).
  */
-function changeOf(current: number | null, previous: number | null | undefined): { change: number | null; change_pct: number | null } {
+export function changeOf(current: number | null, previous: number | null | undefined): { change: number | null; change_pct: number | null } {
   if (current === null || previous === null || previous === undefined || previous === 0) return { change: null, change_pct: null };
   const change = current - previous;
   return { change, change_pct: (change * 100) / previous };

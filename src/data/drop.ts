@@ -95,7 +95,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   const lines = ['expenses.parquet', 'resources.parquet'].reduce((n, file) => n + (manifest.files[file]?.rows ?? 0), 0);
   // DuckDB compresses in-memory tables only in a database attached with COMPRESS (the default one
   // cannot be), at each checkpoint; see connectTo.
-  const compress = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES) ? () => connection.run(`CHECKPOINT ${DATABASE}`) : async () => undefined;
+  const compress = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES) ? () => connection.run(`CHECKPOINT ${DATABASE}`) : () => Promise.resolve(undefined);
   if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
   else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);

@@ -55,7 +55,13 @@ export class HttpError extends Error {
 
   /** The problem document; its title is the HTTP status text. */
   body(): ProblemBody {
-    const body: ProblemBody = { type: 'about:blank', title: STATUS_CODES[this.status] ?? 'Error', status: this.status, detail: this.detail, code: this.code };
+    const body: ProblemBody = {
+      type: 'about:blank',
+      title: STATUS_CODES[this.status] ?? 'Error',
+      status: this.status,
+      detail: this.detail,
+      code: this.code,
+    };
     if (this.errors) body.errors = this.errors;
     return body;
   }
@@ -66,7 +72,11 @@ export class HttpError extends Error {
   }
 
   /** Used by the constructors below only (and ClientGone), so that each code keeps its status and no problem is built by hand. */
-  static of(code: ProblemCode, detail: string, options: { errors?: ParameterError[]; headers?: Record<string, string>; status?: number } = {}): HttpError {
+  static of(
+    code: ProblemCode,
+    detail: string,
+    options: { errors?: ParameterError[]; headers?: Record<string, string>; status?: number } = {},
+  ): HttpError {
     return new HttpError(options.status ?? PROBLEMS[code].status, code, detail, options.errors, options.headers);
   }
 }
@@ -111,7 +121,9 @@ export const problem = {
     HttpError.of('overloaded', 'the server is making as many full exports as it may; retry in a few seconds', { headers: { 'Retry-After': '5' } }),
   /** /readyz: every pooled connection held past what a query may take (store.ts stuckFor). */
   poolHeld: (ms: number) =>
-    HttpError.of('overloaded', `every database connection has been held for ${Math.round(ms)} ms; none can serve a query`, { headers: { 'Retry-After': '5' } }),
+    HttpError.of('overloaded', `every database connection has been held for ${Math.round(ms)} ms; none can serve a query`, {
+      headers: { 'Retry-After': '5' },
+    }),
   clientGone: () => new ClientGone(),
   queryTimeout: (timeoutMs: number) =>
     HttpError.of('query_timeout', `the query took longer than ${timeoutMs} ms and was stopped; narrow it (a year, a page) or retry later`),

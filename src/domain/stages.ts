@@ -46,7 +46,8 @@ export const LINE_STAGE_MEANINGS: Readonly<Record<LineStage, string>> = {
 };
 
 /** `a, b or c`: a list in words. */
-export const inWords = (items: readonly string[]): string => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
+export const inWords = (items: readonly string[]): string =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 
 /** What each stage means, for the parameter's description. */
 export const STAGE_MEANINGS: Readonly<Record<Stage, { lines: string; series: string }>> = {

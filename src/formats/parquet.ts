@@ -72,7 +72,7 @@ function parquetEncoder(columns: readonly Column[]): Transform {
   let rowsInGroup = 0;
   const writeGroup = () => {
     const columnData: ColumnSource[] = columns.map((c, i) => ({ name: c.name, data: group[i]! }));
-    writer.write({ columnData, rowGroupSize: rowsInGroup });
+    void writer.write({ columnData, rowGroupSize: rowsInGroup });
     group = columns.map(() => []);
     rowsInGroup = 0;
   };
@@ -100,7 +100,7 @@ function parquetEncoder(columns: readonly Column[]): Transform {
     flush(done) {
       try {
         if (rowsInGroup > 0) writeGroup();
-        writer.finish();
+        void writer.finish();
         done(null, take());
       } catch (error) {
         done(error as Error);
@@ -173,7 +173,7 @@ async function* parquetFromQuery({ lease, sql, params, columns, named }: ExportQ
   const { writer, bytes, take } = parquetFile(columns);
   let rows = 0;
   const writeGroup = () => {
-    writer.write({ columnData: columns.map((c, i) => ({ name: c.name, data: group[i]!.take() }) as ColumnSource), rowGroupSize: rows });
+    void writer.write({ columnData: columns.map((c, i) => ({ name: c.name, data: group[i]!.take() }) as ColumnSource), rowGroupSize: rows });
     rows = 0;
   };
   let sent = false;
@@ -187,7 +187,7 @@ async function* parquetFromQuery({ lease, sql, params, columns, named }: ExportQ
     sent = true;
   }
   if (rows > 0) writeGroup();
-  writer.finish();
+  void writer.finish();
   yield take();
 }
 

@@ -101,7 +101,7 @@ const classesOf = new WeakMap<Express, { IncomingMessage: typeof IncomingMessage
  * for node:http's createServer options: requests and responses are born with Express's methods.
  */
 export function expressClasses(app: Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
-  let classes = classesOf.get(app);
+  const classes = classesOf.get(app);
   if (!classes) {
     const { request, response } = app as unknown as ExpressInternals;
     class ExpressRequest extends IncomingMessage {}

@@ -15,6 +15,8 @@ export type TableRows = Record<string, unknown>[];
 /** Rows in the recommended types, or a SELECT statement that produces the table as it should be written. */
 export type TableSource = TableRows | { sql: string };
 export type DropData = Partial<Record<(typeof TABLES)[number]['name'], TableSource>>;
+/** A drop given as rows only, whose tables a test can map over. */
+export type DropRows = Partial<Record<(typeof TABLES)[number]['name'], TableRows>>;
 
 export interface DropOptions {
   dir?: string;

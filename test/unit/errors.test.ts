@@ -18,10 +18,16 @@ describe('the error catalogue', () => {
       code: 'invalid_parameter',
       errors: [{ parameter: 'year', message: 'must be an integer' }],
     });
-    expect(problem.invalidRequest('too large', 431).body()).toMatchObject({ status: 431, title: 'Request Header Fields Too Large', code: 'invalid_request' });
+    expect(problem.invalidRequest('too large', 431).body()).toMatchObject({
+      status: 431,
+      title: 'Request Header Fields Too Large',
+      code: 'invalid_request',
+    });
   });
 
   it('has one data_unavailable message, whatever the reason', () => {
-    expect(problem.dataUnavailable().detail).toBe('no data drop is served right now (none is loaded yet, or the server is shutting down); try again shortly');
+    expect(problem.dataUnavailable().detail).toBe(
+      'no data drop is served right now (none is loaded yet, or the server is shutting down); try again shortly',
+    );
   });
 });

@@ -3,6 +3,8 @@
  * document (to learn which parameters each endpoint takes, so switches appear only where the
  * API supports them), and the data. Answers are kept by URL for the life of the page.
  */
+import type { Stage } from '../../src/domain/stages.js';
+
 export const API = '/budget/api/';
 
 export type Params = Record<string, string | number | boolean | null | undefined>;
@@ -82,7 +84,7 @@ export interface Meta {
   /** The years each table has: per stage for the staged ones, a list for the others. */
   coverage?: Record<string, number[] | Record<string, number[]>>;
   /** What each stage covers (drop.json `stages`), when the drop says. */
-  stages?: Partial<Record<'initial' | 'amended' | 'outturn', StageInfo>> | null;
+  stages?: Partial<Record<Stage, StageInfo>> | null;
   /** Gaps the drop declares (drop.json `known_gaps`), when it does. */
   known_gaps?: KnownGap[] | null;
 }
