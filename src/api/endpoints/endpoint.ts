@@ -97,8 +97,9 @@ export interface Bound {
 }
 
 export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
-  // `fields` takes the endpoint's own field names; its example is the first one.
-  const query = z.object({ ...spec.query, ...COMMON, fields: fieldsParameter(fieldNames(spec.variants[0].item)[0] ?? 'id').optional() } as S & typeof COMMON);
+  // `fields` takes the endpoint's own field names; its example is all of them, so that the docs
+  // page's "Try it out", which fills in examples, still shows whole rows.
+  const query = z.object({ ...spec.query, ...COMMON, fields: fieldsParameter(fieldNames(spec.variants[0].item).join(',') || 'id').optional() } as S & typeof COMMON);
   return {
     path: spec.path,
     summary: spec.summary,
