@@ -15,6 +15,8 @@ export interface Answer<T> {
   /** The same data as CSV. */
   csvUrl: string;
   data: T;
+  /** Its permanent address under the release that answered it (`Content-Location`), to cite. */
+  permalink?: string;
   /** How the API says the amounts are measured (`Budget-Measure: real; base_year=2025; unit="…"`), if it says. */
   measure?: string;
 }
@@ -50,7 +52,13 @@ async function load(url: string, csvUrl: string): Promise<Answer<unknown>> {
     const detail = (body as { detail?: string } | null)?.detail ?? `${response.status} ${response.statusText}`;
     throw new ApiError(detail);
   }
-  return { url, csvUrl, data: body, measure: response.headers.get('Budget-Measure') ?? undefined };
+  return {
+    url,
+    csvUrl,
+    data: body,
+    permalink: response.headers.get('Content-Location') ?? undefined,
+    measure: response.headers.get('Budget-Measure') ?? undefined,
+  };
 }
 
 /** Every row of a paged endpoint, following `next`. */

@@ -130,11 +130,16 @@ export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
   return section;
 }
 
-/** "Embed" (the chart alone, for an iframe) and "PNG" (the chart as drawn, as an image file). */
+/**
+ * "Embed" (the chart alone, for an iframe), "PNG" (the chart as drawn, as an image file) and
+ * "Cite" (the permanent address of the data behind it, under the release that answered it).
+ */
 function chartActions(ctx: Context, spec: FigureSpec, canvas: HTMLCanvasElement, sourceText: string): HTMLElement {
   const png = h('button', { type: 'button', class: 'png', 'aria-label': t(ctx.lang, 'pngLabel'), title: t(ctx.lang, 'pngLabel') }, t(ctx.lang, 'png'));
   png.addEventListener('click', () => downloadPng(canvas, spec.title, sourceText, `${spec.id}.png`));
-  return h('p', { class: 'actions' }, h('a', { class: 'embed-link', href: ctx.embedUrl(spec.id) }, t(ctx.lang, 'embed')), ' ', png);
+  const permalink = spec.answers.find((answer) => answer.permalink)?.permalink;
+  const cite = permalink ? [' ', h('a', { class: 'cite-link', href: permalink, title: t(ctx.lang, 'citeLabel') }, t(ctx.lang, 'cite'))] : [];
+  return h('p', { class: 'actions' }, h('a', { class: 'embed-link', href: ctx.embedUrl(spec.id) }, t(ctx.lang, 'embed')), ' ', png, ...cite);
 }
 
 /**

@@ -111,6 +111,11 @@ const LABELS = {
   dataVersion: { en: 'Data: version {version} of the drop served.', fr: 'Données : version {version} du jeu servi.' },
   embed: { en: 'Embed', fr: 'Intégrer' },
   png: { en: 'PNG', fr: 'PNG' },
+  cite: { en: 'Cite', fr: 'Citer' },
+  citeLabel: {
+    en: 'The permanent address of these figures: it answers the same figures after the data is updated',
+    fr: 'L’adresse permanente de ces chiffres : elle donne les mêmes chiffres après une mise à jour des données',
+  },
   pngLabel: { en: 'Download this chart as a PNG image', fr: 'Télécharger ce graphique en image PNG' },
   embedSnippet: { en: 'Copy this code to put the chart in a page:', fr: 'Copiez ce code pour insérer le graphique dans une page :' },
   embedOpen: { en: 'Open in the explorer', fr: 'Ouvrir dans l’explorateur' },
