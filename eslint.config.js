@@ -32,7 +32,11 @@ export default tseslint.config(
   {
     // Tests hand vitest promises it awaits itself; tests and scripts read untyped JSON answers.
     files: ['test/**', 'scripts/**'],
-    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/require-await': 'off' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/require-await': 'off',
+    },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

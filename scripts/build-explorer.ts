@@ -68,5 +68,7 @@ export async function buildExplorer(outDir = EXPLORER_DIR): Promise<BuiltExplore
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const { dir, files } = await buildExplorer();
   const total = files.reduce((sum, f) => sum + f.gzipBytes, 0);
-  console.log(`explorer page built in ${path.relative(process.cwd(), dir)}: ${files.map((f) => `${f.name} ${(f.gzipBytes / 1024).toFixed(1)} KB`).join(', ')}; ${(total / 1024).toFixed(1)} KB gzipped in all`);
+  console.log(
+    `explorer page built in ${path.relative(process.cwd(), dir)}: ${files.map((f) => `${f.name} ${(f.gzipBytes / 1024).toFixed(1)} KB`).join(', ')}; ${(total / 1024).toFixed(1)} KB gzipped in all`,
+  );
 }

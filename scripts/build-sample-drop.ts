@@ -19,7 +19,7 @@ const { manifest } = await buildDrop(path.join(root, 'data', 'sources'), path.jo
     "Tunisia, budget de l'État 2016–2025, public debt, GDP, population and consumer prices.",
     'Amounts in MDT (millions of Tunisian dinars). Every line and series row says its stage and source.',
     'Expenses and resources: initial = the finance law as adopted (LF; the draft PLF figure where the adopted',
-    "one was not published); amendment = the change made by a complementary law (2020, 2021, 2022); outturn =",
+    'one was not published); amendment = the change made by a complementary law (2020, 2021, 2022); outturn =',
     "the MoF's execution figures 2019–2024 on the Article-1 basis (expenses excluding debt principal, own",
     'resources), not comparable with the law totals, which include principal and borrowing.',
     '2016 is the mission table of the finance law 2016 (Al Bawsala; the draft’s table, plus the 200 added to Defence at the vote),',

@@ -47,14 +47,25 @@ function status(pid: number): { rss: number; hwm: number } {
 async function serve(dataDir: string, releasesDir: string, label: string, work: (base: string, pid: number) => Promise<void>): Promise<void> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/src/server.js')], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, RELEASES_DIR: releasesDir, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      RELEASES_DIR: releasesDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT: '0',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
   try {
     for (;;) {
-      const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+      const ready = await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -70,7 +81,14 @@ async function serve(dataDir: string, releasesDir: string, label: string, work: 
   }
 }
 
-const QUERIES = ['totals/', 'expenses/?year=2010&limit=100', 'expenses/?limit=100&offset=5000', 'budget-categories/?year=2020', 'organization/stats/?year=2015', 'deficit/'];
+const QUERIES = [
+  'totals/',
+  'expenses/?year=2010&limit=100',
+  'expenses/?limit=100&offset=5000',
+  'budget-categories/?year=2020',
+  'organization/stats/?year=2015',
+  'deficit/',
+];
 
 async function ask(base: string, prefix: string): Promise<number> {
   const started = performance.now();
@@ -104,7 +122,14 @@ try {
     // The fingerprint is worked out again when the server reads the directory.
     writeFileSync(
       path.join(dir, 'release.json'),
-      JSON.stringify({ version, created_at: manifest.created_at, fingerprint: '', files: manifest.files, served: [{ from: at(i), until: at(i + 1) }], changes: null }),
+      JSON.stringify({
+        version,
+        created_at: manifest.created_at,
+        fingerprint: '',
+        files: manifest.files,
+        served: [{ from: at(i), until: at(i + 1) }],
+        changes: null,
+      }),
     );
   }
   const disk = execFileSync('du', ['-sm', releasesDir], { encoding: 'utf8' }).split('\t')[0];
@@ -115,7 +140,9 @@ try {
     console.log(`19 older releases kept: after 30 queries of the current release, RSS ${mb(status(pid).rss)}`);
     for (const version of ['synthetic-r05', 'synthetic-r05', 'synthetic-r10', 'synthetic-r15', 'synthetic-r05']) {
       const ms = await ask(base, `/budget/api/releases/${version}/`);
-      console.log(`19 older releases kept: 30 queries of ${version} in ${Math.round(ms)} ms (the first opens it when not open), RSS ${mb(status(pid).rss)}`);
+      console.log(
+        `19 older releases kept: 30 queries of ${version} in ${Math.round(ms)} ms (the first opens it when not open), RSS ${mb(status(pid).rss)}`,
+      );
     }
   });
 } finally {

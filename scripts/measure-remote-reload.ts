@@ -23,7 +23,13 @@ const duration = Number(args.duration);
 const work = mkdtempSync(path.join(tmpdir(), 'measure-remote-'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: path.join(work, 's3'), configureBuckets: [{ name: 'drops', configs: [] }] });
+const s3 = new S3rver({
+  address: '127.0.0.1',
+  port: 0,
+  silent: true,
+  directory: path.join(work, 's3'),
+  configureBuckets: [{ name: 'drops', configs: [] }],
+});
 const { port: s3Port } = (await s3.run()) as { port: number };
 Object.assign(process.env, {
   AWS_ACCESS_KEY_ID: 'S3RVER',
@@ -37,7 +43,16 @@ await publishDrop(path.join(work, 'g1'), 's3://drops/budget/');
 
 const port = 3000 + Math.floor(Math.random() * 1000);
 const server = spawn(process.execPath, ['dist/src/server.js'], {
-  env: { ...process.env, RELEASES_DIR: path.join(work, 'releases'), PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT: '0', DATA_URL: 's3://drops/budget/', DATA_POLL_SECONDS: '1', LOG_LEVEL: 'warn' },
+  env: {
+    ...process.env,
+    RELEASES_DIR: path.join(work, 'releases'),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT: '0',
+    DATA_URL: 's3://drops/budget/',
+    DATA_POLL_SECONDS: '1',
+    LOG_LEVEL: 'warn',
+  },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 const base = `http://127.0.0.1:${port}`;
@@ -79,8 +94,12 @@ try {
   }
   const seen = performance.now();
   const result = await load;
-  console.log(`publish took ${Math.round((published || seen) - t0)} ms; /meta/ showed "${version}" ${Math.round(seen - published)} ms after drop.json was stored`);
-  console.log(`under load: ${result.requests.total} requests in ${duration} s, ${result.errors} errors, ${result.non2xx} non-2xx, p99 ${result.latency.p99} ms`);
+  console.log(
+    `publish took ${Math.round((published || seen) - t0)} ms; /meta/ showed "${version}" ${Math.round(seen - published)} ms after drop.json was stored`,
+  );
+  console.log(
+    `under load: ${result.requests.total} requests in ${duration} s, ${result.errors} errors, ${result.non2xx} non-2xx, p99 ${result.latency.p99} ms`,
+  );
   console.log('last reload:', JSON.stringify((await meta()).last_reload));
 } finally {
   server.kill('SIGTERM');

@@ -47,7 +47,16 @@ const VALUES: Record<string, string[]> = {
   format: ['json', 'csv', 'arrow', 'parquet', 'xml'],
 };
 
-const counts = { requests: 0, requestOk: 0, refusesGood: 0, allowsRefused: 0, pairs: 0, pairsRefusedByTiedRule: 0, responses: 0, responseViolations: 0 };
+const counts = {
+  requests: 0,
+  requestOk: 0,
+  refusesGood: 0,
+  allowsRefused: 0,
+  pairs: 0,
+  pairsRefusedByTiedRule: 0,
+  responses: 0,
+  responseViolations: 0,
+};
 const problems: string[] = [];
 
 async function check(url: string, params: [string, string][], operation: Json, single: boolean) {
@@ -101,12 +110,30 @@ for (const [apiPath, item] of Object.entries<Json>(doc.paths)) {
   }
   // Pairs: the rules that tie two parameters (written in their descriptions).
   const pairs: [string, string][][] = [
-    [['measure', 'pct_gdp'], ['hierarchy', 'true']],
-    [['measure', 'pct_gdp'], ['hierarchy', 'false']],
-    [['change', 'previous_year'], ['year', '2024']],
-    [['change', 'previous_year'], ['year', '2019..2024']],
-    [['include_complementary', 'false'], ['stage', 'initial']],
-    [['include_complementary', 'false'], ['stage', 'outturn']],
+    [
+      ['measure', 'pct_gdp'],
+      ['hierarchy', 'true'],
+    ],
+    [
+      ['measure', 'pct_gdp'],
+      ['hierarchy', 'false'],
+    ],
+    [
+      ['change', 'previous_year'],
+      ['year', '2024'],
+    ],
+    [
+      ['change', 'previous_year'],
+      ['year', '2019..2024'],
+    ],
+    [
+      ['include_complementary', 'false'],
+      ['stage', 'initial'],
+    ],
+    [
+      ['include_complementary', 'false'],
+      ['stage', 'outturn'],
+    ],
   ];
   for (const pair of pairs) {
     if (!pair.every(([name]) => names.includes(name))) continue;

@@ -54,7 +54,15 @@ function flip(target: string): void {
 
 const server = spawn(process.execPath, ['dist/src/server.js'], {
   cwd: ROOT,
-  env: { ...process.env, DATA_DIR: path.join(link, 'drop'), RELEASES_DIR: path.join(work, 'releases'), HOST: '127.0.0.1', PORT: '0', RATE_LIMIT: '0', LOG_LEVEL: 'info' },
+  env: {
+    ...process.env,
+    DATA_DIR: path.join(link, 'drop'),
+    RELEASES_DIR: path.join(work, 'releases'),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    RATE_LIMIT: '0',
+    LOG_LEVEL: 'info',
+  },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
 const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
@@ -191,8 +199,7 @@ const mainRun = run(
 );
 
 const schedule: Promise<unknown>[] = [];
-const at = (fraction: number, what: () => Promise<unknown> | void) =>
-  schedule.push(sleep(fraction * SECONDS * 1000).then(what));
+const at = (fraction: number, what: () => Promise<unknown> | void) => schedule.push(sleep(fraction * SECONDS * 1000).then(what));
 const meta = async () => ((await (await fetch(`${base}/budget/api/meta/`)).json()) as { version: string }).version;
 /** One reload after another: flip the symlink, SIGHUP, wait for /meta/ to show it. */
 schedule.push(

@@ -105,7 +105,11 @@ export function createApp({
 
   const route = (path: string, handler: RequestHandler) => {
     // Routing is not strict: '/x' also serves '/x/', with no redirect.
-    app.route(path === '/' ? path : path.replace(/\/$/, '')).get(handler).options(preflight).all(methodNotAllowed);
+    app
+      .route(path === '/' ? path : path.replace(/\/$/, ''))
+      .get(handler)
+      .options(preflight)
+      .all(methodNotAllowed);
   };
   const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
   const json = (body: unknown) => render(Buffer.from(JSON.stringify(body)), { contentType: JSON_TYPE, cacheControl });
@@ -156,7 +160,10 @@ export function createApp({
     changelog: () => changelogAnswer,
     releases: () => json(releaseList(store.releases, store.served?.manifest.version)),
     releasesFeed: () =>
-      render(Buffer.from(atomFeed(store.releases, store.served?.manifest.version)), { contentType: 'application/atom+xml; charset=utf-8', cacheControl }),
+      render(Buffer.from(atomFeed(store.releases, store.served?.manifest.version)), {
+        contentType: 'application/atom+xml; charset=utf-8',
+        cacheControl,
+      }),
     docs: (res) => {
       res.set('Content-Security-Policy', DOCS_CSP);
       return docsPage;
@@ -234,7 +241,13 @@ function index(endpoints: readonly Endpoint[]) {
       })),
       ...Object.values(SERVICE_ROUTES)
         .filter((route) => route.inIndex)
-        .map((route) => ({ path: route.path, summary: route.summary, parameters: [], paged: false, formats: [route === SERVICE_ROUTES.releasesFeed ? 'atom' : 'json'] })),
+        .map((route) => ({
+          path: route.path,
+          summary: route.summary,
+          parameters: [],
+          paged: false,
+          formats: [route === SERVICE_ROUTES.releasesFeed ? 'atom' : 'json'],
+        })),
     ],
     health: { live: healthz.path, ready: readyz.path },
   };

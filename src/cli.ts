@@ -233,7 +233,9 @@ its problems) or an upload fails.`,
       try {
         const published = await publishDrop(here(dir!), s3Url!, (name, bytes) => process.stderr.write(`uploaded ${name} (${bytes} bytes)\n`));
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        process.stdout.write(`published "${published.version}" to ${s3Url}: ${published.files.length} files, ${published.bytes} bytes in ${seconds} s\n`);
+        process.stdout.write(
+          `published "${published.version}" to ${s3Url}: ${published.files.length} files, ${published.bytes} bytes in ${seconds} s\n`,
+        );
         return 0;
       } catch (error) {
         if (!(error instanceof DropError)) throw error;

@@ -8,8 +8,18 @@ const port = z
   .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
   .transform(Number)
   .pipe(z.number().max(65535, { error: PORT_MESSAGE }));
-const nonNegativeInt = (what: string) => z.string().trim().regex(/^\d{1,12}$/, { error: what }).transform(Number);
-const positiveInt = (what: string) => z.string().trim().regex(/^0*[1-9]\d{0,11}$/, { error: what }).transform(Number);
+const nonNegativeInt = (what: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,12}$/, { error: what })
+    .transform(Number);
+const positiveInt = (what: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^0*[1-9]\d{0,11}$/, { error: what })
+    .transform(Number);
 
 /** Express's names for address ranges (proxy-addr), accepted in TRUST_PROXY's list. */
 const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -37,19 +47,30 @@ const trustProxy = z
     if (/^false$/i.test(value)) return false;
     if (/^\d+$/.test(value)) return Number(value);
     if (/^true$/i.test(value)) {
-      ctx.addIssue({ code: 'custom', message: "must name the proxies, not trust every hop: their addresses or CIDR ranges (10.0.0.0/8, loopback), or a hop count; 'true' would let any client choose its address with X-Forwarded-For" });
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          "must name the proxies, not trust every hop: their addresses or CIDR ranges (10.0.0.0/8, loopback), or a hop count; 'true' would let any client choose its address with X-Forwarded-For",
+      });
       return z.NEVER;
     }
     const list = value.split(',').map((item) => item.trim());
     const bad = list.find((item) => !isProxyAddress(item));
     if (bad !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `must be a hop count or a comma-separated list of addresses, CIDR ranges or ${[...PROXY_RANGES].join(', ')}; ${JSON.stringify(bad)} is none of these` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a hop count or a comma-separated list of addresses, CIDR ranges or ${[...PROXY_RANGES].join(', ')}; ${JSON.stringify(bad)} is none of these`,
+      });
       return z.NEVER;
     }
     return list;
   });
 
-const url = (pattern: RegExp, what: string) => z.string().trim().regex(pattern, { error: `must be ${what}` });
+const url = (pattern: RegExp, what: string) =>
+  z
+    .string()
+    .trim()
+    .regex(pattern, { error: `must be ${what}` });
 
 const EnvSchema = z.object({
   PORT: port.default(3000),
@@ -91,14 +112,14 @@ export class ConfigError extends Error {}
 /** Parses the environment once; throws a ConfigError whose message is one line naming the variable. */
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", as in most shells' `VAR= command`.
-  const present = Object.fromEntries(
-    Object.keys(EnvSchema.shape).flatMap((key) => (env[key] ? [[key, env[key]]] : [])),
-  );
+  const present = Object.fromEntries(Object.keys(EnvSchema.shape).flatMap((key) => (env[key] ? [[key, env[key]]] : [])));
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    throw new ConfigError(`invalid configuration: ${name}=${JSON.stringify(name.endsWith('_URL') ? withoutUserInfo(env[name] ?? '') : env[name])} ${issue.message}`);
+    throw new ConfigError(
+      `invalid configuration: ${name}=${JSON.stringify(name.endsWith('_URL') ? withoutUserInfo(env[name] ?? '') : env[name])} ${issue.message}`,
+    );
   }
   return Object.freeze(parsed.data);
 }

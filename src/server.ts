@@ -55,10 +55,7 @@ async function main(): Promise<void> {
   // Connects in the background: until Redis answers, each replica counts on its own.
   const counts = config.RATE_LIMIT_REDIS_URL ? new SharedCounts(config.RATE_LIMIT_REDIS_URL) : undefined;
   const drop = store.served!;
-  logger.info(
-    { version: drop.manifest.version, dir: drop.dir, ms: Math.round(performance.now() - started) },
-    'data drop loaded',
-  );
+  logger.info({ version: drop.manifest.version, dir: drop.dir, ms: Math.round(performance.now() - started) }, 'data drop loaded');
 
   // A folder of this process's own unless one is configured, so two servers never share files.
   const exportFiles = new ExportFiles(

@@ -33,15 +33,21 @@ const CSV: Record<string, string> = {
     '3,2026,33000,2,1,false,initial,2,false',
     '4,2026,30000,2,2,false,initial,2,false',
   ].join('\n'),
-  resources: ['id,year,amount,category_id,organization_id,complementary,stage,source_id,derived', '1,2025,59800,3,,false,initial,1,false', '2,2026,63000,3,,false,initial,2,false'].join(
-    '\n',
-  ),
+  resources: [
+    'id,year,amount,category_id,organization_id,complementary,stage,source_id,derived',
+    '1,2025,59800,3,,false,initial,1,false',
+    '2,2026,63000,3,,false,initial,2,false',
+  ].join('\n'),
   debt_origins: ['id,parent_id,name', '1,,Dette intérieure'].join('\n'),
   debt: ['year,debt_origin_id,value', '2025,1,9000'].join('\n'),
   gdp: ['year,gdp', '2025,170000', '2026,180000'].join('\n'),
   outstanding_debt: ['year,outstanding_debt', '2025,140000'].join('\n'),
   deficit: ['year,value', '2025,5000'].join('\n'),
-  sources: ['id,title,url,publisher,published,quote', '1,Loi de finances 2025,,Ministère des Finances,2024-12-10,', '2,Loi de finances 2026,,Ministère des Finances,2025-12-10,'].join('\n'),
+  sources: [
+    'id,title,url,publisher,published,quote',
+    '1,Loi de finances 2025,,Ministère des Finances,2024-12-10,',
+    '2,Loi de finances 2026,,Ministère des Finances,2025-12-10,',
+  ].join('\n'),
   population: ['year,population', '2025,12100000', '2026,12200000'].join('\n'),
 };
 
@@ -144,19 +150,41 @@ describe('nothing half-done', () => {
 describe('carried over, never dropped by accident', () => {
   it('takes every drop.json field of --from that the command line does not give again, and refuses to lose a table unless --without says so', async () => {
     const prev = dir('from-prev');
-    const first = await cli('build', sources('from-src'), prev, '--version', 'v1', '--source', 'LF 2025', '--license', 'CC-BY-4.0', '--units', 'MDT,TND,1000000', '--description', 'Budget 2025');
+    const first = await cli(
+      'build',
+      sources('from-src'),
+      prev,
+      '--version',
+      'v1',
+      '--source',
+      'LF 2025',
+      '--license',
+      'CC-BY-4.0',
+      '--units',
+      'MDT,TND,1000000',
+      '--description',
+      'Budget 2025',
+    );
     expect(first.code).toBe(0);
 
     const lacking = sources('from-lacking', { population: null });
     const refused = await cli('build', lacking, dir('from-next'), '--from', prev, '--version', 'v2', '--license', 'CC0');
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain(`population.csv: not found, but the drop of --from ${prev} has population; add it, or say --without population to leave it out`);
+    expect(refused.stdout).toContain(
+      `population.csv: not found, but the drop of --from ${prev} has population; add it, or say --without population to leave it out`,
+    );
     expect(existsSync(dir('from-next'))).toBe(false);
 
     const next = await cli('build', lacking, dir('from-next'), '--from', prev, '--version', 'v2', '--license', 'CC0', '--without', 'population');
     expect(next.code).toBe(0);
     const manifest = manifestOf(dir('from-next'));
-    expect(manifest).toMatchObject({ version: 'v2', description: 'Budget 2025', source: 'LF 2025', license: 'CC0', units: { name: 'MDT', currency: 'TND', scale: 1000000 } });
+    expect(manifest).toMatchObject({
+      version: 'v2',
+      description: 'Budget 2025',
+      source: 'LF 2025',
+      license: 'CC0',
+      units: { name: 'MDT', currency: 'TND', scale: 1000000 },
+    });
     expect(Object.keys(manifest.files)).not.toContain('population.parquet');
   }, 120_000);
 });
@@ -187,7 +215,9 @@ describe('control totals', () => {
     writeFileSync(path.join(dir('control-out'), 'drop.json'), JSON.stringify(edited));
     const validated = await cli('validate', dir('control-out'));
     expect(validated.code).toBe(1);
-    expect(validated.stdout).toContain('drop.json: control_totals: total_resources of 2026 (stage initial) is 62900 in the law, but the lines add up to 63000 (difference +100)');
+    expect(validated.stdout).toContain(
+      'drop.json: control_totals: total_resources of 2026 (stage initial) is 62900 in the law, but the lines add up to 63000 (difference +100)',
+    );
   }, 120_000);
 });
 
@@ -259,7 +289,10 @@ describe('spreadsheets as they are exported', () => {
     const latin = dir('small-1252');
     mkdirSync(latin);
     for (const [table, text] of Object.entries(CSV)) {
-      const french = text.replace(/,/g, ';').replace(/;false/g, ';FAUX').replace(/;(\d+)(\d{3})(?=;|$)/gm, ';$1\u00a0$2');
+      const french = text
+        .replace(/,/g, ';')
+        .replace(/;false/g, ';FAUX')
+        .replace(/;(\d+)(\d{3})(?=;|$)/gm, ';$1\u00a0$2');
       writeFileSync(path.join(latin, `${table}.csv`), windows1252(`${french}\n`));
     }
     const built = await cli('build', latin, dir('small-1252-out'), ...FIXED_SMALL, '--locale', 'fr', '--encoding', 'windows-1252');
@@ -292,15 +325,25 @@ describe('spreadsheets as they are exported', () => {
     expect(template.stdout).toMatch(/^wrote .*template\.xlsx: 14 sheets \(organizations, categories, expenses, .*, control_totals, notes\)\n$/);
     // Its one example row per sheet is read as a drop would be: the rules speak of its sheets and lines.
     const fromTemplate = await cli('build', dir('template.xlsx'), dir('template-out'), '--version', 'template');
-    expect(fromTemplate.stdout).toContain('resources (sheet of template.xlsx): category_id must refer to an existing categories.id:\n    line 2: {"id":1,"year":2026');
+    expect(fromTemplate.stdout).toContain(
+      'resources (sheet of template.xlsx): category_id must refer to an existing categories.id:\n    line 2: {"id":1,"year":2026',
+    );
   }, 180_000);
 });
 
 describe('errors in the analyst’s terms', () => {
   it('names the file, the spreadsheet line, the column, the value and what was expected, never an engine’s message', async () => {
     const cases: [string, Record<string, string | null>, RegExp][] = [
-      ['an unquoted decimal comma', { gdp: 'year,gdp\n2025,170000\n2026,13700,5' }, /^gdp\.csv, line 3: 3 fields, expected 2 \(the header's columns\); a value holding a comma must be in "quotes"/m],
-      ['FAUX without --locale fr', { expenses: CSV.expenses!.replace('\n3,2026,33000,2,1,false,', '\n3,2026,33000,2,1,FAUX,') }, /^expenses\.csv, line 4, column complementary: "FAUX" is not true or false \(also 1 or 0; with --locale fr, VRAI or FAUX\)$/m],
+      [
+        'an unquoted decimal comma',
+        { gdp: 'year,gdp\n2025,170000\n2026,13700,5' },
+        /^gdp\.csv, line 3: 3 fields, expected 2 \(the header's columns\); a value holding a comma must be in "quotes"/m,
+      ],
+      [
+        'FAUX without --locale fr',
+        { expenses: CSV.expenses!.replace('\n3,2026,33000,2,1,false,', '\n3,2026,33000,2,1,FAUX,') },
+        /^expenses\.csv, line 4, column complementary: "FAUX" is not true or false \(also 1 or 0; with --locale fr, VRAI or FAUX\)$/m,
+      ],
     ];
     for (const [, change, message] of cases) {
       const run = await cli('build', sources(`errors-${Object.keys(change)[0]}`, change), dir('errors-out'));
@@ -330,7 +373,10 @@ describe('errors in the analyst’s terms', () => {
 describe('paths from where the analyst stands', () => {
   it('resolves relative paths from the directory the command was started in, under npm run data -- too', async () => {
     const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn('npm', ['run', '--silent', 'data', '--', 'validate', '.'], { cwd: path.join(ROOT, 'data'), env: { PATH: process.env.PATH } });
+      const child = spawn('npm', ['run', '--silent', 'data', '--', 'validate', '.'], {
+        cwd: path.join(ROOT, 'data'),
+        env: { PATH: process.env.PATH },
+      });
       let stdout = '';
       child.stdout.on('data', (chunk) => (stdout += chunk));
       child.on('close', (code) => resolve({ code, stdout }));
@@ -346,7 +392,9 @@ describe('what changed, ready for a release note', () => {
 
   it('lists every added line with its year, amount, category, organization, stage and source, and the totals by year and stage, in Markdown and JSON', async () => {
     const old = dir('diff-2025');
-    expect((await cli('build', sources('diff-2025-src', { expenses: LINES_2025, resources: RESOURCES_2025 }), old, '--version', 'LF 2025')).code).toBe(0);
+    expect(
+      (await cli('build', sources('diff-2025-src', { expenses: LINES_2025, resources: RESOURCES_2025 }), old, '--version', 'LF 2025')).code,
+    ).toBe(0);
     const next = dir('diff-2026');
     expect((await cli('build', sources('diff-2026-src'), next, '--version', 'LF 2026', '--from', old)).code).toBe(0);
 
@@ -354,14 +402,25 @@ describe('what changed, ready for a release note', () => {
     expect(markdown.code).toBe(1);
     expect(markdown.stdout).toContain('## Changes from "LF 2025" to "LF 2026"');
     expect(markdown.stdout).toContain('| expenses | 2 | 4 | 2 | 0 | 0 |');
-    expect(markdown.stdout).toContain('| added | expenses | 3 | 2026 | — | 33,000 | Rémunérations | Ministère des Finances | initial | Loi de finances 2026 |');
+    expect(markdown.stdout).toContain(
+      '| added | expenses | 3 | 2026 | — | 33,000 | Rémunérations | Ministère des Finances | initial | Loi de finances 2026 |',
+    );
     expect(markdown.stdout).toContain('| added | resources | 2 | 2026 | — | 63,000 | Recettes fiscales | — | initial | Loi de finances 2026 |');
     expect(markdown.stdout).toContain('| 2026 | initial | — | 63,000 | +63,000 | — | 63,000 | +63,000 |');
 
     const json = await cli('diff', old, next, '--format', 'json');
     const parsed = JSON.parse(json.stdout);
     expect(parsed.lines).toHaveLength(3);
-    expect(parsed.totals_by_stage).toContainEqual({ year: 2026, stage: 'amended', expenses_before: null, expenses_after: 63000, expenses_change: 63000, resources_before: null, resources_after: 63000, resources_change: 63000 });
+    expect(parsed.totals_by_stage).toContainEqual({
+      year: 2026,
+      stage: 'amended',
+      expenses_before: null,
+      expenses_after: 63000,
+      expenses_change: 63000,
+      resources_before: null,
+      resources_after: 63000,
+      resources_change: 63000,
+    });
   }, 120_000);
 });
 
@@ -387,7 +446,10 @@ describe('every answer-changing field is part of the drop’s identity, and corr
       const before = (await first.json()) as { total_expenses: number }[];
 
       // The same CSV files, a unit a thousand times smaller: every per-capita figure changes.
-      expect((await cli('build', src, served, '--version', 'v2', '--from', served, '--units', 'kTND,TND,1000', '--created-at', '2026-01-02T00:00:00Z')).code).toBe(0);
+      expect(
+        (await cli('build', src, served, '--version', 'v2', '--from', served, '--units', 'kTND,TND,1000', '--created-at', '2026-01-02T00:00:00Z'))
+          .code,
+      ).toBe(0);
       const swapped = await eventually(meta, (m) => m.version === 'v2');
       await reloader.pendingChange;
       expect((await meta()).changes.drop_json).toEqual([
@@ -401,7 +463,9 @@ describe('every answer-changing field is part of the drop’s identity, and corr
 
       const diffed = await cli('diff', kept, served);
       expect(diffed.code).toBe(1);
-      expect(diffed.stdout).toContain('drop.json:\n  units: {"name":"MDT","currency":"TND","scale":1000000} → {"name":"kTND","currency":"TND","scale":1000}\n');
+      expect(diffed.stdout).toContain(
+        'drop.json:\n  units: {"name":"MDT","currency":"TND","scale":1000000} → {"name":"kTND","currency":"TND","scale":1000}\n',
+      );
 
       // A correction of the 2025 deficit, with its reason.
       const corrected = sources('identity-corrected', {

@@ -17,7 +17,6 @@ import { listening, start } from './helpers/server.js';
 const root = mkdtempSync(path.join(tmpdir(), 'budget-keys-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('budget-data keys add', () => {
@@ -71,12 +70,20 @@ describe('with API_KEYS_FILE and RATE_LIMIT=5', () => {
   });
 
   it('answers an unknown key with a 401 problem, not the anonymous limit', async () => {
-    const res = await request(t.app).get('/budget/api/totals/').set('X-API-Key', `bdk_${'A'.repeat(43)}`);
+    const res = await request(t.app)
+      .get('/budget/api/totals/')
+      .set('X-API-Key', `bdk_${'A'.repeat(43)}`);
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.headers['www-authenticate']).toBe('ApiKey header="X-API-Key"');
     expect(res.headers['access-control-allow-origin']).toBe('*');
-    expect(res.body).toEqual({ type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'X-API-Key is not a known key', code: 'unauthorized' });
+    expect(res.body).toEqual({
+      type: 'about:blank',
+      title: 'Unauthorized',
+      status: 401,
+      detail: 'X-API-Key is not a known key',
+      code: 'unauthorized',
+    });
   });
 
   it('answers a malformed key with a 401 problem', async () => {
@@ -91,7 +98,7 @@ describe('with API_KEYS_FILE and RATE_LIMIT=5', () => {
 });
 
 describe('guessing keys', () => {
-  it('counts each unknown or malformed key against the client\'s address, then answers 429', async () => {
+  it("counts each unknown or malformed key against the client's address, then answers 429", async () => {
     const file = path.join(root, 'guess-keys.json');
     await cli('keys', 'add', 'real', '--limit', '100', '--file', file);
     const g = await appServing(await writeDrop(small), { RATE_LIMIT: '3', API_KEYS_FILE: file });

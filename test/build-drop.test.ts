@@ -36,7 +36,15 @@ const CSV: Record<string, string> = {
 /** The tables every drop has (sources, population and cpi are optional, and have no CSV here). */
 const REQUIRED = TABLES.filter((table) => !table.optional);
 const ROWS: Record<string, number> = {
-  organizations: 2, categories: 3, expenses: 3, resources: 2, debt_origins: 3, debt: 2, gdp: 2, outstanding_debt: 1, deficit: 1,
+  organizations: 2,
+  categories: 3,
+  expenses: 3,
+  resources: 2,
+  debt_origins: 3,
+  debt: 2,
+  gdp: 2,
+  outstanding_debt: 1,
+  deficit: 1,
 };
 
 const dirs: string[] = [];
@@ -94,7 +102,10 @@ describe('buildDrop', () => {
       // The CSV's columns: the required ones and, on lines, complementary.
       const columns = table.columns.filter((c) => CSV[table.name]!.split('\n')[0]!.split(',').includes(c.name));
       const expected = columns.map((c) => [c.name, c.kind === 'numeric' ? 'DECIMAL(18,3)' : c.sqlType]);
-      expect(described.map((d) => [d.column_name, d.column_type]), table.name).toEqual(expected);
+      expect(
+        described.map((d) => [d.column_name, d.column_type]),
+        table.name,
+      ).toEqual(expected);
     }
   });
 
@@ -142,13 +153,37 @@ describe('buildDrop', () => {
 
   it.each([
     ['a missing file', { gdp: null }, /^gdp\.csv: not found \(every drop has gdp\)$/],
-    ['columns in another order', { deficit: 'value,year\n9792,2021' }, /^deficit\.csv, line 1 \(the header\): header is "value,year", expected "year,value"/],
-    ['a row with an extra field', { debt: 'year,debt_origin_id,value\n2021,1,40100,7' }, /^debt\.csv, line 2: 4 fields, expected 3 \(the header's columns\)/],
-    ['an empty required field', { categories: 'id,name,type,parent_id\n1,,expense,' }, /^categories\.csv, line 2, column name: is empty; expected a text$/],
+    [
+      'columns in another order',
+      { deficit: 'value,year\n9792,2021' },
+      /^deficit\.csv, line 1 \(the header\): header is "value,year", expected "year,value"/,
+    ],
+    [
+      'a row with an extra field',
+      { debt: 'year,debt_origin_id,value\n2021,1,40100,7' },
+      /^debt\.csv, line 2: 4 fields, expected 3 \(the header's columns\)/,
+    ],
+    [
+      'an empty required field',
+      { categories: 'id,name,type,parent_id\n1,,expense,' },
+      /^categories\.csv, line 2, column name: is empty; expected a text$/,
+    ],
     ['a fourth decimal', { gdp: 'year,gdp\n2021,1.2345' }, /^gdp\.csv, line 2, column gdp: "1\.2345" has more than 3 decimals$/],
-    ['a fraction in an integer column', { outstanding_debt: 'year,outstanding_debt\n2021.5,107800' }, /^outstanding_debt\.csv, line 2, column year: "2021\.5" is not a year such as 2026$/],
-    ['a year out of range', { deficit: 'year,value\n99999999999,1' }, /^deficit\.csv, line 2, column year: "99999999999" is not a year from 1 to 9999$/],
-    ['a flag that is not true or false', { expenses: 'id,year,amount,category_id,organization_id,complementary\n1,2022,1,2,1,FAUX' }, /^expenses\.csv, line 2, column complementary: "FAUX" is not true or false/],
+    [
+      'a fraction in an integer column',
+      { outstanding_debt: 'year,outstanding_debt\n2021.5,107800' },
+      /^outstanding_debt\.csv, line 2, column year: "2021\.5" is not a year such as 2026$/,
+    ],
+    [
+      'a year out of range',
+      { deficit: 'year,value\n99999999999,1' },
+      /^deficit\.csv, line 2, column year: "99999999999" is not a year from 1 to 9999$/,
+    ],
+    [
+      'a flag that is not true or false',
+      { expenses: 'id,year,amount,category_id,organization_id,complementary\n1,2022,1,2,1,FAUX' },
+      /^expenses\.csv, line 2, column complementary: "FAUX" is not true or false/,
+    ],
   ])('rejects %s, naming the CSV', async (_, change, message) => {
     const out = tempDir("build-out-o'quote-");
     await expect(buildDrop(sources(change), out, OPTS)).rejects.toThrow(message);
@@ -164,7 +199,11 @@ describe('buildDrop with stages and sources', () => {
       '2,2022,-201.5,2,2,amendment,2,false',
       '3,2022,46000.25,2,1,outturn,,true',
     ].join('\n'),
-    resources: ['id,year,amount,category_id,organization_id,complementary,stage', '1,2022,35091,3,,false,initial', '2,2022,949,3,1,true,amendment'].join('\n'),
+    resources: [
+      'id,year,amount,category_id,organization_id,complementary,stage',
+      '1,2022,35091,3,,false,initial',
+      '2,2022,949,3,1,true,amendment',
+    ].join('\n'),
     deficit: ['year,value,stage,source_id', '2021,9792,initial,1', '2021,9800.5,outturn,2'].join('\n'),
     sources: [
       'id,title,url,publisher,published,quote',
@@ -213,6 +252,8 @@ describe('buildDrop with stages and sources', () => {
 
   it('rejects lines with neither a stage nor a complementary column', async () => {
     const bad = sources({ resources: 'id,year,amount,category_id,organization_id\n1,2022,35091,3,' });
-    await expect(buildDrop(bad, tempDir("build-out-o'quote-"), OPTS)).rejects.toThrow(/resources\.csv, line 1 \(the header\): header must have a stage or a complementary column/);
+    await expect(buildDrop(bad, tempDir("build-out-o'quote-"), OPTS)).rejects.toThrow(
+      /resources\.csv, line 1 \(the header\): header must have a stage or a complementary column/,
+    );
   });
 });

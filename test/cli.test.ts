@@ -15,19 +15,33 @@ const root = mkdtempSync(path.join(tmpdir(), 'budget-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const dir = (name: string) => path.join(root, name);
 
-
-
 describe('budget-data build and validate', () => {
   it('builds a drop from CSV files that then validates, with progress on stderr', async () => {
-    const built = await cli('build', path.join(ROOT, 'data', 'sources'), dir('built'), '--version', 'v1', '--description', 'the sample', '--license', 'CC0');
+    const built = await cli(
+      'build',
+      path.join(ROOT, 'data', 'sources'),
+      dir('built'),
+      '--version',
+      'v1',
+      '--description',
+      'the sample',
+      '--license',
+      'CC0',
+    );
     expect(built).toMatchObject({ code: 0 });
     expect(built.stdout).toMatch(/^built "v1" in .*built in [\d.]+ s: organizations 34, categories 39, expenses 219, resources 86,/);
     expect(built.stderr).toMatch(/^expenses\.parquet +219 rows in [\d.]+ s, [\d,]+ rows\/s$/m);
-    expect(JSON.parse(readFileSync(path.join(dir('built'), 'drop.json'), 'utf8'))).toMatchObject({ version: 'v1', description: 'the sample', license: 'CC0' });
+    expect(JSON.parse(readFileSync(path.join(dir('built'), 'drop.json'), 'utf8'))).toMatchObject({
+      version: 'v1',
+      description: 'the sample',
+      license: 'CC0',
+    });
 
     const validated = await cli('validate', dir('built'));
     expect(validated).toMatchObject({ code: 0, stderr: '' });
-    expect(validated.stdout).toMatch(/^valid: "v1" in .*; organizations 34, categories 39, expenses 219, .*; years 2010–2025; fingerprint [0-9a-f]{64} \([\d.]+ s\)\n(warning: .*\n)*$/);
+    expect(validated.stdout).toMatch(
+      /^valid: "v1" in .*; organizations 34, categories 39, expenses 219, .*; years 2010–2025; fingerprint [0-9a-f]{64} \([\d.]+ s\)\n(warning: .*\n)*$/,
+    );
   });
 
   it('reports every broken rule of an invalid drop, with counts and example rows, and exits 1', async () => {
@@ -52,7 +66,7 @@ describe('budget-data build and validate', () => {
     ]);
   });
 
-  it('prints a drop\'s version with its control characters escaped, so that it cannot drive the terminal', async () => {
+  it("prints a drop's version with its control characters escaped, so that it cannot drive the terminal", async () => {
     // OSC 0 sets the terminal's title; CSI 31 m turns the text red; 0x9b is a one-byte CSI.
     const version = 'v1\x1b]0;owned\x07\x1b[31m\u009b2J\u202e';
     const drop = await writeDrop(small, { version });
@@ -69,7 +83,10 @@ describe('budget-data build and validate', () => {
   it('says which file is wrong when a drop cannot be read at all', async () => {
     const drop = await writeDrop(small);
     writeFileSync(path.join(drop, 'drop.json'), 'not json');
-    expect(await cli('validate', drop)).toMatchObject({ code: 1, stdout: `invalid: 1 problem in ${drop}\ndrop.json: must be valid JSON: line 1, column 1: drop.json is one JSON object, starting with {\n` });
+    expect(await cli('validate', drop)).toMatchObject({
+      code: 1,
+      stdout: `invalid: 1 problem in ${drop}\ndrop.json: must be valid JSON: line 1, column 1: drop.json is one JSON object, starting with {\n`,
+    });
   });
 
   it('stops a build on a bad number, naming the CSV file, the row and the value, and exits 1', async () => {
@@ -92,7 +109,9 @@ describe('budget-data synth', () => {
     const out = dir('synth');
     const made = await cli('synth', out, '--scale', '2', '--seed', '7');
     expect(made.code).toBe(0);
-    expect(made.stdout).toMatch(/^wrote "synthetic-132-lines-seed-7" in .*: organizations 300, categories \d+, expenses 132, resources 134, debt_origins 10, debt 208, gdp 26, outstanding_debt 26, deficit 26, population 26, cpi 26\n$/);
+    expect(made.stdout).toMatch(
+      /^wrote "synthetic-132-lines-seed-7" in .*: organizations 300, categories \d+, expenses 132, resources 134, debt_origins 10, debt 208, gdp 26, outstanding_debt 26, deficit 26, population 26, cpi 26\n$/,
+    );
     expect(await cli('validate', out)).toMatchObject({ code: 0 });
 
     const t = await appServing(out);
@@ -160,6 +179,9 @@ describe('budget-data usage', () => {
   it('exits 2 with a clear line on a bad command line', async () => {
     expect(await cli('synth', dir('x'))).toMatchObject({ code: 2, stderr: expect.stringContaining('synth takes one of --scale N or --lines L') });
     expect(await cli('validate')).toMatchObject({ code: 2, stderr: expect.stringContaining('validate takes DIR, got nothing') });
-    expect(await cli('upload')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "upload"; the commands are build, template, validate, synth, publish, keys') });
+    expect(await cli('upload')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown command "upload"; the commands are build, template, validate, synth, publish, keys'),
+    });
   });
 });

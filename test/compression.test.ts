@@ -133,7 +133,9 @@ describe('compressed answers', () => {
     const res = await get('/budget/api/totals/?year=2023', { 'Accept-Encoding': 'gzip, br' });
     expect(res.headers['content-encoding']).toBeUndefined();
     expect(res.headers.vary).toBe('Accept, Accept-Encoding');
-    expect(res.body.toString('utf8')).toBe('[{"year":2023,"total_expenses":350.35,"total_resources":1600.499,"balance":1250.149,"stage":"amended","source_ids":[],"derived":false}]');
+    expect(res.body.toString('utf8')).toBe(
+      '[{"year":2023,"total_expenses":350.35,"total_resources":1600.499,"balance":1250.149,"stage":"amended","source_ids":[],"derived":false}]',
+    );
   });
 
   it('compresses the OpenAPI document, which is not a data answer, varying by Accept-Encoding only', async () => {

@@ -11,15 +11,15 @@ import { small } from './fixtures/small.js';
 import { cli } from './helpers/cli.js';
 import { writeDrop, type DropData } from './helpers/drop.js';
 
-
-
 /**
  * The new drop: organization 3 renamed; expense 4 raised from 300 to 350, expense 6 (2024, 0.2)
  * removed, expense 7 (2025, 10) added; the 2024 deficit from 1 to 2. Everything else as before.
  */
 const changed: DropData = {
   ...small,
-  organizations: small.organizations!.map((o) => ((o as { id: number }).id === 3 ? { ...(o as object), name: 'Agence renommée' } : o)) as DropData['organizations'],
+  organizations: small.organizations!.map((o) =>
+    (o as { id: number }).id === 3 ? { ...(o as object), name: 'Agence renommée' } : o,
+  ) as DropData['organizations'],
   expenses: [
     ...(small.expenses as { id: number; amount: number }[]).filter((e) => e.id !== 6).map((e) => (e.id === 4 ? { ...e, amount: 350 } : e)),
     { id: 7, year: 2025, amount: 10, category_id: 20, organization_id: 2, complementary: false },
@@ -122,7 +122,10 @@ describe('budget-data diff', () => {
     it('counts no change when lines only gain the stage their complementary flag implies', async () => {
       const staged = await writeDrop({
         ...small,
-        expenses: (small.expenses as { complementary: boolean }[]).map((e) => ({ ...e, stage: e.complementary ? 'amendment' : 'initial' })) as DropData['expenses'],
+        expenses: (small.expenses as { complementary: boolean }[]).map((e) => ({
+          ...e,
+          stage: e.complementary ? 'amendment' : 'initial',
+        })) as DropData['expenses'],
       });
       const { code, stdout } = await cli('diff', before, staged, '--json');
       expect(code).toBe(0);
@@ -151,7 +154,16 @@ describe('budget-data diff', () => {
         added: 2,
         removed: 2,
         changed: 0,
-        examples: { added: [{ year: 2022, stage: 'initial' }, { year: 2024, stage: 'initial' }], removed: [{ year: 2022, stage: null }, { year: 2024, stage: null }] },
+        examples: {
+          added: [
+            { year: 2022, stage: 'initial' },
+            { year: 2024, stage: 'initial' },
+          ],
+          removed: [
+            { year: 2022, stage: null },
+            { year: 2024, stage: null },
+          ],
+        },
       });
       expect(diff.tables.find((t: { table: string }) => t.table === 'expenses')).toMatchObject({ added: 1, removed: 0, changed: 0 });
       expect(diff.totals.map((t: { moved: boolean }) => t.moved)).toEqual([false, false]);
@@ -170,7 +182,9 @@ describe('budget-data diff', () => {
     it('when a directory holds no drop', async () => {
       const { code, stdout, stderr } = await cli('diff', before, path.join(before, 'nowhere'));
       expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-      expect(stderr).toBe(`budget-data: diff failed: ${path.join(before, 'nowhere')}: no drop.json (a drop is a directory of Parquet files and its drop.json)\n`);
+      expect(stderr).toBe(
+        `budget-data: diff failed: ${path.join(before, 'nowhere')}: no drop.json (a drop is a directory of Parquet files and its drop.json)\n`,
+      );
     });
 
     it('when a URL answers 404', async () => {

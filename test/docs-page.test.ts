@@ -25,7 +25,11 @@ if (!hasBrowser) {
 let t: TestApp;
 beforeAll(async () => {
   // The data's licence and units, which the page shows apart from the software's licence.
-  t = await appFor(small, {}, { manifest: (m) => Object.assign(m, { license: 'CC-BY-4.0', units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } }) });
+  t = await appFor(
+    small,
+    {},
+    { manifest: (m) => Object.assign(m, { license: 'CC-BY-4.0', units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } }) },
+  );
 });
 afterAll(() => t.close());
 
@@ -140,8 +144,15 @@ describe.skipIf(!hasBrowser)('the docs page in a real browser', () => {
     const none = { total_expenses: null, total_resources: null, balance: null };
     expect(JSON.parse(body!)).toEqual([
       {
-        year: 2023, total_expenses: 350.35, total_resources: 1600.499, balance: 1250.149,
-        stage: 'amended', source_ids: [], derived: false, change: none, change_pct: none,
+        year: 2023,
+        total_expenses: 350.35,
+        total_resources: 1600.499,
+        balance: 1250.149,
+        stage: 'amended',
+        source_ids: [],
+        derived: false,
+        change: none,
+        change_pct: none,
       },
     ]);
     await operation.locator('.live-responses-table').scrollIntoViewIfNeeded();

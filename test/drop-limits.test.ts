@@ -50,20 +50,33 @@ describe('a drop past the size limits', () => {
 
   it('is rejected when a text value is longer than 10,000 characters, naming the row', async () => {
     const long = 'x'.repeat(10_001);
-    const dir = await writeDrop({ ...small, organizations: [...(small.organizations as Record<string, unknown>[]), { id: 9, name: long, code: 'LONG' }] });
+    const dir = await writeDrop({
+      ...small,
+      organizations: [...(small.organizations as Record<string, unknown>[]), { id: 9, name: long, code: 'LONG' }],
+    });
     const problems = await problemsOf(loadDrop(dir));
     expect(problems).toEqual([
-      expect.objectContaining({ file: 'organizations.parquet', rule: 'name must be at most 10,000 characters', examples: [{ id: 9, length: 10_001 }] }),
+      expect.objectContaining({
+        file: 'organizations.parquet',
+        rule: 'name must be at most 10,000 characters',
+        examples: [{ id: 9, length: 10_001 }],
+      }),
     ]);
   });
 
   it('is rejected from its Parquet metadata, before its data is read, when a text column is too big for one row group', async () => {
-    const organizations = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, name: `Organisation numéro ${i + 1} ${'y'.repeat(40)}`, code: `C${i + 1}` }));
+    const organizations = Array.from({ length: 200 }, (_, i) => ({
+      id: i + 1,
+      name: `Organisation numéro ${i + 1} ${'y'.repeat(40)}`,
+      code: `C${i + 1}`,
+    }));
     const dir = await writeDrop({ ...small, organizations });
     const problems = await problemsOf(loadDrop(dir, { limits: { maxTextChunkBytes: 4096 } }));
     expect(problems).toHaveLength(1);
     expect(problems[0]!.file).toBe('organizations.parquet');
-    expect(problems[0]!.rule).toMatch(/^a text column must hold at most 0 MB per row group \(name holds \d+ MB\); text values must be at most 10,000 characters$/);
+    expect(problems[0]!.rule).toMatch(
+      /^a text column must hold at most 0 MB per row group \(name holds \d+ MB\); text values must be at most 10,000 characters$/,
+    );
   });
 
   it('is rejected from the row counts drop.json states, before any file is read', async () => {

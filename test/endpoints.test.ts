@@ -44,9 +44,7 @@ describe('GET /budget/api/totals/', () => {
     ]);
   });
   it('keeps one year with year=2024, and answers an empty list for a year without data', async () => {
-    expect(await get('/budget/api/totals/?year=2024')).toEqual([
-      { year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 },
-    ]);
+    expect(await get('/budget/api/totals/?year=2024')).toEqual([{ year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 }]);
     expect(await get('/budget/api/totals/?year=1999')).toEqual([]);
   });
 });
@@ -121,14 +119,26 @@ describe('GET /budget/api/expenses/', () => {
       expect(body.count).toBe(3);
       expect(body.results).toEqual([
         {
-          id: 10, name: 'Dépenses de gestion', year: 2023, amount: 350.35,
+          id: 10,
+          name: 'Dépenses de gestion',
+          year: 2023,
+          amount: 350.35,
           children: [
-            { id: 11, name: 'Rémunérations', year: 2023, amount: 300.3, children: [{ id: 13, name: 'Primes', year: 2023, amount: 200.2, children: [] }] },
+            {
+              id: 11,
+              name: 'Rémunérations',
+              year: 2023,
+              amount: 300.3,
+              children: [{ id: 13, name: 'Primes', year: 2023, amount: 200.2, children: [] }],
+            },
             { id: 12, name: 'Fonctionnement', year: 2023, amount: 50.05, children: [] },
           ],
         },
         {
-          id: 10, name: 'Dépenses de gestion', year: 2024, amount: 0.3,
+          id: 10,
+          name: 'Dépenses de gestion',
+          year: 2024,
+          amount: 0.3,
           children: [{ id: 11, name: 'Rémunérations', year: 2024, amount: 0.3, children: [] }],
         },
         { id: 20, name: 'Investissement', year: 2024, amount: 300, children: [] },
@@ -137,7 +147,13 @@ describe('GET /budget/api/expenses/', () => {
     it('keeps only nodes with lines of the organization under them', async () => {
       const body = await get('/budget/api/expenses/?hierarchy=1&organization=2');
       expect(body.results).toEqual([
-        { id: 10, name: 'Dépenses de gestion', year: 2023, amount: 50.05, children: [{ id: 12, name: 'Fonctionnement', year: 2023, amount: 50.05, children: [] }] },
+        {
+          id: 10,
+          name: 'Dépenses de gestion',
+          year: 2023,
+          amount: 50.05,
+          children: [{ id: 12, name: 'Fonctionnement', year: 2023, amount: 50.05, children: [] }],
+        },
         { id: 20, name: 'Investissement', year: 2024, amount: 300, children: [] },
       ]);
     });
@@ -163,7 +179,11 @@ describe('ids past 2^53', () => {
       categories: [...small.categories!, { id: BIG_CATEGORY, name: 'Catégorie lointaine', type: 'expense', parent_id: 20 }],
       expenses: [{ id: 7, year: 2024, amount: 1.5, category_id: BIG_CATEGORY, organization_id: BIG_ORGANIZATION, complementary: false }],
       resources: [{ id: 9, year: 2024, amount: 2.5, category_id: 31, organization_id: BIG_ORGANIZATION, complementary: false }],
-      debt_origins: [...small.debt_origins!, { id: BIG_ORIGIN, parent_id: 2, name: 'Lointaine' }, { id: 5, parent_id: BIG_ORIGIN, name: 'Sous-lointaine' }],
+      debt_origins: [
+        ...small.debt_origins!,
+        { id: BIG_ORIGIN, parent_id: 2, name: 'Lointaine' },
+        { id: 5, parent_id: BIG_ORIGIN, name: 'Sous-lointaine' },
+      ],
       debt: [...small.debt!, { year: 2023, debt_origin_id: 5, value: 7 }],
     });
   });
@@ -183,9 +203,15 @@ describe('ids past 2^53', () => {
     for (const url of ['/budget/api/expenses/', '/budget/api/expenses/?year=2024', '/budget/api/expenses/?organization=9007199254740995']) {
       expect(await text(url), url).toContain(`"results":[${LINE}]`);
     }
-    expect(await text('/budget/api/resources/')).toContain('"results":[{"id":9,"year":2024,"amount":2.5,"source":"Impôts directs","stage":"initial","source_id":null,"derived":false}]');
-    expect(await text('/budget/api/budget-categories/?year=2024&type=expense')).toContain('{"id":9007199254740993,"category":"Catégorie lointaine","type":"expense","parent_id":20,');
-    expect(await text('/budget/api/organization/?offset=3')).toContain('"results":[{"id":9007199254740995,"name":"Office lointain","code":"FAR","budget":[{"year":2024,"expenses":1.5,"resources":2.5}]}]');
+    expect(await text('/budget/api/resources/')).toContain(
+      '"results":[{"id":9,"year":2024,"amount":2.5,"source":"Impôts directs","stage":"initial","source_id":null,"derived":false}]',
+    );
+    expect(await text('/budget/api/budget-categories/?year=2024&type=expense')).toContain(
+      '{"id":9007199254740993,"category":"Catégorie lointaine","type":"expense","parent_id":20,',
+    );
+    expect(await text('/budget/api/organization/?offset=3')).toContain(
+      '"results":[{"id":9007199254740995,"name":"Office lointain","code":"FAR","budget":[{"year":2024,"expenses":1.5,"resources":2.5}]}]',
+    );
     const trees = await text('/budget/api/expenses/?hierarchy=true&year=2024');
     expect(JSON.parse(trees).results[0]).toMatchObject({ id: 20, year: 2024 });
     expect(trees).toContain('"children":[{"id":9007199254740993,"name":"Catégorie lointaine","year":2024,"amount":1.5,"children":[]}]');
@@ -210,9 +236,16 @@ describe('ids past 2^53', () => {
     const { rows } = await getParquet(big.app, '/budget/api/expenses/?format=parquet');
     expect(rows).toEqual([
       {
-        id: 7n, year: 2024, amount: 1.5, category: 'Catégorie lointaine',
-        organization_id: BIG_ORGANIZATION, organization_name: 'Office lointain', organization_code: 'FAR',
-        stage: 'initial', source_id: null, derived: false,
+        id: 7n,
+        year: 2024,
+        amount: 1.5,
+        category: 'Catégorie lointaine',
+        organization_id: BIG_ORGANIZATION,
+        organization_name: 'Office lointain',
+        organization_code: 'FAR',
+        stage: 'initial',
+        source_id: null,
+        derived: false,
       },
     ]);
   });
@@ -237,7 +270,10 @@ describe('GET /budget/api/resources/', () => {
     expect(body.count).toBe(2);
     expect(body.results).toEqual([
       {
-        id: 30, name: 'Recettes fiscales', year: 2023, amount: 1500.5,
+        id: 30,
+        name: 'Recettes fiscales',
+        year: 2023,
+        amount: 1500.5,
         children: [
           { id: 31, name: 'Impôts directs', year: 2023, amount: 1000, children: [] },
           { id: 32, name: 'Impôts indirects', year: 2023, amount: 500.5, children: [] },
@@ -255,8 +291,20 @@ describe('GET /budget/api/organization/', () => {
       next: null,
       previous: null,
       results: [
-        { ...EDU, budget: [{ year: 2023, expenses: 300.3, resources: 500.5 }, { year: 2024, expenses: 0.3, resources: 0 }] },
-        { ...SAN, budget: [{ year: 2023, expenses: 50.05, resources: 0 }, { year: 2024, expenses: 300, resources: 800 }] },
+        {
+          ...EDU,
+          budget: [
+            { year: 2023, expenses: 300.3, resources: 500.5 },
+            { year: 2024, expenses: 0.3, resources: 0 },
+          ],
+        },
+        {
+          ...SAN,
+          budget: [
+            { year: 2023, expenses: 50.05, resources: 0 },
+            { year: 2024, expenses: 300, resources: 800 },
+          ],
+        },
         { id: 3, name: 'Agence sans crédits', code: 'NONE', budget: [] },
       ],
     });
@@ -275,7 +323,15 @@ describe('GET /budget/api/organization/', () => {
   it('pages over organizations, not over their years', async () => {
     const body = await get('/budget/api/organization/?limit=1&offset=1');
     expect(body.count).toBe(3);
-    expect(body.results).toEqual([{ ...SAN, budget: [{ year: 2023, expenses: 50.05, resources: 0 }, { year: 2024, expenses: 300, resources: 800 }] }]);
+    expect(body.results).toEqual([
+      {
+        ...SAN,
+        budget: [
+          { year: 2023, expenses: 50.05, resources: 0 },
+          { year: 2024, expenses: 300, resources: 800 },
+        ],
+      },
+    ]);
   });
   it('shows budgets of hundreds of billions to the thousandth, with and without year', async () => {
     const big = await appFor({

@@ -87,7 +87,9 @@ function drawnCanvases(page: Page): Promise<number[]> {
 const text = (page: Page, selector: string) => page.locator(selector).first().textContent().then(plain);
 const query = (page: Page) => Object.fromEntries(new URL(page.url()).searchParams);
 const rows = (page: Page, figure: string) =>
-  page.$$eval(`#${figure} details.table tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((cell) => (cell.textContent ?? '').replace(/[\u00a0\u202f]/g, ' ').trim())));
+  page.$$eval(`#${figure} details.table tbody tr`, (trs) =>
+    trs.map((tr) => [...tr.children].map((cell) => (cell.textContent ?? '').replace(/[\u00a0\u202f]/g, ' ').trim())),
+  );
 
 /** Presses Tab until the focused element matches `selector` (keyboard only: no click, no focus()). */
 async function tabTo(page: Page, selector: string, { backwards = false, max = 40 } = {}): Promise<void> {
@@ -105,7 +107,16 @@ beforeAll(async () => {
   // playwright gives each launch a fresh temporary profile of its own.
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -141,7 +152,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(query(s.page)).toEqual({ view: 'overview', year: '2024', lang: 'en' });
     });
 
-    it('links every chart to its API URL and CSV, under the drop\'s version', async () => {
+    it("links every chart to its API URL and CSV, under the drop's version", async () => {
       const links = await s.page.$$eval('#financing .provenance a', (as) => as.map((a) => a.getAttribute('href')));
       expect(links).toEqual([
         '/budget/api/totals/',
@@ -285,7 +296,10 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(await s.page.locator('#stage').isVisible()).toBe(takes('stage'));
       if (takes('measure')) {
         // Real terms need a CPI series and per inhabitant a population, which this drop has not.
-        expect(await s.page.$$eval('#measure option', (options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(['nominal', 'pct_gdp']);
+        expect(await s.page.$$eval('#measure option', (options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual([
+          'nominal',
+          'pct_gdp',
+        ]);
         await s.page.selectOption('#measure', 'pct_gdp');
         await s.page.waitForURL(/measure=pct_gdp/);
         await ready(s.page);
@@ -328,7 +342,8 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
     /** A drawn chart's datasets: label, and the y of each year (null: no point, the line breaks). */
     const series = (figure: string) =>
       s.page.$eval(`#${figure} canvas`, (canvas) => {
-        const chart = (canvas as HTMLCanvasElement & { chart: { data: { datasets: { label: string; data: { x: number; y: number | null }[] }[] } } }).chart;
+        const chart = (canvas as HTMLCanvasElement & { chart: { data: { datasets: { label: string; data: { x: number; y: number | null }[] }[] } } })
+          .chart;
         return chart.data.datasets.map((d) => ({ label: d.label, points: Object.fromEntries(d.data.map((p) => [p.x, p.y])) }));
       });
 
@@ -342,19 +357,33 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         'In 2022, the initial finance law plans a deficit of 70 MDT (7% of GDP). A forecast: the drop has no outturn for this year yet.',
       );
       // The balance (290 - 300) is a small defined note under the financing, never a headline.
-      for (const lead of await s.page.locator('#view .headline, #view .summary, #view h2').allTextContents()) expect(lead).not.toMatch(/balance|solde/i);
+      for (const lead of await s.page.locator('#view .headline, #view .summary, #view h2').allTextContents())
+        expect(lead).not.toMatch(/balance|solde/i);
       expect(await text(s.page, '#financing .balance-note')).toBe(
         'Balance as totals/ computes it, 2022: -10 MDT. It is resources including borrowing minus expenses, so it is not the deficit.',
       );
       // The forecast's point is hollow, its table row says so, and a note says what hollow means.
       const hollow = await s.page.$eval('#deficit canvas', (canvas) => {
-        const chart = (canvas as HTMLCanvasElement & { chart: { getDatasetMeta(i: number): { data: { options: { backgroundColor: string } }[] }; data: { datasets: { label: string; data: { x: number; y: number | null }[] }[] } } }).chart;
+        const chart = (
+          canvas as HTMLCanvasElement & {
+            chart: {
+              getDatasetMeta(i: number): { data: { options: { backgroundColor: string } }[] };
+              data: { datasets: { label: string; data: { x: number; y: number | null }[] }[] };
+            };
+          }
+        ).chart;
         const i = chart.data.datasets.findIndex((d) => d.data.some((p) => p.x === 2022 && p.y !== null));
         const j = chart.data.datasets[i]!.data.findIndex((p) => p.x === 2022);
         return chart.getDatasetMeta(i).data[j]!.options.backgroundColor;
       });
       expect(hollow).toBe('#fff');
-      expect((await rows(s.page, 'deficit')).at(-1)).toEqual(['2022', '70 MDT', '7%', 'Initial law (forecast)', 'Loi de finances 2022 (Ministère des Finances)']);
+      expect((await rows(s.page, 'deficit')).at(-1)).toEqual([
+        '2022',
+        '70 MDT',
+        '7%',
+        'Initial law (forecast)',
+        'Loi de finances 2022 (Ministère des Finances)',
+      ]);
       expect(await s.page.locator('#deficit .note', { hasText: 'Hollow points' }).textContent()).toBe(
         'Hollow points and pale bars are forecasts: a law’s figure for a year after the latest outturn in the drop (2021).',
       );
@@ -379,12 +408,16 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(totals[0]).toMatchObject({ year: 2019, total_expenses: 0 });
       const expenses = (await series('financing')).find((d) => d.label === 'Expenses')!;
       expect(expenses.points).toEqual({ 2019: null, 2020: 200, 2021: 250, 2022: 300 });
-      expect(await s.page.locator('#financing .known-gap').allTextContents()).toEqual(['Known gap, 2019: The 2019 expense tables are not in the drop.']);
+      expect(await s.page.locator('#financing .known-gap').allTextContents()).toEqual([
+        'Known gap, 2019: The 2019 expense tables are not in the drop.',
+      ]);
 
       await s.page.selectOption('#year', '2019');
       await s.page.waitForURL(/year=2019/);
       await ready(s.page);
-      expect(await text(s.page, '#financing .summary')).toBe('In 2019 (amended law): the drop has resource lines but no expense lines: no expense figure for this year.');
+      expect(await text(s.page, '#financing .summary')).toBe(
+        'In 2019 (amended law): the drop has resource lines but no expense lines: no expense figure for this year.',
+      );
       // No deficit row in 2019: no number, no claim.
       expect(await text(s.page, '#deficit .headline')).toBe('No deficit figure for 2019 in the drop being served.');
       expect(await s.page.locator('#deficit .big-number').count()).toBe(0);
@@ -454,7 +487,8 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         'In 2021 (outturn): expenses 230 MDT; own resources 160 MDT, 69.57% of expenses; no borrowing line among the resources.',
       );
       expect((await series('financing')).find((d) => d.label === 'Expenses')!.points).toEqual({ 2021: 230 });
-      for (const href of await s.page.$$eval('#view a.api-url', (as) => as.map((a) => a.getAttribute('href')))) expect(href).toContain('stage=outturn');
+      for (const href of await s.page.$$eval('#view a.api-url', (as) => as.map((a) => a.getAttribute('href'))))
+        expect(href).toContain('stage=outturn');
     });
 
     it('names sources by title and publisher, linked, the reader’s year first, and no file name anywhere', async () => {
@@ -495,7 +529,9 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect((await drawnCanvases(s.page))[0]).toBeGreaterThan(1000);
       expect(await text(s.page, '#deficit .sources a')).toBe('Loi de finances 2022 (Ministère des Finances)');
       const code = await s.page.$eval('#embed-code', (el) => (el as HTMLTextAreaElement).value);
-      expect(code).toBe(`<iframe src="${s.base}/budget/embed/?view=overview&year=2022&lang=en&chart=deficit" title="The deficit" width="100%" height="560" style="border:0" loading="lazy"></iframe>`);
+      expect(code).toBe(
+        `<iframe src="${s.base}/budget/embed/?view=overview&year=2022&lang=en&chart=deficit" title="The deficit" width="100%" height="560" style="border:0" loading="lazy"></iframe>`,
+      );
 
       // Framed by another site (another origin: another port), it draws, and shows no code to copy inside the frame.
       const site = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<!DOCTYPE html><p>An article</p>${code}`));
@@ -589,32 +625,45 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
     it.each([
       ['desktop', { width: 1280, height: 800 }],
       ['phone', { width: 390, height: 844 }],
-    ] as const)('draws every view with no error at %s width, and saves screenshots', async (name, viewport) => {
-      const s = await session(t, viewport);
-      try {
-        const started = Date.now();
-        await s.page.goto(`${s.base}/`);
-        await ready(s.page);
-        const firstChart = await s.page.evaluate(() => performance.getEntriesByName('explorer:first-chart')[0]?.startTime);
-        console.log(`explorer, ${name}: first chart drawn ${firstChart?.toFixed(0)} ms after navigation start (${Date.now() - started} ms to ready, as seen by the test)`);
-        expect(firstChart).toBeGreaterThan(0);
-        for (const view of VIEWS) {
-          await s.page.getByRole('button', { name: new RegExp(`^(${{ overview: 'Overview|Vue', expenses: 'Expenses|Dépenses', resources: 'Resources|Ressources', organizations: 'Organizations|Organismes', debt: 'Debt|Dette' }[view]})`) }).first().click();
-          await s.page.waitForURL(new RegExp(`view=${view}`));
+    ] as const)(
+      'draws every view with no error at %s width, and saves screenshots',
+      async (name, viewport) => {
+        const s = await session(t, viewport);
+        try {
+          const started = Date.now();
+          await s.page.goto(`${s.base}/`);
           await ready(s.page);
-          if (view === 'debt' && (await s.page.locator('#debt .other-years button').count()) > 0) {
-            await s.page.locator('#debt .other-years button').first().click();
+          const firstChart = await s.page.evaluate(() => performance.getEntriesByName('explorer:first-chart')[0]?.startTime);
+          console.log(
+            `explorer, ${name}: first chart drawn ${firstChart?.toFixed(0)} ms after navigation start (${Date.now() - started} ms to ready, as seen by the test)`,
+          );
+          expect(firstChart).toBeGreaterThan(0);
+          for (const view of VIEWS) {
+            await s.page
+              .getByRole('button', {
+                name: new RegExp(
+                  `^(${{ overview: 'Overview|Vue', expenses: 'Expenses|Dépenses', resources: 'Resources|Ressources', organizations: 'Organizations|Organismes', debt: 'Debt|Dette' }[view]})`,
+                ),
+              })
+              .first()
+              .click();
+            await s.page.waitForURL(new RegExp(`view=${view}`));
             await ready(s.page);
+            if (view === 'debt' && (await s.page.locator('#debt .other-years button').count()) > 0) {
+              await s.page.locator('#debt .other-years button').first().click();
+              await ready(s.page);
+            }
+            const drawn = await drawnCanvases(s.page);
+            expect(drawn.length, view).toBeGreaterThan(0);
+            for (const pixels of drawn) expect(pixels, view).toBeGreaterThan(1000);
+            await s.page.screenshot({ path: path.join(shots, `${name}-${view}.png`), fullPage: view !== 'overview' });
           }
-          const drawn = await drawnCanvases(s.page);
-          expect(drawn.length, view).toBeGreaterThan(0);
-          for (const pixels of drawn) expect(pixels, view).toBeGreaterThan(1000);
-          await s.page.screenshot({ path: path.join(shots, `${name}-${view}.png`), fullPage: view !== 'overview' });
+          expect(s.problems).toEqual([]);
+        } finally {
+          await s.close();
         }
-        expect(s.problems).toEqual([]);
-      } finally {
-        await s.close();
-      }
-    }, 60_000);
+      },
+      60_000,
+    );
   });
 });

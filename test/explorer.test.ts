@@ -46,22 +46,25 @@ describe('GET / and /budget/', () => {
     expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
   });
 
-  it.each(['/budget/embed/', '/budget/embed'])('%s answers the page of one chart, which any site may frame, under the same strict policy otherwise', async (url) => {
-    const res = await request(t.app).get(`${url}?view=overview&chart=deficit`);
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['content-security-policy']).toBe(
-      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; " +
-        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors *",
-    );
-    expect(res.headers['x-frame-options']).toBeUndefined();
-    expect(res.text).toContain('<body data-page="embed">');
-    expect(res.text).not.toMatch(/<script>|<script [^>]*>[^<]/);
-    const again = await request(t.app).get(url).set('If-None-Match', res.headers.etag!);
-    expect(again.status).toBe(304);
-    expect(again.headers['content-security-policy']).toContain('frame-ancestors *');
-    expect(again.headers['x-frame-options']).toBeUndefined();
-  });
+  it.each(['/budget/embed/', '/budget/embed'])(
+    '%s answers the page of one chart, which any site may frame, under the same strict policy otherwise',
+    async (url) => {
+      const res = await request(t.app).get(`${url}?view=overview&chart=deficit`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-security-policy']).toBe(
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; " +
+          "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors *",
+      );
+      expect(res.headers['x-frame-options']).toBeUndefined();
+      expect(res.text).toContain('<body data-page="embed">');
+      expect(res.text).not.toMatch(/<script>|<script [^>]*>[^<]/);
+      const again = await request(t.app).get(url).set('If-None-Match', res.headers.etag!);
+      expect(again.status).toBe(304);
+      expect(again.headers['content-security-policy']).toContain('frame-ancestors *');
+      expect(again.headers['x-frame-options']).toBeUndefined();
+    },
+  );
 
   it('answers a matching If-None-Match with a 304, and HEAD with no body', async () => {
     const first = await request(t.app).get('/budget/');
@@ -80,7 +83,7 @@ describe('GET / and /budget/', () => {
   });
 });
 
-describe('the page\'s assets', () => {
+describe("the page's assets", () => {
   it('are one hashed script, one hashed stylesheet and a hashed icon, all served from this server', async () => {
     const urls = await assetUrls();
     expect(urls.map((url) => url.replace(/-[A-Za-z0-9]{8}\./, '-HASH.')).sort()).toEqual([

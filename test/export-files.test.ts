@@ -54,7 +54,11 @@ afterAll(async () => {
 });
 
 const get = (on: typeof app, url: string, headers: Record<string, string> = {}) =>
-  request(on).get(url).set({ 'Accept-Encoding': 'identity', ...headers }).buffer(true).parse(bytes);
+  request(on)
+    .get(url)
+    .set({ 'Accept-Encoding': 'identity', ...headers })
+    .buffer(true)
+    .parse(bytes);
 const keptFiles = async () => (await readdir(root, { recursive: true })).filter((name) => /[0-9a-f]{64}$/.test(name));
 
 describe('a whole export asked for twice', () => {

@@ -103,16 +103,18 @@ describe('a full export whose client stops reading', () => {
   it('is not cut while it reads, however slowly, within EXPORT_STALL_MS', async () => {
     const { base } = await serve({ EXPORT_STALL_MS: '2000' });
     const text = await new Promise<string>((resolve, reject) => {
-      http.get(`${base}/budget/api/expenses/?format=csv&year=2001`, (res) => {
-        res.pause();
-        let body = '';
-        res.setEncoding('utf8');
-        setTimeout(() => {
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => resolve(body));
-          res.resume();
-        }, 600);
-      }).on('error', reject);
+      http
+        .get(`${base}/budget/api/expenses/?format=csv&year=2001`, (res) => {
+          res.pause();
+          let body = '';
+          res.setEncoding('utf8');
+          setTimeout(() => {
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => resolve(body));
+            res.resume();
+          }, 600);
+        })
+        .on('error', reject);
     });
     expect(text.trimEnd().split('\r\n')).toHaveLength(LINES / 20 + 1);
   });

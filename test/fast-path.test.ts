@@ -94,7 +94,9 @@ describe('cached answers before the Express router', () => {
         const [got, expected, raw] = await both(url, encoding);
         expect(got.status).toBe(200);
         expect(got).toEqual(expected);
-        expect(got.headers.map(([name]) => name)).toEqual(expect.arrayContaining(['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'ETag', 'Vary', 'Content-Security-Policy']));
+        expect(got.headers.map(([name]) => name)).toEqual(
+          expect.arrayContaining(['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'ETag', 'Vary', 'Content-Security-Policy']),
+        );
 
         const [head, expectedHead] = await both(url, encoding, 'HEAD');
         expect(head).toEqual(expectedHead);
@@ -112,7 +114,13 @@ describe('cached answers before the Express router', () => {
   });
 
   it('leaves misses, errors, downloads and the docs to Express, which answers them as before', async () => {
-    for (const url of ['/budget/api/totals/?year=1999', '/budget/api/totals/?years=2020', '/budget/api/deficit/?format=csv', '/budget/api/', '/nowhere']) {
+    for (const url of [
+      '/budget/api/totals/?year=1999',
+      '/budget/api/totals/?years=2020',
+      '/budget/api/deficit/?format=csv',
+      '/budget/api/',
+      '/nowhere',
+    ]) {
       const [got, expected] = await both(url);
       expect(got).toEqual(expected);
     }

@@ -44,7 +44,10 @@ describe('GET /budget/api/totals/', () => {
       const res = await request(t.app).get('/budget/api/totals/?fields=year,deficit').expect(400);
       expect(res.body.code).toBe('invalid_parameter');
       expect(res.body.errors).toEqual([
-        { parameter: 'fields', message: expect.stringMatching(/^has an unknown field deficit; the fields are year, total_expenses, total_resources, balance/) },
+        {
+          parameter: 'fields',
+          message: expect.stringMatching(/^has an unknown field deficit; the fields are year, total_expenses, total_resources, balance/),
+        },
       ]);
     });
 

@@ -116,7 +116,9 @@ describe('category on the lists of lines', () => {
   it("makes each year's tree that category's subtree with hierarchy=true", async () => {
     const { body } = await get('/budget/api/expenses/?hierarchy=true&category=11');
     expect(body.count).toBe(2);
-    expect(body.results.map((r: { year: number; id: number; amount: number; children: { id: number }[] }) => [r.year, r.id, r.amount, ids(r.children)])).toEqual([
+    expect(
+      body.results.map((r: { year: number; id: number; amount: number; children: { id: number }[] }) => [r.year, r.id, r.amount, ids(r.children)]),
+    ).toEqual([
       [2023, 11, 300.3, [13]],
       [2024, 11, 0.3, []],
     ]);

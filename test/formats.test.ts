@@ -59,8 +59,14 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   {
     url: '/budget/api/expenses/',
     types: {
-      id: 'Int64', year: 'Int32', amount: 'Float64', category: 'Utf8',
-      organization_id: 'Int64', organization_name: 'Utf8', organization_code: 'Utf8', ...PROVENANCE,
+      id: 'Int64',
+      year: 'Int32',
+      amount: 'Float64',
+      category: 'Utf8',
+      organization_id: 'Int64',
+      organization_name: 'Utf8',
+      organization_code: 'Utf8',
+      ...PROVENANCE,
     },
     // Without a stage column, complementary gives the stage; without source_id and derived, null and false.
     csv: [
@@ -149,7 +155,11 @@ const CASES: { url: string; types: Record<string, string>; csv: string[] }[] = [
   {
     url: '/budget/api/outstanding-debt/',
     types: { year: 'Int32', outstanding_debt: 'Float64', gdp: 'Float64', value: 'Float64', published_value: 'Float64', ...PROVENANCE },
-    csv: ['year,outstanding_debt,gdp,value,published_value,stage,source_id,derived', '2022,43.45,1000,4.35,,,,false', '2023,1000,3000,33.33,,,,false'],
+    csv: [
+      'year,outstanding_debt,gdp,value,published_value,stage,source_id,derived',
+      '2022,43.45,1000,4.35,,,,false',
+      '2023,1000,3000,33.33,,,,false',
+    ],
   },
   {
     url: '/budget/api/deficit/',
@@ -217,13 +227,20 @@ describe('every data endpoint in CSV, Arrow and Parquet', () => {
 });
 
 describe('flattening', () => {
-  it('flattens an expense line\'s organization into organization_id, organization_name and organization_code', async () => {
+  it("flattens an expense line's organization into organization_id, organization_name and organization_code", async () => {
     const { rows } = await getCsv(t.app, '/budget/api/expenses/?format=csv&year=2023&organization=2');
     expect(rows).toEqual([
       {
-        id: '3', year: '2023', amount: '50.05', category: 'Fonctionnement',
-        organization_id: '2', organization_name: 'Ministère de la Santé', organization_code: 'SAN',
-        stage: 'amendment', source_id: '', derived: 'false',
+        id: '3',
+        year: '2023',
+        amount: '50.05',
+        category: 'Fonctionnement',
+        organization_id: '2',
+        organization_name: 'Ministère de la Santé',
+        organization_code: 'SAN',
+        stage: 'amendment',
+        source_id: '',
+        derived: 'false',
       },
     ]);
   });
@@ -294,14 +311,25 @@ describe('CSV text', () => {
     const res = await request(t.app).get('/budget/api/organization/?format=csv').buffer(true).parse(bytes);
     const body = res.body as Buffer;
     expect(body.subarray(0, 3).toString('hex')).not.toBe('efbbbf');
-    expect(body.includes(Buffer.from('Ministère de l\'Éducation', 'utf8'))).toBe(true);
+    expect(body.includes(Buffer.from("Ministère de l'Éducation", 'utf8'))).toBe(true);
   });
   it('has just the header row when nothing matches, and Arrow an empty table with its schema', async () => {
-    expect((await getCsv(t.app, '/budget/api/totals/?format=csv&year=1999')).text).toBe('year,total_expenses,total_resources,balance,stage,source_ids,derived\r\n');
+    expect((await getCsv(t.app, '/budget/api/totals/?format=csv&year=1999')).text).toBe(
+      'year,total_expenses,total_resources,balance,stage,source_ids,derived\r\n',
+    );
     const arrow = await getArrow(t.app, '/budget/api/expenses/?format=arrow&year=1999');
     expect(arrow.table.numRows).toBe(0);
     expect(arrow.table.schema.fields.map((f) => f.name)).toEqual([
-      'id', 'year', 'amount', 'category', 'organization_id', 'organization_name', 'organization_code', 'stage', 'source_id', 'derived',
+      'id',
+      'year',
+      'amount',
+      'category',
+      'organization_id',
+      'organization_name',
+      'organization_code',
+      'stage',
+      'source_id',
+      'derived',
     ]);
   });
 });
@@ -334,7 +362,10 @@ describe('choosing the format', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.headers['content-disposition']).toBeUndefined();
-    expect(res.body).toMatchObject({ code: 'invalid_parameter', errors: [{ parameter: 'format', message: 'must be one of json, csv, arrow, parquet' }] });
+    expect(res.body).toMatchObject({
+      code: 'invalid_parameter',
+      errors: [{ parameter: 'format', message: 'must be one of json, csv, arrow, parquet' }],
+    });
   });
   it('answers other errors as problem+json too when CSV or Arrow was asked for', async () => {
     const res = await request(t.app).get('/budget/api/totals/?year=abc').set('Accept', ARROW);
@@ -407,7 +438,13 @@ describe('download headers', () => {
 describe('ETag per representation', () => {
   const url = '/budget/api/debt/?year=2022';
   const tag = async (headers: Record<string, string>, query = '') =>
-    (await request(t.app).get(url + query).set(headers).buffer(true).parse(bytes)).headers.etag!;
+    (
+      await request(t.app)
+        .get(url + query)
+        .set(headers)
+        .buffer(true)
+        .parse(bytes)
+    ).headers.etag!;
 
   it('differs between JSON, CSV and Arrow of the same URL, and is the same however the format was chosen', async () => {
     const json = await tag({});
@@ -422,7 +459,9 @@ describe('ETag per representation', () => {
     ['JSON', { Accept: 'application/json' }],
   ])('answers 304 to a %s request whose If-None-Match holds its tag', async (_name, headers) => {
     const etag = await tag(headers);
-    const again = await request(t.app).get(url).set({ ...headers, 'If-None-Match': etag });
+    const again = await request(t.app)
+      .get(url)
+      .set({ ...headers, 'If-None-Match': etag });
     expect(again.status).toBe(304);
     expect(again.headers.etag).toBe(etag);
     expect(again.headers.vary).toBe('Accept, Accept-Encoding');
@@ -434,7 +473,7 @@ describe('ETag per representation', () => {
       expect((await request(t.app).get(`${url}&format=${format}`).set('If-None-Match', etag)).status).toBe(304);
     }
   });
-  it("does not answer 304 to a JSON request holding the CSV tag", async () => {
+  it('does not answer 304 to a JSON request holding the CSV tag', async () => {
     const csv = await tag({ Accept: 'text/csv' });
     const res = await request(t.app).get(url).set('If-None-Match', csv);
     expect(res.status).toBe(200);
@@ -464,7 +503,10 @@ describe('CSV cells a spreadsheet would run as formulas', () => {
       const { rows } = await getCsv(f.app, url);
       const first = rows.find((r) => r.id === '1')!;
       expect(first.amount, url).toBe('-12.5');
-      expect(Object.values(first).filter((v) => v.includes('HYPERLINK')), url).toEqual(['\'=HYPERLINK("http://example.com","x")']);
+      expect(
+        Object.values(first).filter((v) => v.includes('HYPERLINK')),
+        url,
+      ).toEqual(['\'=HYPERLINK("http://example.com","x")']);
       expect(rows.find((r) => r.id === '2')!.amount, url).toBe('7');
     }
   });

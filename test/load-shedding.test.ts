@@ -178,7 +178,11 @@ describe('a burst of queries, more than the pool has connections', () => {
       const export_ = await holdConnection(base);
       const started = performance.now();
       const answers = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => request(t.app).get(slowQuery(300 + i)).then((res) => ({ res, after: performance.now() - started }))),
+        Array.from({ length: 5 }, (_, i) =>
+          request(t.app)
+            .get(slowQuery(300 + i))
+            .then((res) => ({ res, after: performance.now() - started })),
+        ),
       );
       for (const { res, after } of answers) {
         expectProblem(res, 503, 'overloaded');
@@ -247,7 +251,9 @@ describe('a burst of queries, more than the pool has connections', () => {
       expect(csv.status).toBe(200);
 
       const export_ = await holdConnection(base);
-      const queued = request(t.app).get(slowQuery(600)).then((res) => res);
+      const queued = request(t.app)
+        .get(slowQuery(600))
+        .then((res) => res);
       await until(() => t.store.activeQueries === 2, 'the query to queue');
       const [fromCache, notModified] = await Promise.all([
         request(t.app).get(cached),
@@ -268,7 +274,9 @@ describe('a burst of queries, more than the pool has connections', () => {
     limits({ maxConcurrent: 2, timeoutMs: 60_000, queueWaitMs: 60_000 });
     try {
       const export_ = await holdConnection(base);
-      const queued = request(t.app).get(slowQuery(700)).then((res) => res);
+      const queued = request(t.app)
+        .get(slowQuery(700))
+        .then((res) => res);
       await until(() => t.store.activeQueries === 2, 'the query to queue');
       const started = performance.now();
       const refused = await request(t.app).get(slowQuery(701));

@@ -35,7 +35,12 @@ export const STAGES = {
 } satisfies Manifest['stages'];
 
 export const KNOWN_GAPS = [
-  { table: 'expenses', stage: 'amendment', years: [2023], reason: { en: 'The 2023 complementary law is not in the drop', fr: "La loi de finances complémentaire 2023 n'est pas dans le dépôt" } },
+  {
+    table: 'expenses',
+    stage: 'amendment',
+    years: [2023],
+    reason: { en: 'The 2023 complementary law is not in the drop', fr: "La loi de finances complémentaire 2023 n'est pas dans le dépôt" },
+  },
   { table: 'population', stage: null, years: [2022], reason: { en: 'No census figure', fr: 'Pas de chiffre du recensement' } },
 ] satisfies Manifest['known_gaps'];
 
@@ -48,7 +53,10 @@ export const withMeanings = (m: Manifest) => Object.assign(m, { stages: STAGES, 
 /** The staged fixture with the ratios its sources printed, on some rows (others have none). */
 const published = {
   ...staged,
-  deficit: (staged.deficit as Record<string, unknown>[]).map((r) => ({ ...r, published_percent: r.year === 2023 && r.stage === 'outturn' ? 3.1 : null })),
+  deficit: (staged.deficit as Record<string, unknown>[]).map((r) => ({
+    ...r,
+    published_percent: r.year === 2023 && r.stage === 'outturn' ? 3.1 : null,
+  })),
   outstanding_debt: (staged.outstanding_debt as Record<string, unknown>[]).map((r) => ({ ...r, published_percent: r.year === 2024 ? 52.5 : null })),
 };
 
@@ -231,13 +239,23 @@ describe('several stages in one call', () => {
   it('refuses a list with an unknown stage, and include_complementary with a list', async () => {
     const bad = await request(t.app).get('/budget/api/totals/?stage=initial,draft');
     expect(bad.status).toBe(400);
-    expect(bad.body.errors).toEqual([{ parameter: 'stage', message: 'must be one of initial, amended, outturn, or a list of them (initial,outturn)' }]);
+    expect(bad.body.errors).toEqual([
+      { parameter: 'stage', message: 'must be one of initial, amended, outturn, or a list of them (initial,outturn)' },
+    ]);
     expect((await request(t.app).get('/budget/api/totals/?stage=initial,outturn&include_complementary=false')).status).toBe(400);
   });
 });
 
 describe('GET /budget/api/fields/', () => {
-  type Entry = { endpoint: string; field: string; type: string; nullable: boolean; unit: string | null; label: { en: string; fr: string }; definition: { en: string; fr: string } };
+  type Entry = {
+    endpoint: string;
+    field: string;
+    type: string;
+    nullable: boolean;
+    unit: string | null;
+    label: { en: string; fr: string };
+    definition: { en: string; fr: string };
+  };
   const entry = (fields: Entry[], endpoint: string, field: string) => fields.find((f) => f.endpoint === endpoint && f.field === field);
   it('defines balance as resources minus expenses, borrowing included, and not the deficit, in English and French', async () => {
     const fields: Entry[] = await get('/budget/api/fields/');
@@ -251,11 +269,31 @@ describe('GET /budget/api/fields/', () => {
     const fields: Entry[] = await get('/budget/api/fields/');
     const endpoints = new Set(fields.map((f) => f.endpoint));
     expect([...endpoints]).toEqual([
-      'totals', 'budget-categories', 'expenses', 'resources', 'organization', 'organization/stats', 'debt', 'outstanding-debt', 'deficit', 'sources',
+      'totals',
+      'budget-categories',
+      'expenses',
+      'resources',
+      'organization',
+      'organization/stats',
+      'debt',
+      'outstanding-debt',
+      'deficit',
+      'sources',
     ]);
     expect(fields.filter((f) => f.endpoint === 'expenses').map((f) => f.field)).toEqual([
-      'id', 'year', 'amount', 'category', 'organization', 'organization.id', 'organization.name', 'organization.code', 'stage', 'source_id', 'derived',
-      'name', 'children',
+      'id',
+      'year',
+      'amount',
+      'category',
+      'organization',
+      'organization.id',
+      'organization.name',
+      'organization.code',
+      'stage',
+      'source_id',
+      'derived',
+      'name',
+      'children',
     ]);
     for (const f of fields) {
       expect(f.label.en && f.label.fr && f.definition.en && f.definition.fr, `${f.endpoint}.${f.field}`).toBeTruthy();
@@ -263,7 +301,10 @@ describe('GET /budget/api/fields/', () => {
   });
   it('says which GDP a ratio divides by, and gives percentages the unit %', async () => {
     const fields: Entry[] = await get('/budget/api/fields/');
-    for (const [endpoint, field] of [['deficit', 'percent'], ['outstanding-debt', 'value']] as const) {
+    for (const [endpoint, field] of [
+      ['deficit', 'percent'],
+      ['outstanding-debt', 'value'],
+    ] as const) {
       const ratio = entry(fields, endpoint, field)!;
       expect(ratio.unit).toBe('%');
       expect(ratio.definition.en).toMatch(/the drop's GDP of the same year \(the row's gdp field\)/);
@@ -271,13 +312,17 @@ describe('GET /budget/api/fields/', () => {
     expect(entry(fields, 'deficit', 'published_percent')!.definition.en).toMatch(/as the row's source printed it, on the GDP the source used/);
   });
   it("takes the drop's own definitions where drop.json gives them, ENDPOINT.FIELD before FIELD, and the drop's unit", async () => {
-    const own = await appFor(staged, {}, {
-      manifest: (m) =>
-        Object.assign(m, {
-          units: { name: 'MDT', currency: 'TND', scale: 1_000_000 },
-          definitions: { ...DEFINITIONS, value: { en: 'Any value', fr: 'Toute valeur' } },
-        }),
-    });
+    const own = await appFor(
+      staged,
+      {},
+      {
+        manifest: (m) =>
+          Object.assign(m, {
+            units: { name: 'MDT', currency: 'TND', scale: 1_000_000 },
+            definitions: { ...DEFINITIONS, value: { en: 'Any value', fr: 'Toute valeur' } },
+          }),
+      },
+    );
     try {
       const fields: Entry[] = (await request(own.app).get('/budget/api/fields/')).body;
       expect(entry(fields, 'deficit', 'value')!.definition).toEqual(DEFINITIONS['deficit.value']);
@@ -288,7 +333,11 @@ describe('GET /budget/api/fields/', () => {
     }
   });
   it("gives the OpenAPI document's field descriptions from the same table: the English definitions", () => {
-    const doc = openApiDocument(ENDPOINTS) as { components: { schemas: Record<string, { properties: Record<string, { description?: string; properties?: Record<string, { description?: string }> }> }> } };
+    const doc = openApiDocument(ENDPOINTS) as {
+      components: {
+        schemas: Record<string, { properties: Record<string, { description?: string; properties?: Record<string, { description?: string }> }> }>;
+      };
+    };
     const { schemas } = doc.components;
     expect(schemas.Total!.properties.balance!.description).toMatch(/^total_resources − total_expenses\. Resources include borrowing/);
     expect(schemas.Deficit!.properties.percent!.description).toMatch(/the drop's GDP of the same year/);

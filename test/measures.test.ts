@@ -164,9 +164,19 @@ describe('GET /budget/api/totals/', () => {
     it('flattens the changes into CSV columns named after their figure', async () => {
       const { header, rows } = await getCsv(t.app, '/budget/api/totals/?change=previous_year&year=2024&format=csv');
       expect(header).toEqual([
-        'year', 'total_expenses', 'total_resources', 'balance', 'stage', 'source_ids', 'derived',
-        'change_total_expenses', 'change_pct_total_expenses', 'change_total_resources', 'change_pct_total_resources',
-        'change_balance', 'change_pct_balance',
+        'year',
+        'total_expenses',
+        'total_resources',
+        'balance',
+        'stage',
+        'source_ids',
+        'derived',
+        'change_total_expenses',
+        'change_pct_total_expenses',
+        'change_total_resources',
+        'change_pct_total_resources',
+        'change_balance',
+        'change_pct_balance',
       ]);
       expect(rows[0]).toMatchObject({ change_total_expenses: '-50.05', change_pct_balance: '-60.03' });
     });
@@ -177,7 +187,9 @@ describe('GET /budget/api/totals/', () => {
 
   it('writes an empty CSV field for a measured figure that is null', async () => {
     const { rows } = await getCsv(t.app, '/budget/api/totals/?measure=per_capita&year=2024&format=csv');
-    expect(rows).toEqual([{ year: '2024', total_expenses: '', total_resources: '', balance: '', stage: 'amended', source_ids: '', derived: 'false' }]);
+    expect(rows).toEqual([
+      { year: '2024', total_expenses: '', total_resources: '', balance: '', stage: 'amended', source_ids: '', derived: 'false' },
+    ]);
   });
 });
 
@@ -309,7 +321,14 @@ describe('GET /budget/api/debt/', () => {
   });
   it('compares each origin with itself the year before', async () => {
     const rows = (await get('/budget/api/debt/?year=2023&change=previous_year')).body;
-    expect(rows.map((r: { debt_origin: { id: number }; value: number; change: number; change_pct: number }) => [r.debt_origin.id, r.value, r.change, r.change_pct])).toEqual([
+    expect(
+      rows.map((r: { debt_origin: { id: number }; value: number; change: number; change_pct: number }) => [
+        r.debt_origin.id,
+        r.value,
+        r.change,
+        r.change_pct,
+      ]),
+    ).toEqual([
       [1, 110, 10, 10],
       [2, 65, -10.5, -13.91],
       [3, 60, 10, 20],
@@ -339,7 +358,9 @@ describe('GET /budget/api/outstanding-debt/', () => {
   it('adds the change of the debt stock, also for year=last', async () => {
     const rows = (await get('/budget/api/outstanding-debt/?change=previous_year&year=last')).body;
     // 2023: 1000; 2022: 43.45.
-    expect(rows).toEqual([{ year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, published_value: null, ...NO_PROVENANCE, change: 956.55, change_pct: 2201.5 }]);
+    expect(rows).toEqual([
+      { year: 2023, outstanding_debt: 1000, gdp: 3000, value: 33.33, published_value: null, ...NO_PROVENANCE, change: 956.55, change_pct: 2201.5 },
+    ]);
   });
 });
 

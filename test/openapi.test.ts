@@ -53,9 +53,7 @@ function schemaFor(path: string, status: number, mediaType: string): ValidateFun
   expect(operation, `${path} is in the document`).toBeDefined();
   const response = operation.responses[status];
   expect(response, `${path} documents ${status}`).toBeDefined();
-  const base = response.$ref
-    ? response.$ref.slice(1)
-    : `/${pointer('paths', path, 'get', 'responses', String(status))}`;
+  const base = response.$ref ? response.$ref.slice(1) : `/${pointer('paths', path, 'get', 'responses', String(status))}`;
   return ajv.compile({ $ref: `openapi.json#${base}/${pointer('content', mediaType, 'schema')}` });
 }
 
@@ -136,8 +134,7 @@ describe('the document describes', () => {
     }
   });
   it('query parameters typed as what they mean, not as the strings they arrive as', () => {
-    const schemaOf = (path: string, name: string) =>
-      (doc.paths[path].get.parameters as Json[]).find((p) => p.name === name)!.schema;
+    const schemaOf = (path: string, name: string) => (doc.paths[path].get.parameters as Json[]).find((p) => p.name === name)!.schema;
     expect(schemaOf('/budget/api/expenses/', 'hierarchy').anyOf[0]).toEqual({ type: 'boolean' });
     expect(schemaOf('/budget/api/expenses/', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
     expect(schemaOf('/budget/api/expenses/', 'offset')).toMatchObject({ type: 'integer', minimum: 0 });
@@ -148,9 +145,17 @@ describe('the document describes', () => {
     expect(schemaOf('/budget/api/totals/', 'measure')).toMatchObject({ type: 'string', enum: ['nominal', 'pct_gdp', 'per_capita', 'real'] });
     expect(schemaOf('/budget/api/debt/', 'measure').enum).toContain('share');
     expect(schemaOf('/budget/api/totals/', 'change')).toMatchObject({ type: 'string', enum: ['previous_year'] });
-    expect(schemaOf('/budget/api/budget-categories/', 'type').anyOf[0]).toMatchObject({ type: 'string', enum: expect.arrayContaining(['expense', 'ressource']) });
+    expect(schemaOf('/budget/api/budget-categories/', 'type').anyOf[0]).toMatchObject({
+      type: 'string',
+      enum: expect.arrayContaining(['expense', 'ressource']),
+    });
     expect(schemaOf('/budget/api/organization/stats/', 'ordering').enum).toEqual([
-      'organization_id', '-organization_id', 'total_expenses', '-total_expenses', 'total_resources', '-total_resources',
+      'organization_id',
+      '-organization_id',
+      'total_expenses',
+      '-total_expenses',
+      'total_resources',
+      '-total_resources',
     ]);
     const years = ajv.compile(schemaOf('/budget/api/totals/', 'year'));
     expect([2016, '2016,2018', '2016..2020'].map((y) => years(y))).toEqual([true, true, true]);
@@ -180,7 +185,8 @@ describe('the document describes', () => {
     expect(description('/budget/api/expenses/', 'hierarchy')).toMatch(/measure and base_year are taken only with hierarchy=true/);
     expect(description('/budget/api/budget-categories/', 'change')).toMatch(/needs a single year/i);
     expect(description('/budget/api/organization/stats/', 'year')).toMatch(/With change: needs a single year/);
-    for (const name of ['include_complementary', 'stage']) expect(description('/budget/api/totals/', name)).toMatch(/include_complementary=false means stage=initial/);
+    for (const name of ['include_complementary', 'stage'])
+      expect(description('/budget/api/totals/', name)).toMatch(/include_complementary=false means stage=initial/);
     expect(doc.servers).toEqual([{ url: '/', description: 'The server that serves this document' }]);
   });
   it('response examples that validate against their schemas', () => {
@@ -192,7 +198,7 @@ describe('the document describes', () => {
     const problem = ajv.compile({ $ref: 'openapi.json#/components/schemas/Problem' });
     expect(problem(doc.components.schemas.Problem.example)).toBe(true);
   });
-  it('CSV, Arrow and Parquet for every data endpoint, with the columns of each variant, and the amounts\' unit', () => {
+  it("CSV, Arrow and Parquet for every data endpoint, with the columns of each variant, and the amounts' unit", () => {
     for (const endpoint of ENDPOINTS) {
       const { content, description } = doc.paths[endpoint.path].get.responses[200];
       expect(Object.keys(content)).toEqual([JSON_TYPE, 'text/csv', 'application/vnd.apache.arrow.stream', 'application/vnd.apache.parquet']);

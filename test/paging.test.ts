@@ -141,9 +141,7 @@ describe('pages of lines written out of id order', () => {
       ['&year=2023&organization=1', (e) => e.year === 2023 && e.organization_id === 1],
     ];
     for (const [query, keep] of filters) {
-      expect(await got(`/budget/api/expenses/?limit=${limit}&offset=${offset}${query}`), query).toEqual(
-        expected(expenses, keep, limit, offset),
-      );
+      expect(await got(`/budget/api/expenses/?limit=${limit}&offset=${offset}${query}`), query).toEqual(expected(expenses, keep, limit, offset));
     }
   });
 

@@ -60,7 +60,16 @@ describe('GET /budget/api/expenses/?format=parquet', () => {
     const { columns, rows } = await getParquet(t.app, '/budget/api/expenses/?format=parquet&year=1999');
     expect(rows).toEqual([]);
     expect(columns.map((c) => c.name)).toEqual([
-      'id', 'year', 'amount', 'category', 'organization_id', 'organization_name', 'organization_code', 'stage', 'source_id', 'derived',
+      'id',
+      'year',
+      'amount',
+      'category',
+      'organization_id',
+      'organization_name',
+      'organization_code',
+      'stage',
+      'source_id',
+      'derived',
     ]);
   });
 });
@@ -109,12 +118,23 @@ describe('the other endpoints in Parquet', () => {
   it('flattens a debt origin like CSV does', async () => {
     const { rows } = await getParquet(t.app, '/budget/api/debt/?format=parquet&year=2023&parent=2');
     expect(rows).toEqual([
-      { year: 2023, debt_origin_id: 3n, debt_origin_parent: 2n, debt_origin_name: 'Multilatérale', value: 60, stage: null, source_id: null, derived: false },
+      {
+        year: 2023,
+        debt_origin_id: 3n,
+        debt_origin_parent: 2n,
+        debt_origin_name: 'Multilatérale',
+        value: 60,
+        stage: null,
+        source_id: null,
+        derived: false,
+      },
     ]);
   });
   it('answers the percentages rounded as in JSON', async () => {
     const { rows } = await getParquet(t.app, '/budget/api/outstanding-debt/?format=parquet&year=2022');
-    expect(rows).toEqual([{ year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, published_value: null, stage: null, source_id: null, derived: false }]);
+    expect(rows).toEqual([
+      { year: 2022, outstanding_debt: 43.45, gdp: 1000, value: 4.35, published_value: null, stage: null, source_id: null, derived: false },
+    ]);
   });
 });
 

@@ -62,7 +62,12 @@ afterEach(() => {
 
 let count = 0;
 /** The app as server.ts starts it: DATA_DIR a symlink to `target`, releases kept in `releasesDir`. */
-async function serve(target: string, releasesDir: string, link = path.join(root, `current-${++count}`), env: Record<string, string> = {}): Promise<Running> {
+async function serve(
+  target: string,
+  releasesDir: string,
+  link = path.join(root, `current-${++count}`),
+  env: Record<string, string> = {},
+): Promise<Running> {
   flipSymlink(link, target);
   const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: link, ...env });
   const store = new Store(4);
@@ -316,7 +321,12 @@ describe('DATA_URL drops', () => {
         opened.push({ remote, store, releases });
         await serveAtStartup(store, () => remote.download());
         await releases.settled();
-        return { store, releases, remote, agent: request(createApp({ config: parseConfig({ RATE_LIMIT: '0', DATA_URL: 's3://drops/budget/' }), store })) };
+        return {
+          store,
+          releases,
+          remote,
+          agent: request(createApp({ config: parseConfig({ RATE_LIMIT: '0', DATA_URL: 's3://drops/budget/' }), store })),
+        };
       };
       await publishDrop(dropA, 's3://drops/budget/');
       const first = await replica(path.join(root, 'releases-s3-1'));

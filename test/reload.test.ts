@@ -78,12 +78,7 @@ async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boole
 const TOTALS = '/budget/api/totals/';
 
 describe('a swap under concurrent load', () => {
-  const URLS = [
-    TOTALS,
-    '/budget/api/expenses/?limit=3&offset=1',
-    '/budget/api/resources/?hierarchy=true',
-    '/budget/api/organization/?year=2024',
-  ];
+  const URLS = [TOTALS, '/budget/api/expenses/?limit=3&offset=1', '/budget/api/resources/?hierarchy=true', '/budget/api/organization/?year=2024'];
 
   it('fails no request, and every answer is entirely drop A’s or entirely drop B’s', async () => {
     const link = linkTo(dropA);
@@ -268,7 +263,7 @@ describe('reload', () => {
       expectChangeFromAToB(await s.json('/budget/api/meta/'));
     });
 
-    it('counts only the drop\'s own columns: a line added before the others changes none of them', async () => {
+    it("counts only the drop's own columns: a line added before the others changes none of them", async () => {
       // Lines 2-6 keep their figures, but their positions (worked out at load for paging) all move.
       const withoutFirst = await writeDrop({ ...small, expenses: (small.expenses as object[]).slice(1) } as DropData, { version: 'A' });
       const link = linkTo(withoutFirst);
@@ -335,7 +330,10 @@ describe('the file watch', () => {
     const s = await serve(dir);
     s.reloader.watch();
     await writeDrop(other, { dir, version: 'B' });
-    const meta = await eventually(() => s.json('/budget/api/meta/'), (m) => m.version === 'B');
+    const meta = await eventually(
+      () => s.json('/budget/api/meta/'),
+      (m) => m.version === 'B',
+    );
     expect(meta).toMatchObject({ version: 'B', last_reload: { status: 'ok', version: 'B' } });
   });
 
@@ -349,7 +347,10 @@ describe('the file watch', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await s.json('/budget/api/meta/')).last_reload.at).toBe((await s.json('/budget/api/meta/')).loaded_at);
     renameSync(path.join(staging, 'drop.json'), path.join(dir, 'drop.json'));
-    const meta = await eventually(() => s.json('/budget/api/meta/'), (m) => m.version === 'B');
+    const meta = await eventually(
+      () => s.json('/budget/api/meta/'),
+      (m) => m.version === 'B',
+    );
     expect(meta.version).toBe('B');
     expect(JSON.parse((await s.get(TOTALS)).body)).toContainEqual(expect.objectContaining({ year: 2024, total_resources: 807.5 }));
   });

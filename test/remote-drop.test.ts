@@ -227,7 +227,12 @@ describe('DATA_URL=http://… on a plain static server', () => {
     web.serving = 'whole';
     rmSync(path.join(published, 'debt.parquet'));
     await server.remote.check('SIGHUP');
-    expect(await served(server.app)).toMatchObject({ version: 'h1', reload: 'rejected', reason: 'debt.parquet: could not be downloaded (HTTP 404)', file: 'debt.parquet' });
+    expect(await served(server.app)).toMatchObject({
+      version: 'h1',
+      reload: 'rejected',
+      reason: 'debt.parquet: could not be downloaded (HTTP 404)',
+      file: 'debt.parquet',
+    });
   });
 
   it('takes the drop once it downloads whole', async () => {
@@ -236,7 +241,7 @@ describe('DATA_URL=http://… on a plain static server', () => {
     expect(await served(server.app)).toEqual({ version: 'h3', expenses: 4, reload: 'ok', reason: null });
   });
 
-  it('follows a redirect on the drop\'s origin, and refuses one off it without asking the other address', async () => {
+  it("follows a redirect on the drop's origin, and refuses one off it without asking the other address", async () => {
     const elsewhere = await startStatic(published);
     try {
       publish(await drop('h4', 3));
@@ -258,7 +263,7 @@ describe('DATA_URL=http://… on a plain static server', () => {
     }
   });
 
-  it('downloads only the tables\' files, not another file drop.json lists', async () => {
+  it("downloads only the tables' files, not another file drop.json lists", async () => {
     publish(await drop('h5', 2, { manifest: (m) => void (m.files['huge.parquet'] = { sha256: 'a'.repeat(64), rows: 1 }) }));
     web.requests.length = 0;
     await server.remote.check('SIGHUP');

@@ -14,7 +14,9 @@ describe('the response cache', () => {
       expect(before.body).toHaveLength(2);
       t.store.swap(await loadDrop(await writeDrop({ ...small, deficit: [{ year: 2024, value: 2 }] })));
       const after = await request(t.app).get('/budget/api/deficit/');
-      expect(after.body).toEqual([{ year: 2024, value: 2, percent: 25, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false }]);
+      expect(after.body).toEqual([
+        { year: 2024, value: 2, percent: 25, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false },
+      ]);
       expect(after.headers.etag).not.toBe(before.headers.etag);
     } finally {
       t.close();
@@ -38,7 +40,9 @@ describe('the response cache', () => {
         await held;
         return query(name, params);
       };
-      const inFlight = request(t.app).get('/budget/api/deficit/').then((res) => res);
+      const inFlight = request(t.app)
+        .get('/budget/api/deficit/')
+        .then((res) => res);
       await inQuery;
       t.store.swap(await loadDrop(await writeDrop({ ...small, deficit: [{ year: 2024, value: 2 }] })));
       release();
@@ -46,7 +50,9 @@ describe('the response cache', () => {
       expect(res.status).toBe(200);
       expect(res.body).toHaveLength(2);
       // The next request renders on the new drop.
-      expect((await request(t.app).get('/budget/api/deficit/')).body).toEqual([{ year: 2024, value: 2, percent: 25, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false }]);
+      expect((await request(t.app).get('/budget/api/deficit/')).body).toEqual([
+        { year: 2024, value: 2, percent: 25, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false },
+      ]);
     } finally {
       t.close();
     }

@@ -25,7 +25,9 @@ const get = async (url: string) => {
 describe('the sample drop', () => {
   describe('GET /budget/api/organization/stats/?year=2016', () => {
     it('lists the 29 missions of the 2016 table and the debt service, summing to 29 350 with Defence as adopted', async () => {
-      const rows: { organization_id: number; total_expenses: number; total_resources: number }[] = await get('/budget/api/organization/stats/?year=2016');
+      const rows: { organization_id: number; total_expenses: number; total_resources: number }[] = await get(
+        '/budget/api/organization/stats/?year=2016',
+      );
       // Missions have ids 2-30, the debt service 31; organization 1 (not split by mission) has no 2016 line.
       expect(rows.map((r) => r.organization_id)).toEqual(Array.from({ length: 30 }, (_, i) => i + 2));
       // 24 020 ("total sans dettes") + 5 130 (debt service) + the 200 added to Defence at the vote, in thousandths to stay exact.
@@ -65,7 +67,9 @@ describe('the sample drop', () => {
   });
 
   it('serves the 2019 outturn on the Article-1 basis: own resources 32 400 − expenses excluding principal 35 900', async () => {
-    expect(await get('/budget/api/totals/?year=2019&stage=outturn')).toEqual([{ year: 2019, total_expenses: 35900, total_resources: 32400, balance: -3500 }]);
+    expect(await get('/budget/api/totals/?year=2019&stage=outturn')).toEqual([
+      { year: 2019, total_expenses: 35900, total_resources: 32400, balance: -3500 },
+    ]);
   });
 
   it("gives the 2021 debt ratio on INS GDP (107 800 / 131 544,6 = 81,95 %), not the ministry's 85,5 %", async () => {
@@ -106,8 +110,20 @@ describe('the sample drop', () => {
     it('follows Education under one id (9) through every year, from the LF 2016 table to the LF 2025', async () => {
       const body = await get('/budget/api/expenses/?organization=9&year=2016..2025&limit=100');
       const byYear: Record<number, number> = {};
-      for (const r of body.results as { year: number; amount: number }[]) byYear[r.year] = Math.round(((byYear[r.year] ?? 0) + r.amount) * 1000) / 1000;
-      expect(byYear).toEqual({ 2016: 4525.231, 2017: 4861, 2018: 4925, 2019: 5500, 2020: 6509, 2021: 6728, 2022: 6890, 2023: 7768.6, 2024: 7910, 2025: 8044 });
+      for (const r of body.results as { year: number; amount: number }[])
+        byYear[r.year] = Math.round(((byYear[r.year] ?? 0) + r.amount) * 1000) / 1000;
+      expect(byYear).toEqual({
+        2016: 4525.231,
+        2017: 4861,
+        2018: 4925,
+        2019: 5500,
+        2020: 6509,
+        2021: 6728,
+        2022: 6890,
+        2023: 7768.6,
+        2024: 7910,
+        2025: 8044,
+      });
     });
 
     it('gives Education per inhabitant for every year, on the INS projection (4 525,231 MDT / 11 295 786 = 400,61 TND in 2016)', async () => {
@@ -122,12 +138,22 @@ describe('the sample drop', () => {
     it('puts the debt service, the residual and Education first among the shares of 2024', async () => {
       const rows: Stat[] = await get('/budget/api/organization/stats/?year=2024&measure=share&ordering=-total_expenses');
       // 23 838 / 76 800; 13 891,278 / 76 800; 7 910 / 76 800; 5 800 / 76 800; 4 086,848 / 76 800.
-      expect(rows.slice(0, 5).map((r) => [r.organization_id, r.total_expenses])).toEqual([[31, 31.04], [34, 18.09], [9, 10.3], [5, 7.55], [6, 5.32]]);
+      expect(rows.slice(0, 5).map((r) => [r.organization_id, r.total_expenses])).toEqual([
+        [31, 31.04],
+        [34, 18.09],
+        [9, 10.3],
+        [5, 7.55],
+        [6, 5.32],
+      ]);
     });
 
     it("gives Defence 2016 as adopted, 2 294,824: the table's two title lines and the 200 added at the vote", async () => {
       const body = await get('/budget/api/expenses/?organization=6&year=2016');
-      expect(body.results.map((r: { amount: number; derived: boolean }) => [r.amount, r.derived])).toEqual([[1496.574, true], [598.25, false], [200, true]]);
+      expect(body.results.map((r: { amount: number; derived: boolean }) => [r.amount, r.derived])).toEqual([
+        [1496.574, true],
+        [598.25, false],
+        [200, true],
+      ]);
     });
 
     it('covers population for every year 2016-2025 in /meta/', async () => {

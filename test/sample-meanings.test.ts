@@ -38,7 +38,7 @@ describe('the sample drop', () => {
     expect(population.years).toEqual([2010, 2011, 2012, 2013, 2014, 2015]);
     expect(gaps.every((g: { reason: { en: string; fr: string } }) => g.reason.en && g.reason.fr)).toBe(true);
   });
-  it("keeps the 6.1 % its source printed for the 2016 deficit beside the 5.78 % computed on the revised GDP", async () => {
+  it('keeps the 6.1 % its source printed for the 2016 deficit beside the 5.78 % computed on the revised GDP', async () => {
     expect(await get('/budget/api/deficit/?year=2016')).toEqual([
       { year: 2016, value: 5510, percent: 5.78, published_percent: 6.1, gdp: 95286.9, stage: 'outturn', source_id: 61, derived: false },
     ]);

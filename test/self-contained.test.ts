@@ -18,7 +18,14 @@ const FILES = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--
   .split('\0')
   .filter((file) => file !== '' && existsSync(path.join(ROOT, file)) && statSync(path.join(ROOT, file)).isFile());
 
-const FOLDERS = new Set(FILES.flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+const FOLDERS = new Set(
+  FILES.flatMap((file) =>
+    file
+      .split('/')
+      .slice(0, -1)
+      .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+  ),
+);
 
 /** Git's own test for binary content: a NUL byte near the start (Parquet files, images). */
 function textOf(file: string): string | null {
@@ -38,11 +45,7 @@ const TEXT_FILES = FILES.flatMap((file) => {
 const MARKDOWN = TEXT_FILES.filter(({ file }) => file === 'README.md' || /^docs\/[^/]+\.md$/.test(file));
 
 // Built from pieces, so that this file does not mention them itself.
-const OUTSIDE = [
-  ['..', 'shared'].join('/'),
-  ['shared', 'reference-data'].join('/'),
-  ['shared', 'CONTRACT'].join('/'),
-];
+const OUTSIDE = [['..', 'shared'].join('/'), ['shared', 'reference-data'].join('/'), ['shared', 'CONTRACT'].join('/')];
 const CONTRACT_MENTIONS = [new RegExp(['contract', '\\s*(section|§)\\s*\\d'].join(''), 'i'), new RegExp(['\\bthe', 'contract\\b'].join(' '), 'i')];
 
 /** Problems per file: `{file: ["line 3: ..."]}`, files without problems left out. */
@@ -57,9 +60,11 @@ function perFile(check: (file: string, text: string) => string[]): Record<string
 
 /** `line N: <the line>` for every line matching one of `patterns`. */
 function linesMatching(text: string, patterns: (string | RegExp)[]): string[] {
-  return text.split('\n').flatMap((line, i) =>
-    patterns.some((p) => (typeof p === 'string' ? line.includes(p) : p.test(line))) ? [`line ${i + 1}: ${line.trim().slice(0, 160)}`] : [],
-  );
+  return text
+    .split('\n')
+    .flatMap((line, i) =>
+      patterns.some((p) => (typeof p === 'string' ? line.includes(p) : p.test(line))) ? [`line ${i + 1}: ${line.trim().slice(0, 160)}`] : [],
+    );
 }
 
 const anchorsByFile = new Map<string, Set<string>>();

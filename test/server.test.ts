@@ -63,19 +63,23 @@ describe('shutdown', () => {
   }, 120_000);
   afterAll(() => undefined);
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('on %s finishes the request in flight, then exits 0', async (signal) => {
-    const server = start({ DATA_DIR: dir });
-    const port = await listening(server);
-    const inFlight = fetch(`http://127.0.0.1:${port}/budget/api/expenses/?hierarchy=true&limit=1000`);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    server.child.kill(signal);
-    const res = await inFlight;
-    expect(res.status).toBe(200);
-    expect((await res.json()).count).toBe(75);
-    const { code } = await server.exit;
-    expect(code).toBe(0);
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-  }, 60_000);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'on %s finishes the request in flight, then exits 0',
+    async (signal) => {
+      const server = start({ DATA_DIR: dir });
+      const port = await listening(server);
+      const inFlight = fetch(`http://127.0.0.1:${port}/budget/api/expenses/?hierarchy=true&limit=1000`);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      server.child.kill(signal);
+      const res = await inFlight;
+      expect(res.status).toBe(200);
+      expect((await res.json()).count).toBe(75);
+      const { code } = await server.exit;
+      expect(code).toBe(0);
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    },
+    60_000,
+  );
 
   it('on SIGTERM writes the log line of every request answered before it, then exits 0', async () => {
     const server = start({ DATA_DIR: await writeDrop(small) });
@@ -99,14 +103,16 @@ describe('shutdown', () => {
     download.pause();
     expect(download.statusCode).toBe(200);
 
-    const stopping = new Promise<void>((resolve) =>
-      server.child.stderr!.on('data', (chunk) => String(chunk).includes('shutting down') && resolve()),
-    );
+    const stopping = new Promise<void>((resolve) => server.child.stderr!.on('data', (chunk) => String(chunk).includes('shutting down') && resolve()));
     server.child.kill('SIGTERM');
     await stopping;
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 503, code: 'data_unavailable', detail: 'no data drop is served right now (none is loaded yet, or the server is shutting down); try again shortly' });
+    expect(await ready.json()).toMatchObject({
+      status: 503,
+      code: 'data_unavailable',
+      detail: 'no data drop is served right now (none is loaded yet, or the server is shutting down); try again shortly',
+    });
     // Still alive, and every other request is still answered while the download runs.
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
 
@@ -147,7 +153,10 @@ describe('reload of the running process', () => {
   it('reloads the drop on SIGHUP', async () => {
     // DATA_DIR sits below a symlink that is re-pointed: a change the file watch cannot see (it
     // watches DATA_DIR and its parent), so only the signal can make the server notice it.
-    for (const [generation, version] of [['gen1', 'A'], ['gen2', 'B']] as const) {
+    for (const [generation, version] of [
+      ['gen1', 'A'],
+      ['gen2', 'B'],
+    ] as const) {
       mkdirSync(path.join(root, generation, 'drop'), { recursive: true });
       const data = version === 'A' ? small : { ...small, deficit: [] };
       await writeDrop(data, { dir: path.join(root, generation, 'drop'), version });

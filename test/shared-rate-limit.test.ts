@@ -22,7 +22,11 @@ describe.skipIf(redisMissing)('with RATE_LIMIT_REDIS_URL and RATE_LIMIT=5, two r
   // takes the address from X-Forwarded-For), so that looking does not spend the budget under test.
   let looker = 0;
   const rateLimit = async (t: TestApp) =>
-    (await request(t.app).get('/budget/api/meta/').set('X-Forwarded-For', `198.51.100.${++looker % 250}`)).body.rate_limit;
+    (
+      await request(t.app)
+        .get('/budget/api/meta/')
+        .set('X-Forwarded-For', `198.51.100.${++looker % 250}`)
+    ).body.rate_limit;
   const connected = (t: TestApp) => async () => (await rateLimit(t)).redis === 'connected';
   /** The request's status and the remaining count from its RateLimit header. */
   const hit = async (t: TestApp) => {

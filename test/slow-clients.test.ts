@@ -42,9 +42,7 @@ interface RawResponse {
 function parseResponse(text: string): RawResponse {
   const [head, ...rest] = text.split('\r\n\r\n');
   const [statusLine, ...lines] = head!.split('\r\n');
-  const headers = Object.fromEntries(
-    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-  );
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
   return { status: Number(statusLine!.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
 }
 
@@ -94,9 +92,7 @@ describe('a client that never finishes its headers', () => {
 
 describe('many clients that never finish their headers, all at once', () => {
   it('are each answered 408 and closed', async () => {
-    const all = await Promise.all(
-      Array.from({ length: 20 }, () => exchange(port, 'GET /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\n')),
-    );
+    const all = await Promise.all(Array.from({ length: 20 }, () => exchange(port, 'GET /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\n')));
     for (const { text } of all) expectProblem(parseResponse(text), 408);
   });
   it('include clients that connect and send nothing', async () => {

@@ -13,9 +13,13 @@ import { figuresOnly } from './helpers/rollups.js';
 let t: TestApp;
 let plain: TestApp;
 beforeAll(async () => {
-  t = await appFor(staged, {}, {
-    manifest: (m) => Object.assign(m, { license: 'CC-BY-4.0', units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } }),
-  });
+  t = await appFor(
+    staged,
+    {},
+    {
+      manifest: (m) => Object.assign(m, { license: 'CC-BY-4.0', units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } }),
+    },
+  );
   plain = await appFor(small);
 });
 afterAll(() => {
@@ -69,8 +73,14 @@ describe('GET /budget/api/totals/', () => {
 
 describe('the stage parameter', () => {
   it.each([
-    '/budget/api/totals/', '/budget/api/budget-categories/', '/budget/api/expenses/', '/budget/api/resources/',
-    '/budget/api/organization/', '/budget/api/organization/stats/', '/budget/api/debt/', '/budget/api/outstanding-debt/',
+    '/budget/api/totals/',
+    '/budget/api/budget-categories/',
+    '/budget/api/expenses/',
+    '/budget/api/resources/',
+    '/budget/api/organization/',
+    '/budget/api/organization/stats/',
+    '/budget/api/debt/',
+    '/budget/api/outstanding-debt/',
     '/budget/api/deficit/',
   ])('is refused on %s when it is not initial, amended or outturn', async (url) => {
     const res = await request(t.app).get(`${url}?stage=amendment`);
@@ -84,7 +94,9 @@ describe('the stage parameter', () => {
 
 describe('GET /budget/api/budget-categories/', () => {
   const row = (id: number, category: string, type: string, parent_id: number | null, amount: number) =>
-    type === 'expense' ? { id, category, type, parent_id, expenses: amount, resources: 0 } : { id, category, type, parent_id, expenses: 0, resources: amount };
+    type === 'expense'
+      ? { id, category, type, parent_id, expenses: amount, resources: 0 }
+      : { id, category, type, parent_id, expenses: 0, resources: amount };
   it('rolls up each stage apart', async () => {
     expect(await get('/budget/api/budget-categories/?year=2024')).toEqual([
       row(10, 'Dépenses de gestion', 'expense', null, 110.5),
@@ -107,8 +119,24 @@ describe('GET /budget/api/budget-categories/', () => {
 });
 
 describe('GET /budget/api/expenses/', () => {
-  const line = (id: number, year: number, amount: number, category: string, organization: object, stage: string, source_id: number | null, derived = false) => ({
-    id, year, amount, category, organization, stage, source_id, derived,
+  const line = (
+    id: number,
+    year: number,
+    amount: number,
+    category: string,
+    organization: object,
+    stage: string,
+    source_id: number | null,
+    derived = false,
+  ) => ({
+    id,
+    year,
+    amount,
+    category,
+    organization,
+    stage,
+    source_id,
+    derived,
   });
   const L1 = line(1, 2024, 100, 'Rémunérations', EDU, 'initial', 1);
   const L2 = line(2, 2024, 50, 'Investissement', SAN, 'initial', 1);
@@ -142,11 +170,23 @@ describe('GET /budget/api/expenses/', () => {
   });
   it('rolls the tree up over the stage', async () => {
     expect((await get('/budget/api/expenses/?hierarchy=true&year=2024&stage=outturn')).results).toEqual([
-      { id: 10, name: 'Dépenses de gestion', year: 2024, amount: 95.25, children: [{ id: 11, name: 'Rémunérations', year: 2024, amount: 95.25, children: [] }] },
+      {
+        id: 10,
+        name: 'Dépenses de gestion',
+        year: 2024,
+        amount: 95.25,
+        children: [{ id: 11, name: 'Rémunérations', year: 2024, amount: 95.25, children: [] }],
+      },
       { id: 20, name: 'Investissement', year: 2024, amount: 40, children: [] },
     ]);
     expect((await get('/budget/api/expenses/?hierarchy=true&year=2024&organization=1&stage=initial')).results).toEqual([
-      { id: 10, name: 'Dépenses de gestion', year: 2024, amount: 100, children: [{ id: 11, name: 'Rémunérations', year: 2024, amount: 100, children: [] }] },
+      {
+        id: 10,
+        name: 'Dépenses de gestion',
+        year: 2024,
+        amount: 100,
+        children: [{ id: 11, name: 'Rémunérations', year: 2024, amount: 100, children: [] }],
+      },
     ]);
   });
   it('carries stage, source_id and derived in CSV, Arrow and Parquet, typed', async () => {
@@ -205,7 +245,13 @@ describe('GET /budget/api/organization/ and organization/stats/', () => {
   it('gives each organization its budget at the stage', async () => {
     expect((await get('/budget/api/organization/?stage=outturn')).results).toEqual([
       { ...EDU, budget: [{ year: 2024, expenses: 95.25, resources: 0 }] },
-      { ...SAN, budget: [{ year: 2022, expenses: 80, resources: 0 }, { year: 2024, expenses: 40, resources: 0 }] },
+      {
+        ...SAN,
+        budget: [
+          { year: 2022, expenses: 80, resources: 0 },
+          { year: 2024, expenses: 40, resources: 0 },
+        ],
+      },
     ]);
     expect((await get('/budget/api/organization/?year=2025&stage=initial')).results).toEqual([
       { ...EDU, budget: [{ year: 2025, expenses: 200, resources: 0 }] },
@@ -292,7 +338,14 @@ describe('the series', () => {
 describe('GET /budget/api/sources/', () => {
   it('lists the sources ordered by id', async () => {
     expect(await get('/budget/api/sources/')).toEqual([
-      { id: 1, title: 'Loi de finances 2024', url: 'https://example.org/lf2024.pdf', publisher: 'Ministère des Finances', published: '2023-12-20', quote: null },
+      {
+        id: 1,
+        title: 'Loi de finances 2024',
+        url: 'https://example.org/lf2024.pdf',
+        publisher: 'Ministère des Finances',
+        published: '2023-12-20',
+        quote: null,
+      },
       { id: 2, title: 'Loi de finances complémentaire 2024', url: null, publisher: null, published: null, quote: null },
       { id: 3, title: "Rapport d'exécution 2024", url: null, publisher: 'Cour des comptes', published: '2025-06-30', quote: 'Dépenses exécutées' },
     ]);

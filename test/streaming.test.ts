@@ -20,17 +20,20 @@ let stop: () => Promise<void>;
 let chunksFetched = 0;
 
 beforeAll(async () => {
-  t = await appFor({
-    ...small,
-    expenses: {
-      // Written in shuffled id order (7919 is prime to LINES): exports must still come out by id.
-      sql: `SELECT i AS id, 2000 + i % 20 AS year, (i % 997 + 0.125)::DECIMAL(18,3) AS amount,
+  t = await appFor(
+    {
+      ...small,
+      expenses: {
+        // Written in shuffled id order (7919 is prime to LINES): exports must still come out by id.
+        sql: `SELECT i AS id, 2000 + i % 20 AS year, (i % 997 + 0.125)::DECIMAL(18,3) AS amount,
                    [11, 12, 13, 20][i % 4 + 1] AS category_id, 1 + i % 3 AS organization_id, false AS complementary
             FROM (SELECT (k * 7919) % ${LINES} + 1 AS i FROM range(0, ${LINES}) AS r(k))`,
+      },
+      // These tests run as many exports at once as the pool has connections, and more; the export
+      // budget that keeps connections for queries (test/export-limits.test.ts) is opened up for them.
     },
-    // These tests run as many exports at once as the pool has connections, and more; the export
-    // budget that keeps connections for queries (test/export-limits.test.ts) is opened up for them.
-  }, { EXPORTS_AT_ONCE: '8' });
+    { EXPORTS_AT_ONCE: '8' },
+  );
   // Count the chunks the export pulls from DuckDB (the real query still runs; this only watches).
   const lease = t.store.lease()!;
   const drop = lease.drop;
@@ -181,9 +184,9 @@ describe('a full export', () => {
     // One more export than the pool has connections: the fifth waits for one, however long the
     // first four take on a busy machine.
     t.store.limits.queueWaitMs = 60_000;
-    const answers = await Promise.all(
-      Array.from({ length: 5 }, () => readAll('/budget/api/expenses/?format=csv&year=2019')),
-    ).finally(() => (t.store.limits.queueWaitMs = t.config.QUEUE_WAIT_MS));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => readAll('/budget/api/expenses/?format=csv&year=2019'))).finally(
+      () => (t.store.limits.queueWaitMs = t.config.QUEUE_WAIT_MS),
+    );
     for (const { lines, idsRise } of answers) {
       expect(lines).toBe(LINES / 20 + 1);
       expect(idsRise).toBe(true);

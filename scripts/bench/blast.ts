@@ -27,7 +27,13 @@ export interface BlastResult {
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i;
 
-export function blast(port: number, paths: readonly string[], seconds: number, connections = 20, headers: Record<string, string> = {}): Promise<BlastResult> {
+export function blast(
+  port: number,
+  paths: readonly string[],
+  seconds: number,
+  connections = 20,
+  headers: Record<string, string> = {},
+): Promise<BlastResult> {
   const extra = Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');

@@ -111,7 +111,11 @@ export async function exportFigures(dir: string, runs = 3, service?: Running): P
       const bound = expenses.bind(`/budget/api/expenses/?${query}`);
       const whole = bound.exportAll!(lease);
       if (Symbol.asyncIterator in whole) throw new Error('expenses/ exports from a query');
-      const statement = await namedInOrder(whole.sql, bound.table.columns.map((c) => c.name), whole.named);
+      const statement = await namedInOrder(
+        whole.sql,
+        bound.table.columns.map((c) => c.name),
+        whole.named,
+      );
       const { values, types } = bindings(whole.params);
       const [count] = (await connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM (${statement})`, values, types)).getRows();
       const rows = Number(count![0]);
@@ -167,10 +171,18 @@ export async function exportFigures(dir: string, runs = 3, service?: Running): P
 }
 
 export function printExportFigures(figures: readonly ExportFigure[]): void {
-  console.log('export                     rows   first byte ms   total ms      MB   rows/s   DuckDB COPY ms   x COPY   again ms   again x COPY   server RSS +MB');
+  console.log(
+    'export                     rows   first byte ms   total ms      MB   rows/s   DuckDB COPY ms   x COPY   again ms   again x COPY   server RSS +MB',
+  );
   for (const f of figures) {
     console.log(
-      `${`${f.format}, ${f.scope}`.padEnd(22)} ${String(f.rows).padStart(9)} ${f.firstByteMs.toFixed(1).padStart(15)} ${f.totalMs.toFixed(0).padStart(10)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(7)} ${Math.round(f.rows / (f.totalMs / 1000)).toString().padStart(8)} ${f.copyMs.toFixed(0).padStart(16)} ${f.ratio.toFixed(2).padStart(7)}x ${f.againMs.toFixed(0).padStart(10)} ${f.againRatio.toFixed(2).padStart(13)}x ${f.rssGrowthMb.toFixed(0).padStart(16)}`,
+      `${`${f.format}, ${f.scope}`.padEnd(22)} ${String(f.rows).padStart(9)} ${f.firstByteMs.toFixed(1).padStart(15)} ${f.totalMs.toFixed(0).padStart(10)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(7)} ${Math.round(
+        f.rows / (f.totalMs / 1000),
+      )
+        .toString()
+        .padStart(
+          8,
+        )} ${f.copyMs.toFixed(0).padStart(16)} ${f.ratio.toFixed(2).padStart(7)}x ${f.againMs.toFixed(0).padStart(10)} ${f.againRatio.toFixed(2).padStart(13)}x ${f.rssGrowthMb.toFixed(0).padStart(16)}`,
     );
   }
 }

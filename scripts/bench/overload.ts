@@ -137,11 +137,40 @@ try {
   const slowest = Math.max(...sustained.map((a) => a.ms));
   log(`sustained: ${sustained.length} answers, ${ok.length} × 200, ${refused} × 503, ${other} other`);
   results.push(['unloaded uncached throughput (8 clients, 5 s)', `${unloadedRate.toFixed(0)} answers/s`, true]);
-  results.push([`sustained overload (${CONNECTIONS} clients, ${SECONDS} s): answers`, `${sustained.length}: ${ok.length} × 200, ${refused} × 503 overloaded, ${other} other`, other === 0]);
-  results.push(['goodput (200s per second)', `${goodput.toFixed(0)}/s = ${((100 * goodput) / unloadedRate).toFixed(0)} % of unloaded (target ≥ 80 %)`, goodput >= 0.8 * unloadedRate]);
-  results.push(['slowest answer', `${slowest.toFixed(0)} ms (target ≤ ${QUEUE_WAIT_MS + QUERY_TIMEOUT_MS})`, slowest <= QUEUE_WAIT_MS + QUERY_TIMEOUT_MS]);
-  results.push(['served latency (200s)', `p50 ${percentile(ok.map((a) => a.ms), 50).toFixed(0)} ms, p99 ${percentile(ok.map((a) => a.ms), 99).toFixed(0)} ms`, true]);
-  results.push(['refused latency (503s)', `p50 ${percentile(sustained.filter((a) => a.status === 503).map((a) => a.ms), 50).toFixed(0)} ms`, true]);
+  results.push([
+    `sustained overload (${CONNECTIONS} clients, ${SECONDS} s): answers`,
+    `${sustained.length}: ${ok.length} × 200, ${refused} × 503 overloaded, ${other} other`,
+    other === 0,
+  ]);
+  results.push([
+    'goodput (200s per second)',
+    `${goodput.toFixed(0)}/s = ${((100 * goodput) / unloadedRate).toFixed(0)} % of unloaded (target ≥ 80 %)`,
+    goodput >= 0.8 * unloadedRate,
+  ]);
+  results.push([
+    'slowest answer',
+    `${slowest.toFixed(0)} ms (target ≤ ${QUEUE_WAIT_MS + QUERY_TIMEOUT_MS})`,
+    slowest <= QUEUE_WAIT_MS + QUERY_TIMEOUT_MS,
+  ]);
+  results.push([
+    'served latency (200s)',
+    `p50 ${percentile(
+      ok.map((a) => a.ms),
+      50,
+    ).toFixed(0)} ms, p99 ${percentile(
+      ok.map((a) => a.ms),
+      99,
+    ).toFixed(0)} ms`,
+    true,
+  ]);
+  results.push([
+    'refused latency (503s)',
+    `p50 ${percentile(
+      sustained.filter((a) => a.status === 503).map((a) => a.ms),
+      50,
+    ).toFixed(0)} ms`,
+    true,
+  ]);
   results.push(['server RSS (start, middle, end)', `${rss.join(', ')} MB`, true]);
 
   const b120 = await burst(server.port, 120);
@@ -154,10 +183,16 @@ const patient = await start({ QUEUE_WAIT_MS: '5000' });
 try {
   await closedLoop(patient.port, 8, 1);
   const b500 = await burst(patient.port, 500);
-  results.push(['burst of 500, QUEUE_WAIT_MS=5000', `${count(b500.answers, 200)} × 200 in ${b500.ms.toFixed(0)} ms`, count(b500.answers, 200) === 500]);
+  results.push([
+    'burst of 500, QUEUE_WAIT_MS=5000',
+    `${count(b500.answers, 200)} × 200 in ${b500.ms.toFixed(0)} ms`,
+    count(b500.answers, 200) === 500,
+  ]);
 } finally {
   patient.child.kill('SIGTERM');
 }
 
-process.stdout.write(`\n| figure | value | target met |\n|---|---|---|\n${results.map(([k, v, met]) => `| ${k} | ${v} | ${met ? 'yes' : 'NO'} |`).join('\n')}\n`);
+process.stdout.write(
+  `\n| figure | value | target met |\n|---|---|---|\n${results.map(([k, v, met]) => `| ${k} | ${v} | ${met ? 'yes' : 'NO'} |`).join('\n')}\n`,
+);
 process.exitCode = results.every(([, , met]) => met) ? 0 : 1;

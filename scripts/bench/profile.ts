@@ -81,7 +81,10 @@ const pct = (t: number) => `${((100 * t) / busy).toFixed(1).padStart(5)}% ${(t /
 console.log(`\nbusy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s profiled; self time by package:`);
 for (const [k, t] of sum((n) => where(n.callFrame.url)).slice(0, 14)) console.log(`  ${pct(t)}  ${k}`);
 console.log('\nself time by function:');
-for (const [k, t] of sum((n) => `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`).slice(0, 25)) {
+for (const [k, t] of sum((n) => `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`).slice(
+  0,
+  25,
+)) {
   console.log(`  ${pct(t)}  ${k}`);
 }
 

@@ -13,9 +13,18 @@ const QUERY_SAMPLES: Record<string, string[]> = {
   '/budget/api/totals/': ['', 'include_complementary=false', 'stage=outturn'],
   '/budget/api/budget-categories/': ['', 'year=2010&type=expense', 'year=2010&stage=initial'],
   '/budget/api/expenses/': [
-    '', 'offset=900000', 'year=2010&limit=100&offset=30000', 'organization=7&offset=3000', 'hierarchy=true', 'hierarchy=true&year=2010&organization=3',
-    'stage=initial&offset=600000', 'stage=outturn&offset=200000', 'stage=outturn&year=2010&offset=9000', 'stage=outturn&organization=7&offset=800',
-    'hierarchy=true&stage=outturn', 'hierarchy=true&year=2010&organization=3&stage=initial',
+    '',
+    'offset=900000',
+    'year=2010&limit=100&offset=30000',
+    'organization=7&offset=3000',
+    'hierarchy=true',
+    'hierarchy=true&year=2010&organization=3',
+    'stage=initial&offset=600000',
+    'stage=outturn&offset=200000',
+    'stage=outturn&year=2010&offset=9000',
+    'stage=outturn&organization=7&offset=800',
+    'hierarchy=true&stage=outturn',
+    'hierarchy=true&year=2010&organization=3&stage=initial',
   ],
   '/budget/api/resources/': ['year=2011', 'offset=900000', 'hierarchy=true', 'stage=outturn&offset=200000', 'stage=initial&year=2011&offset=20000'],
   '/budget/api/organization/': ['', 'year=2012&offset=100', 'stage=outturn&offset=100'],
@@ -84,5 +93,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(0);
   }
   console.log(`load+validate ${figures.loadMs.toFixed(0)} ms, RSS ${figures.rssMb.toFixed(0)} MB`);
-  for (const q of figures.perQuery) console.log(`${q.p50.toFixed(2).padStart(8)} ${q.p99.toFixed(2).padStart(8)} ms  ${q.kind.padEnd(7)} ${q.url}${q.errors ? `  ${q.errors} errors` : ''}`);
+  for (const q of figures.perQuery)
+    console.log(
+      `${q.p50.toFixed(2).padStart(8)} ${q.p99.toFixed(2).padStart(8)} ms  ${q.kind.padEnd(7)} ${q.url}${q.errors ? `  ${q.errors} errors` : ''}`,
+    );
 }

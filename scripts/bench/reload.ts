@@ -31,7 +31,10 @@ export async function reloadUnderLoad(first: string, second: string): Promise<Re
   // DATA_DIR is gen/drop, gen a symlink re-pointed from g1 to g2: the file watch does not see the
   // flip, so the one reload is SIGHUP's.
   const work = mkdtempSync(path.join(tmpdir(), 'bench-reload-'));
-  for (const [name, dir] of [['g1', first], ['g2', second]] as const) {
+  for (const [name, dir] of [
+    ['g1', first],
+    ['g2', second],
+  ] as const) {
     mkdirSync(path.join(work, name));
     symlinkSync(path.resolve(dir), path.join(work, name, 'drop'));
   }

@@ -49,8 +49,11 @@ const { values: args } = parseArgs({
 });
 
 function startCeiling(mode: 'express' | 'http', answersFile: string): Promise<Running> {
-  return spawnAndWait(process.execPath, ['--import', 'tsx', 'scripts/bench/ceiling.ts', mode, answersFile], {}, (out) =>
-    Number(/^(\d+)\n/.exec(out)?.[1]) || null,
+  return spawnAndWait(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/bench/ceiling.ts', mode, answersFile],
+    {},
+    (out) => Number(/^(\d+)\n/.exec(out)?.[1]) || null,
   );
 }
 
@@ -106,7 +109,8 @@ async function record(port: number, paths: readonly string[]): Promise<Record<st
             const rawHeaders: string[] = [];
             for (let i = 0; i < res.rawHeaders.length; i += 2) {
               // node adds these to every answer, the service's and the ceilings' alike.
-              if (!['date', 'connection', 'keep-alive'].includes(res.rawHeaders[i]!.toLowerCase())) rawHeaders.push(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+              if (!['date', 'connection', 'keep-alive'].includes(res.rawHeaders[i]!.toLowerCase()))
+                rawHeaders.push(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
             }
             resolve({ status: res.statusCode!, rawHeaders, body: Buffer.concat(chunks).toString('base64') });
           });
@@ -141,13 +145,18 @@ function mixedPaths(years: number[], organizations: number): string[] {
   for (let id = 1; id <= Math.min(organizations, 120); id++) {
     paths.push(`${api}/expenses/?organization=${id}&limit=20`, `${api}/organization/stats/?organization_id=${id}`);
   }
-  for (let offset = 0; offset < 2000; offset += 100) paths.push(`${api}/expenses/?offset=${offset}`, `${api}/organization/?offset=${offset}&limit=20`);
+  for (let offset = 0; offset < 2000; offset += 100)
+    paths.push(`${api}/expenses/?offset=${offset}`, `${api}/organization/?offset=${offset}&limit=20`);
   return [...new Set(paths)];
 }
 
 /** A synthetic drop from the data CLI, kept in .bench/ between runs; `stages`: with synth --stages; `seed`: synth --seed. */
 function synthetic(scale: number, lines?: number, stages = false, seed = 1): string {
-  const dir = path.join(WORK, 'drops', `${lines ? `lines-${lines}` : `scale-${scale}`}${stages ? '-stages' : ''}${seed === 1 ? '' : `-seed-${seed}`}`);
+  const dir = path.join(
+    WORK,
+    'drops',
+    `${lines ? `lines-${lines}` : `scale-${scale}`}${stages ? '-stages' : ''}${seed === 1 ? '' : `-seed-${seed}`}`,
+  );
   if (!existsSync(path.join(dir, 'drop.json'))) {
     mkdirSync(dir, { recursive: true });
     const size = lines ? ['--lines', String(lines)] : ['--scale', String(scale)];
@@ -216,7 +225,9 @@ async function throughput(dataDir: string): Promise<void> {
   const bytes = await wireBytes(service.port, mixed);
   await stop(service);
   const load = loadAverage();
-  console.log(`\n## Throughput: drop ${meta.version} (${meta.files['expenses.parquet'].rows} expense lines), ${CONNECTIONS} connections, ${seconds} s slices, ${rounds} rounds; load average before: ${load}`);
+  console.log(
+    `\n## Throughput: drop ${meta.version} (${meta.files['expenses.parquet'].rows} expense lines), ${CONNECTIONS} connections, ${seconds} s slices, ${rounds} rounds; load average before: ${load}`,
+  );
   console.log(`mixed workload: ${mixed.length} distinct URLs over the nine endpoints`);
 
   const BR = { 'accept-encoding': ASKED.br };
@@ -286,31 +297,54 @@ async function throughput(dataDir: string): Promise<void> {
     const costs = x.map((v, i) => 1 - v / y[i]!).sort((a, b) => a - b);
     return `  rounds: ${costs.map((c) => `${(100 * c).toFixed(1)}%`).join(' ')}`;
   };
-  console.log(`\nbytes on the wire for the ${mixed.length} mixed URLs: identity ${(bytes.identity / 2 ** 20).toFixed(2)} MB, gzip ${(bytes.gzip / 2 ** 20).toFixed(2)} MB (${(bytes.identity / bytes.gzip).toFixed(1)}x smaller), br ${(bytes.br / 2 ** 20).toFixed(2)} MB (${(bytes.identity / bytes.br).toFixed(1)}x smaller)`);
+  console.log(
+    `\nbytes on the wire for the ${mixed.length} mixed URLs: identity ${(bytes.identity / 2 ** 20).toFixed(2)} MB, gzip ${(bytes.gzip / 2 ** 20).toFixed(2)} MB (${(bytes.identity / bytes.gzip).toFixed(1)}x smaller), br ${(bytes.br / 2 ** 20).toFixed(2)} MB (${(bytes.identity / bytes.br).toFixed(1)}x smaller)`,
+  );
   console.log('\n### Targets (ratios within a round, median over rounds)');
   console.log(verdict('hot URL, rate limiting on, x express ceiling', ratio(['hot', 'service+ratelimit'], ['hot', 'express ceiling']), 0.9));
   console.log(verdict('mixed URLs, rate limiting on, x express ceiling', ratio(['mixed', 'service+ratelimit'], ['mixed', 'express ceiling']), 0.85));
   console.log(verdict('rate limiting cost, hot URL', rl('hot'), 0.1, false, '%') + rlRounds('hot'));
   console.log(verdict('rate limiting cost, mixed URLs', rl('mixed'), 0.1, false, '%') + rlRounds('mixed'));
   // By CPU per answer: what the limiter costs each answer, whatever else runs on the machine.
-  console.log(verdict('rate limiting cost by CPU per answer, hot / mixed URLs', 1 - cpuRatio(['hot', 'service+ratelimit'], ['hot', 'service']), 0.1, false, '%') + `  mixed ${(100 * (1 - cpuRatio(['mixed', 'service+ratelimit'], ['mixed', 'service']))).toFixed(1)}%`);
-  console.log(verdict('hot URL, rate limiting on, x node:http ceiling (req/s)', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
-  console.log(verdict('the same by CPU per answer (node:http\'s over the service\'s)', cpuRatio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6));
-  console.log(`${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
-  console.log(`${'mixed URLs with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['mixed, br asked', 'service+ratelimit'], ['mixed', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`);
-  if (!args.reload) console.log(`${'peak RSS during a reload under load at 10M lines'.padEnd(58)} ${'-'.padStart(8)}   target <= 3.0 GB  measured with --reload`);
+  console.log(
+    verdict(
+      'rate limiting cost by CPU per answer, hot / mixed URLs',
+      1 - cpuRatio(['hot', 'service+ratelimit'], ['hot', 'service']),
+      0.1,
+      false,
+      '%',
+    ) + `  mixed ${(100 * (1 - cpuRatio(['mixed', 'service+ratelimit'], ['mixed', 'service']))).toFixed(1)}%`,
+  );
+  console.log(
+    verdict('hot URL, rate limiting on, x node:http ceiling (req/s)', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6),
+  );
+  console.log(
+    verdict("the same by CPU per answer (node:http's over the service's)", cpuRatio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6),
+  );
+  console.log(
+    `${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`,
+  );
+  console.log(
+    `${'mixed URLs with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['mixed, br asked', 'service+ratelimit'], ['mixed', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`,
+  );
+  if (!args.reload)
+    console.log(`${'peak RSS during a reload under load at 10M lines'.padEnd(58)} ${'-'.padStart(8)}   target <= 3.0 GB  measured with --reload`);
 }
 
 /** Issue 16's memory targets: a reload under load between two 10M-line drops (reload.ts). */
 async function reload(): Promise<void> {
   const figures = await reloadUnderLoad(synthetic(0, 10_000_000), synthetic(0, 10_000_000, false, 2));
   const gb = (mb: number) => mb / 1024;
-  console.log(`\n## Reload under load at 10M lines: ${figures.requests} requests during the reload (4 connections, cached and uncached), ${figures.failed} failed; SIGHUP to the new version in /meta/ ${(figures.reloadMs / 1000).toFixed(1)} s`);
+  console.log(
+    `\n## Reload under load at 10M lines: ${figures.requests} requests during the reload (4 connections, cached and uncached), ${figures.failed} failed; SIGHUP to the new version in /meta/ ${(figures.reloadMs / 1000).toFixed(1)} s`,
+  );
   console.log(`RSS serving the first drop ${gb(figures.servingBeforeMb).toFixed(2)} GB, the second ${gb(figures.servingAfterMb).toFixed(2)} GB`);
   console.log('\n### Targets (one run)');
   console.log(verdict('peak RSS during a reload under load at 10M lines', gb(figures.peakMb), 3.0, false, 'GB'));
   console.log(verdict('load + validate at 10M lines (start-up)', figures.loadMs / 1000, 20, false, 's'));
-  console.log(verdict('serving RSS at 10M lines (after the reload)', gb(Math.max(figures.servingBeforeMb, figures.servingAfterMb)), 1.6, false, 'GB'));
+  console.log(
+    verdict('serving RSS at 10M lines (after the reload)', gb(Math.max(figures.servingBeforeMb, figures.servingAfterMb)), 1.6, false, 'GB'),
+  );
 }
 
 /** Full exports against DuckDB's own COPY of the same rows, on 1 million lines (10 million with --big too). */
@@ -318,15 +352,21 @@ async function exports(): Promise<void> {
   const drops: [string, string][] = [['1M lines', synthetic(0, 1_000_000)]];
   if (args.big) drops.push(['10M lines', synthetic(0, 10_000_000)]);
   for (const [name, dir] of drops) {
-    console.log(`\n## Full exports: ${name}; the first request, then the median of 2 more of the unchanged drop (sent from the export's file); COPY: median of 3; load average before: ${loadAverage()}`);
+    console.log(
+      `\n## Full exports: ${name}; the first request, then the median of 2 more of the unchanged drop (sent from the export's file); COPY: median of 3; load average before: ${loadAverage()}`,
+    );
     const figures = await exportFigures(dir, 3);
     printExportFigures(figures);
     console.log('\n### Targets');
     for (const f of figures) console.log(verdict(`${f.format} export, ${f.scope}, first request x DuckDB COPY`, f.ratio, 0.5));
     for (const f of figures) console.log(verdict(`${f.format} export, ${f.scope}, asked again x DuckDB COPY`, f.againRatio, 1.0));
     const firstByte = Math.max(...figures.map((f) => f.firstByteMs));
-    console.log(`${'first byte of a full export, the slowest'.padEnd(58)} ${`${firstByte.toFixed(0)} ms`.padStart(8)}   target <= 100 ms  ${firstByte <= 100 ? 'met' : 'NOT MET'}`);
-    console.log(`${'server RSS growth during an export, the largest'.padEnd(58)} ${`${Math.max(...figures.map((f) => f.rssGrowthMb)).toFixed(0)} MB`.padStart(8)}   (bounded: one batch or row group, whatever the export's size)`);
+    console.log(
+      `${'first byte of a full export, the slowest'.padEnd(58)} ${`${firstByte.toFixed(0)} ms`.padStart(8)}   target <= 100 ms  ${firstByte <= 100 ? 'met' : 'NOT MET'}`,
+    );
+    console.log(
+      `${'server RSS growth during an export, the largest'.padEnd(58)} ${`${Math.max(...figures.map((f) => f.rssGrowthMb)).toFixed(0)} MB`.padStart(8)}   (bounded: one batch or row group, whatever the export's size)`,
+    );
   }
 }
 
@@ -340,7 +380,9 @@ async function growth(): Promise<void> {
     ['1M lines in three stages, with sources', synthetic(0, 1_000_000, true)],
   ];
   if (args.big) drops.push(['10M lines', synthetic(0, 10_000_000)]);
-  console.log(`\n## Growth: load and validate, memory, single uncached queries (p99 over 200 runs each, no HTTP); load average before: ${loadAverage()}`);
+  console.log(
+    `\n## Growth: load and validate, memory, single uncached queries (p99 over 200 runs each, no HTTP); load average before: ${loadAverage()}`,
+  );
   for (const [name, dir] of drops) {
     const started = await startService(dir, '0');
     const rss = rssMb(started.child.pid);
@@ -352,13 +394,18 @@ async function growth(): Promise<void> {
     await stop(started);
     const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bench/queries.ts', dir, '--json'], { cwd: ROOT, maxBuffer: 1 << 24 });
     const figures = JSON.parse(out.toString()) as QueryFigures;
-    console.log(`\n${name}: ${figures.rows} expense lines; server load+validate ${loadMs} ms; RSS ${rss.toFixed(0)} MB when loaded, ${serving.toFixed(0)} MB 5 s later, peak ${peak.toFixed(0)} MB`);
+    console.log(
+      `\n${name}: ${figures.rows} expense lines; server load+validate ${loadMs} ms; RSS ${rss.toFixed(0)} MB when loaded, ${serving.toFixed(0)} MB 5 s later, peak ${peak.toFixed(0)} MB`,
+    );
     const worst = figures.perQuery.reduce((a, b) => (b.p99 > a.p99 ? b : a));
-    for (const q of figures.perQuery) console.log(`  p50 ${fmt(q.p50, 2)} ms  p99 ${fmt(q.p99, 2)} ms  ${q.kind.padEnd(7)} ${q.url}${q.errors ? `  ${q.errors} ERRORS` : ''}`);
+    for (const q of figures.perQuery)
+      console.log(`  p50 ${fmt(q.p50, 2)} ms  p99 ${fmt(q.p99, 2)} ms  ${q.kind.padEnd(7)} ${q.url}${q.errors ? `  ${q.errors} ERRORS` : ''}`);
     console.log(`  worst p99: ${worst.p99.toFixed(2)} ms (${worst.url})`);
     if (name.startsWith('1M lines')) targetsAtOneMillion.push(...uncachedTargets(name, figures));
   }
-  console.log(`\n### Targets at 1M lines (uncached, p99 over 200 runs of each query; trees, hierarchy=true, are not in this target); load average after: ${loadAverage()}`);
+  console.log(
+    `\n### Targets at 1M lines (uncached, p99 over 200 runs of each query; trees, hierarchy=true, are not in this target); load average after: ${loadAverage()}`,
+  );
   for (const line of targetsAtOneMillion) console.log(line);
 }
 
@@ -381,7 +428,9 @@ function uncachedTargets(name: string, figures: QueryFigures): string[] {
 }
 
 function loadAverage(): string {
-  return loadavg().map((l) => l.toFixed(1)).join(', ');
+  return loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ');
 }
 
 mkdirSync(WORK, { recursive: true });

@@ -16,7 +16,12 @@ export interface Running {
   stderr: () => string;
 }
 
-export function spawnAndWait(command: string, argv: string[], env: NodeJS.ProcessEnv, port: (out: string, err: string) => number | null): Promise<Running> {
+export function spawnAndWait(
+  command: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  port: (out: string, err: string) => number | null,
+): Promise<Running> {
   const child = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
   let err = '';
@@ -42,7 +47,15 @@ export function startService(dataDir: string, rateLimit: string, nodeArgs: strin
     process.execPath,
     [...nodeArgs, 'dist/src/server.js'],
     // Releases kept in a temporary directory of their own, not in the checkout (docs/api.md#releases).
-    { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', RATE_LIMIT: rateLimit, LOG_LEVEL: 'info', NODE_ENV: 'production', RELEASES_DIR: mkdtempSync(path.join(tmpdir(), 'budget-bench-releases-')) },
+    {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RATE_LIMIT: rateLimit,
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+      RELEASES_DIR: mkdtempSync(path.join(tmpdir(), 'budget-bench-releases-')),
+    },
     (_out, err) => Number(/"port":(\d+)[^\n]*"msg":"listening"/.exec(err)?.[1]) || null,
   );
 }

@@ -46,7 +46,12 @@ export function loadExplorer(cacheControl: string, dir = EXPLORER_DIR): Explorer
   const page = render(readFileSync(index), { contentType: 'text/html; charset=utf-8', cacheControl });
   // Any site may frame the embed page: its policy says so, and it drops X-Frame-Options, which
   // would forbid what frame-ancestors allows in browsers that read both.
-  const embed = render(readFileSync(path.join(dir, 'embed.html')), { contentType: 'text/html; charset=utf-8', cacheControl, csp: EMBED_CSP, without: ['X-Frame-Options'] });
+  const embed = render(readFileSync(path.join(dir, 'embed.html')), {
+    contentType: 'text/html; charset=utf-8',
+    cacheControl,
+    csp: EMBED_CSP,
+    without: ['X-Frame-Options'],
+  });
   const assets = new Map<string, Rendered>();
   for (const name of readdirSync(dir)) {
     const contentType = TYPES[path.extname(name)];

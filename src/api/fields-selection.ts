@@ -61,8 +61,7 @@ export function selectFields<T>(items: T[], fields: readonly string[] | undefine
 export function selectColumns(table: Table, fields: readonly string[] | undefined, names: readonly string[]): Table {
   if (!fields) return table;
   // A column belongs to the longest field name it is, or starts with followed by `_`.
-  const owner = (column: Column) =>
-    names.filter((n) => column.name === n || column.name.startsWith(`${n}_`)).sort((a, b) => b.length - a.length)[0];
+  const owner = (column: Column) => names.filter((n) => column.name === n || column.name.startsWith(`${n}_`)).sort((a, b) => b.length - a.length)[0];
   const columns = table.columns.filter((c) => {
     const field = owner(c);
     return field === undefined || fields.includes(field);

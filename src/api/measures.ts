@@ -206,8 +206,7 @@ function need(series: ReadonlyMap<number, number> | null, name: SeriesName, meas
 /** A 400 on one parameter whose value the drop or the other parameters cannot serve. */
 export const invalid = problem.invalidParameter;
 
-const missing = (what: string, measure: Measure) =>
-  invalid('measure', `${measure} needs ${what}, which this data drop does not have`);
+const missing = (what: string, measure: Measure) => invalid('measure', `${measure} needs ${what}, which this data drop does not have`);
 
 /** The stage of the rows a share is taken of: lines count at a stage, a series takes one per year (null: the most final). */
 export type ShareOf = { lines: Stage } | { debt: Stage | null };
@@ -222,7 +221,11 @@ export async function shareTotals(lease: Lease, years: readonly number[] | undef
   const rows =
     'lines' in of
       ? await lease.query('share_totals', { year, stage: of.lines })
-      : (await lease.query('debt', { year, top_level: true, parent: null, stage: of.debt })).map((r): Row => ({ ...r, kind: 'debt', total: r.value }));
+      : (await lease.query('debt', { year, top_level: true, parent: null, stage: of.debt })).map((r): Row => ({
+          ...r,
+          kind: 'debt',
+          total: r.value,
+        }));
   const totals = new Map<string, number>();
   const add = (key: string, value: number) => totals.set(key, (totals.get(key) ?? 0) + value);
   for (const r of rows) {

@@ -19,7 +19,7 @@ import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS, type Deprecations }
 type Json = Record<string, unknown>;
 
 const UNITS =
-  "Amounts are in the unit of the data drop being served: the sample data uses MDT (millions of Tunisian dinars). " +
+  'Amounts are in the unit of the data drop being served: the sample data uses MDT (millions of Tunisian dinars). ' +
   'Money is rounded to 3 decimals and percentages to 2 (half away from zero). `/budget/api/meta/` gives the ' +
   "drop's `units` and the data's `license`; the licence of this document is the software's.";
 
@@ -137,7 +137,14 @@ function atRelease(operation: Json): Json {
     summary: `${operation.summary}, from one release (a permalink)`,
     description: `The answer of ${operation.operationId} as the release \`version\` gave it, for ever: \`Cache-Control: public, max-age=31536000, immutable\`. Every current answer names its permalink in \`Content-Location\`.`,
     parameters: [
-      { name: 'version', in: 'path', required: true, description: "A release's version (percent-encoded), as GET /budget/api/releases/ lists them", schema: { type: 'string' }, example: 'tunisia-sample-2026.12' },
+      {
+        name: 'version',
+        in: 'path',
+        required: true,
+        description: "A release's version (percent-encoded), as GET /budget/api/releases/ lists them",
+        schema: { type: 'string' },
+        example: 'tunisia-sample-2026.12',
+      },
       ...(operation.parameters as Json[]),
     ],
     responses: { ...(operation.responses as Json), 404: { $ref: '#/components/responses/UnknownRelease' } },
@@ -251,9 +258,7 @@ function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
       200: { description: 'OK', content },
       304: { description: 'Not Modified: the If-None-Match tag is current' },
       400: { $ref: '#/components/responses/BadRequest' },
-      ...(route.rateLimited
-        ? { 401: { $ref: '#/components/responses/Unauthorized' }, 429: { $ref: '#/components/responses/TooManyRequests' } }
-        : {}),
+      ...(route.rateLimited ? { 401: { $ref: '#/components/responses/Unauthorized' }, 429: { $ref: '#/components/responses/TooManyRequests' } } : {}),
       500: { $ref: '#/components/responses/InternalError' },
       ...(route.needsData ? { 503: { $ref: '#/components/responses/DataUnavailable' } } : {}),
     },
@@ -314,19 +319,15 @@ function downloadDescription(endpoint: Endpoint): string {
   const columns = endpoint.variants
     .map(({ table, when }) => `${when ? `${when.text}: ` : 'Columns: '}${table.columns.map((c) => c.name).join(', ')}.`)
     .join(' ');
-  const whole = endpoint.paged
-    ? ' Without limit and offset, a download holds every matching row, streamed; with either, just that page.'
-    : '';
+  const whole = endpoint.paged ? ' Without limit and offset, a download holds every matching row, streamed; with either, just that page.' : '';
   return `**Downloads (${downloads}).** ${columns}${whole}`;
 }
 
 /** `/budget/api/organization/stats/` → `getOrganizationStats`. */
 function operationId(endpointPath: string): string {
-  const words = endpointPath
-    .slice(`${API_PREFIX}/`.length).split(/[/-]/).filter(Boolean);
+  const words = endpointPath.slice(`${API_PREFIX}/`.length).split(/[/-]/).filter(Boolean);
   return `get${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`;
 }
-
 
 const problem = (description: string, headers: Json = {}): Json => ({
   description: `${description} (an RFC 9457 problem document)`,
@@ -363,7 +364,11 @@ const HEADERS: Json = {
   },
   'Content-Encoding': { description: 'gzip or br: JSON answers over 1 KB and CSV downloads, when Accept-Encoding asks', schema: { type: 'string' } },
   'Content-Disposition': {
-    description: `Downloads only: attachment; filename="<endpoint>-<parameters>.csv" (or .${FORMAT_NAMES.filter((n) => FORMATS[n].download && n !== 'csv').map((n) => FORMATS[n].extension).join(', .')})`,
+    description: `Downloads only: attachment; filename="<endpoint>-<parameters>.csv" (or .${FORMAT_NAMES.filter(
+      (n) => FORMATS[n].download && n !== 'csv',
+    )
+      .map((n) => FORMATS[n].extension)
+      .join(', .')})`,
     schema: { type: 'string' },
   },
   RateLimit: { description: 'Requests left in the window (IETF draft 8)', schema: { type: 'string' } },

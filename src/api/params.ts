@@ -123,17 +123,15 @@ const stage = z
  * A stage or a list of stages (`initial,outturn`; docs/api.md#what-every-figure-means), for the
  * roll-ups and the series: distinct, in the stages' own order (initial, amended, outturn).
  */
-const stageList = z
-  .string()
-  .transform((text, ctx): Stage[] => {
-    const names = text.toLowerCase().split(',');
-    const unknown = names.find((name) => !(STAGES as readonly string[]).includes(name));
-    if (unknown !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `must be one of ${STAGES.join(', ')}, or a list of them (initial,outturn)` });
-      return z.NEVER;
-    }
-    return STAGES.filter((s) => names.includes(s));
-  });
+const stageList = z.string().transform((text, ctx): Stage[] => {
+  const names = text.toLowerCase().split(',');
+  const unknown = names.find((name) => !(STAGES as readonly string[]).includes(name));
+  if (unknown !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `must be one of ${STAGES.join(', ')}, or a list of them (initial,outturn)` });
+    return z.NEVER;
+  }
+  return STAGES.filter((s) => names.includes(s));
+});
 const ANY_STAGE = `(${STAGES.map(anyCase).join('|')})`;
 const STAGE_LIST_TYPE = {
   type: 'string',
@@ -243,15 +241,13 @@ export const param = {
     example: STAGES.at(-1),
     openapi: STAGE_TYPE,
   }),
-  format: z
-    .enum(FORMAT_NAMES, { error: `must be one of ${FORMAT_NAMES.join(', ')}` })
-    .meta({
-      description:
-        'json (default), csv, arrow (an Arrow IPC stream) or parquet (a Parquet file); wins over the Accept header. ' +
-        'On paged endpoints, csv, arrow and parquet hold every matching row unless limit or offset is given',
-      // json, not csv: Swagger UI's "Try it out" starts from the example, and should show data, not a download.
-      example: 'json',
-    }),
+  format: z.enum(FORMAT_NAMES, { error: `must be one of ${FORMAT_NAMES.join(', ')}` }).meta({
+    description:
+      'json (default), csv, arrow (an Arrow IPC stream) or parquet (a Parquet file); wins over the Accept header. ' +
+      'On paged endpoints, csv, arrow and parquet hold every matching row unless limit or offset is given',
+    // json, not csv: Swagger UI's "Try it out" starts from the example, and should show data, not a download.
+    example: 'json',
+  }),
 };
 
 /** How many unknown parameters a refusal names. */
@@ -315,7 +311,7 @@ export function canonicalValues(schema: QuerySchema): (key: string, value: strin
     const parameter = schema.shape[key];
     if (!parameter || value === '') return value;
     const parsed = parameter.safeParse(value);
-    return parsed.success ? spelling(parsed.data) ?? value : value;
+    return parsed.success ? (spelling(parsed.data) ?? value) : value;
   }, CANONICAL_REMEMBERED);
   return (key, value) => spell(`${key}\0${value}`);
 }

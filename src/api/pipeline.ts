@@ -129,29 +129,33 @@ export function endpointHandler(
       const encoding = isCompressible(format.contentType) ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
       const fresh = freshTag(req.headers['if-none-match'], etag, encoding);
       if (fresh) {
-        res.set({ ETag: fresh, 'Cache-Control': source.cacheControl, ...headers }).status(304).end();
+        res
+          .set({ ETag: fresh, 'Cache-Control': source.cacheControl, ...headers })
+          .status(304)
+          .end();
         return;
       }
       if (!format.download) {
         notes(res).cache = 'hit';
         // An answer that used something deprecated is never cached: each use is logged, and a
         // sunset is checked against the clock of each request.
-        const renderOnce = (key: string, rendering: () => Promise<Rendered>) =>
-          used.length > 0 ? rendering() : cache.getOrRender(key, rendering);
+        const renderOnce = (key: string, rendering: () => Promise<Rendered>) => (used.length > 0 ? rendering() : cache.getOrRender(key, rendering));
         const answering = lease;
-        const rendered = await renderShared(res, () => renderOnce(key, async () => {
-          notes(res).cache = 'miss';
-          const body = await jsonBody(endpoint, bound, query, answering, source.base);
-          const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
-          return render(Buffer.from(jsonText(body)), {
-            contentType: format.contentType,
-            cacheControl: source.cacheControl,
-            etag,
-            vary: source.vary,
-            csp: DEFAULT_CSP,
-            headers: { ...headers, ...(link ? { Link: link } : {}) },
-          });
-        }));
+        const rendered = await renderShared(res, () =>
+          renderOnce(key, async () => {
+            notes(res).cache = 'miss';
+            const body = await jsonBody(endpoint, bound, query, answering, source.base);
+            const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
+            return render(Buffer.from(jsonText(body)), {
+              contentType: format.contentType,
+              cacheControl: source.cacheControl,
+              etag,
+              vary: source.vary,
+              csp: DEFAULT_CSP,
+              headers: { ...headers, ...(link ? { Link: link } : {}) },
+            });
+          }),
+        );
         return sendRendered(req, res, rendered);
       }
       // A download is streamed: compressed on the fly when asked, whatever its size.
@@ -252,7 +256,9 @@ async function sourceOf(
     };
   }
   const lease = store.lease(signal);
-  const headers: Record<string, string> = lease ? { 'Content-Location': permalink(lease.drop.data.manifest.version, endpoint.path, query, formatName) } : {};
+  const headers: Record<string, string> = lease
+    ? { 'Content-Location': permalink(lease.drop.data.manifest.version, endpoint.path, query, formatName) }
+    : {};
   return { lease, current: true, base: endpoint.path, cacheControl, vary: VARY_DATETIME, headers, variant: '' };
 }
 

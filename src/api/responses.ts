@@ -270,14 +270,25 @@ export const OutstandingDebt = z
     published_value: z
       .number()
       .nullable()
-      .meta({ description: "The debt's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none" }),
+      .meta({
+        description: "The debt's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none",
+      }),
     ...change,
     ...seriesProvenance,
   })
   .meta({
     title: 'OutstandingDebt',
     description: 'Outstanding public debt of one year, and its share of GDP',
-    example: { year: 2023, outstanding_debt: 126600, gdp: 149793.6, value: 84.52, published_value: 84.6, stage: 'outturn', source_id: 42, derived: false },
+    example: {
+      year: 2023,
+      outstanding_debt: 126600,
+      gdp: 149793.6,
+      value: 84.52,
+      published_value: 84.6,
+      stage: 'outturn',
+      source_id: 42,
+      derived: false,
+    },
   });
 
 export const Deficit = z
@@ -288,7 +299,10 @@ export const Deficit = z
     published_percent: z
       .number()
       .nullable()
-      .meta({ description: "The deficit's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none" }),
+      .meta({
+        description:
+          "The deficit's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none",
+      }),
     gdp: money('Gross domestic product of the year'),
     ...change,
     ...seriesProvenance,
@@ -301,12 +315,12 @@ export const Deficit = z
 
 export const Source = z
   .object({
-    id: id('Source id, as the figures\' source_id gives it'),
+    id: id("Source id, as the figures' source_id gives it"),
     title: name('Title of the document'),
     url: z.string().nullable().meta({ description: 'Where to read it, or null' }),
     publisher: z.string().nullable().meta({ description: 'Who published it, or null' }),
     published: z.string().nullable().meta({ description: 'When it was published (as the drop gives it, e.g. 2024-12-20), or null' }),
-    quote: z.string().nullable().meta({ description: 'The figure\'s wording in the document, or null' }),
+    quote: z.string().nullable().meta({ description: "The figure's wording in the document, or null" }),
   })
   .meta({
     title: 'Source',
@@ -387,15 +401,13 @@ export const Meta = z
     }),
     files: z.record(z.string(), z.looseObject({ rows: z.int().min(0) })).meta({ description: 'Row count per file' }),
     years: z.array(z.int()).meta({ description: 'Years with data' }),
-    coverage: z
-      .record(z.string(), z.union([z.array(z.int()), z.record(z.string(), z.array(z.int()))]))
-      .meta({
-        description:
-          'For each table of figures, the years it has: a list, or per stage where the table has stages (expenses and ' +
-          `resources always: ${LINE_STAGES.join(', ')}; debt, outstanding_debt and deficit when the drop gives ` +
-          `them stages: ${SERIES_STAGES.join(', ')})`,
-        example: { expenses: { initial: [2023, 2024], amendment: [2023], outturn: [2023] }, gdp: [2023, 2024] },
-      }),
+    coverage: z.record(z.string(), z.union([z.array(z.int()), z.record(z.string(), z.array(z.int()))])).meta({
+      description:
+        'For each table of figures, the years it has: a list, or per stage where the table has stages (expenses and ' +
+        `resources always: ${LINE_STAGES.join(', ')}; debt, outstanding_debt and deficit when the drop gives ` +
+        `them stages: ${SERIES_STAGES.join(', ')})`,
+      example: { expenses: { initial: [2023, 2024], amendment: [2023], outturn: [2023] }, gdp: [2023, 2024] },
+    }),
     gaps: z.array(z.int()).meta({
       description: 'Years between the first and last year with lines that lack expense lines or lack resource lines',
     }),
@@ -465,10 +477,13 @@ export const Meta = z
         years_with_moved_totals: z.array(z.int()),
         drop_json: z
           .array(z.object({ field: z.string(), before: z.unknown(), after: z.unknown() }))
-          .meta({ description: "drop.json's fields that changed (units, source, license, stages, known gaps, definitions, control totals, description), before and after" }),
+          .meta({
+            description:
+              "drop.json's fields that changed (units, source, license, stages, known gaps, definitions, control totals, description), before and after",
+          }),
         notes: z
           .array(z.looseObject({ table: z.string(), id: z.int(), text: z.string(), source_id: z.int().nullable().optional() }))
-          .meta({ description: 'Why figures changed: the new drop\'s notes (the line id, or the year for a series)' }),
+          .meta({ description: "Why figures changed: the new drop's notes (the line id, or the year for a series)" }),
       })
       .nullable()
       .meta({
@@ -484,7 +499,7 @@ export const Meta = z
 export const Fields = z
   .array(
     z.object({
-      endpoint: z.string().meta({ description: "The endpoint: its path after /budget/api/ (organization/stats)" }),
+      endpoint: z.string().meta({ description: 'The endpoint: its path after /budget/api/ (organization/stats)' }),
       field: z.string().meta({ description: 'The field, nested fields joined with dots (organization.id)' }),
       type: z.string().meta({ description: 'The JSON type: integer, number, string, boolean, array or object' }),
       nullable: z.boolean().meta({ description: 'Whether the field may be null' }),

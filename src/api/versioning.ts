@@ -89,10 +89,7 @@ function allMarks(marks: Deprecations): Used[] {
  * What a request used of the deprecated: the endpoint; each parameter it gives; the format it is
  * answered in; each field its rows carry (all of them unless `fields` leaves some out).
  */
-export function usedBy(
-  marks: Deprecations | undefined,
-  request: { given: Iterable<string>; format: string; fields?: readonly string[] },
-): Used[] {
+export function usedBy(marks: Deprecations | undefined, request: { given: Iterable<string>; format: string; fields?: readonly string[] }): Used[] {
   if (!marks) return [];
   const given = new Set(request.given);
   const fields = request.fields && new Set(request.fields);

@@ -49,7 +49,10 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
   try {
     // Bytes are made up to 1 MB ahead of the socket, so encoding the next ones overlaps the
     // kernel sending the last ones (the default, 16 KB, left the encoder idle on every drain).
-    const source = Readable.from(resume<unknown>(first, chunks), 'rows' in body ? { objectMode: true } : { objectMode: false, highWaterMark: 1 << 20 });
+    const source = Readable.from(
+      resume<unknown>(first, chunks),
+      'rows' in body ? { objectMode: true } : { objectMode: false, highWaterMark: 1 << 20 },
+    );
     const stages: NodeJS.ReadWriteStream[] = [];
     if ('rows' in body) stages.push(download.format.encoder(body.columns));
     if (download.record) stages.push(download.record.tap);

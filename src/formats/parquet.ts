@@ -45,7 +45,11 @@ function parquetSchema(columns: readonly Column[]): SchemaElement[] {
     ...columns.flatMap((c) => {
       const top = { name: c.name, ...PHYSICAL[c.type], repetition_type: c.nullable ? 'OPTIONAL' : 'REQUIRED' } as SchemaElement;
       if (c.type !== 'int64_list') return [top];
-      return [top, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, { name: 'element', type: 'INT64', repetition_type: 'REQUIRED' }] as SchemaElement[];
+      return [
+        top,
+        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+        { name: 'element', type: 'INT64', repetition_type: 'REQUIRED' },
+      ] as SchemaElement[];
     }),
   ];
 }

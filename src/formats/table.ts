@@ -91,9 +91,7 @@ function leavesOf(schema: z.ZodType, path: string[], nullable: boolean): Leaf[] 
     return leavesOf(schema.unwrap() as z.ZodType, path, true);
   }
   if (schema instanceof z.ZodObject) {
-    return Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([key, field]) =>
-      leavesOf(field, [...path, key], nullable),
-    );
+    return Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([key, field]) => leavesOf(field, [...path, key], nullable));
   }
   if (schema instanceof z.ZodNumber) {
     const format = schema.format;

@@ -27,7 +27,7 @@ const KeyFileSchema = z.object({
   keys: z.array(
     z.object({
       name: z.string().regex(KEY_NAME, { error: 'must be 1-64 characters of A-Z a-z 0-9 . _ -' }),
-      sha256: z.string().regex(/^[0-9a-f]{64}$/i, { error: 'must be the key\'s SHA-256, 64 hex digits' }),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/i, { error: "must be the key's SHA-256, 64 hex digits" }),
       limit: z.number().int().min(1, { error: 'must be an integer >= 1 (requests per minute)' }),
       created_at: z.string().optional(),
     }),
@@ -63,7 +63,10 @@ export class ApiKeys {
       this.keys = await readKeys(this.file);
       logger.info({ file: this.file, keys: this.keys.length }, 'API keys reloaded');
     } catch (error) {
-      logger.error({ file: this.file, reason: (error as Error).message, keys: this.keys.length }, 'API keys file rejected; keeping the keys already loaded');
+      logger.error(
+        { file: this.file, reason: (error as Error).message, keys: this.keys.length },
+        'API keys file rejected; keeping the keys already loaded',
+      );
     }
   }
 

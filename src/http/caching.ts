@@ -83,7 +83,9 @@ export function render(
   // Data answers always say they vary by Accept-Encoding (their 304 may come before the body is known).
   const varyBy = compressed && !vary?.includes('Accept-Encoding') ? [vary, 'Accept-Encoding'].filter(Boolean).join(', ') : vary;
   const representation = (bytes: Buffer, tag: string, encoding?: Encoding): Representation => {
-    const common = without.length ? COMMON_HEADERS.flatMap((value, i) => (i % 2 === 0 && !without.includes(value) ? [value, COMMON_HEADERS[i + 1]!] : [])) : COMMON_HEADERS;
+    const common = without.length
+      ? COMMON_HEADERS.flatMap((value, i) => (i % 2 === 0 && !without.includes(value) ? [value, COMMON_HEADERS[i + 1]!] : []))
+      : COMMON_HEADERS;
     const notModifiedHeaders = [...common, 'ETag', tag, 'Cache-Control', cacheControl];
     if (varyBy) notModifiedHeaders.push('Vary', varyBy);
     if (csp) notModifiedHeaders.push('Content-Security-Policy', csp);

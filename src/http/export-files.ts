@@ -97,7 +97,10 @@ export class ExportFiles {
       // the export, sent once this one is complete, finds it.
       flush(callback: TransformCallback) {
         finished = true;
-        commit().then(() => callback(), () => callback());
+        commit().then(
+          () => callback(),
+          () => callback(),
+        );
       },
     });
     return { tap, abort };

@@ -59,7 +59,10 @@ export class ExportLimits {
       const remaining = Math.max(0, perMinute - window.started - 1);
       if (window.started >= perMinute) {
         setExportHeaders(res, perMinute, 0, reset);
-        throw problem.tooManyExports(`too many full exports: the limit is ${perMinute} per minute per client; retry after ${reset} s, or ask for a page (limit and offset)`, reset);
+        throw problem.tooManyExports(
+          `too many full exports: the limit is ${perMinute} per minute per client; retry after ${reset} s, or ask for a page (limit and offset)`,
+          reset,
+        );
       }
       window.started += 1;
       setExportHeaders(res, perMinute, remaining, reset);

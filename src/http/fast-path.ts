@@ -38,7 +38,9 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
   target.handle = (req, res, callback) => {
     // A Memento request (Accept-Datetime) may be answered from another release than the cached answer's.
     const cached =
-      req.url?.charCodeAt(0) === 47 /* '/' */ && req.headers['accept-datetime'] === undefined ? lookup(req.method!, req.url, req.headers.accept) : undefined;
+      req.url?.charCodeAt(0) === 47 /* '/' */ && req.headers['accept-datetime'] === undefined
+        ? lookup(req.method!, req.url, req.headers.accept)
+        : undefined;
     if (!cached) return expressHandle(req, res, callback);
     // What Express's app.handle and its router set on every request before the first middleware.
     const request = req as Request;

@@ -172,19 +172,31 @@ export class SharedCounts implements Store {
   }
 
   async get(key: string) {
-    return this.either((redis) => redis.get(key), () => this.memory.get(key));
+    return this.either(
+      (redis) => redis.get(key),
+      () => this.memory.get(key),
+    );
   }
 
   async increment(key: string) {
-    return this.either((redis) => redis.increment(key), () => this.memory.increment(key));
+    return this.either(
+      (redis) => redis.increment(key),
+      () => this.memory.increment(key),
+    );
   }
 
   async decrement(key: string) {
-    return this.either((redis) => redis.decrement(key), () => this.memory.decrement(key));
+    return this.either(
+      (redis) => redis.decrement(key),
+      () => this.memory.decrement(key),
+    );
   }
 
   async resetKey(key: string) {
-    return this.either((redis) => redis.resetKey(key), () => this.memory.resetKey(key));
+    return this.either(
+      (redis) => redis.resetKey(key),
+      () => this.memory.resetKey(key),
+    );
   }
 
   async close(): Promise<void> {

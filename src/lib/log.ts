@@ -9,7 +9,16 @@ export const logger = pino(
   {
     level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
     redact: {
-      paths: ['headers["x-api-key"]', 'headers.authorization', 'headers.cookie', '*.headers["x-api-key"]', '*.headers.authorization', '*.headers.cookie', 'apiKey', '*.apiKey'],
+      paths: [
+        'headers["x-api-key"]',
+        'headers.authorization',
+        'headers.cookie',
+        '*.headers["x-api-key"]',
+        '*.headers.authorization',
+        '*.headers.cookie',
+        'apiKey',
+        '*.apiKey',
+      ],
       censor: '[redacted]',
     },
   },

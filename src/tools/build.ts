@@ -80,7 +80,10 @@ export async function buildDrop(src: string, outDir: string, opts: BuildOptions)
       source: opts.source ?? (carried.source as string | undefined),
       license: opts.license ?? (carried.license as string | undefined),
       units: opts.units ?? (carried.units as WriteOptions['units']),
-      extra: { ...Object.fromEntries(Object.entries(carried).filter(([key]) => !['description', 'source', 'license', 'units'].includes(key))), ...given },
+      extra: {
+        ...Object.fromEntries(Object.entries(carried).filter(([key]) => !['description', 'source', 'license', 'units'].includes(key))),
+        ...given,
+      },
     };
     const manifest = await writeDropFiles(staged, fields, async (connection, table, target, step) => {
       const input = inputs.get(table.name);
@@ -116,7 +119,11 @@ async function validate(staged: string, inputs: Map<string, TableInput>, opts: B
     if (!(error instanceof DropError)) throw error;
     throw new BuildError(opts.version, await inAnalystTerms(error.problems.slice(0, MAX_PROBLEMS), staged, inputs));
   }
-  if (opts.strict && warnings.length) throw new BuildError(opts.version, warnings.slice(0, MAX_PROBLEMS).map((w) => `${w} (--strict makes warnings errors)`));
+  if (opts.strict && warnings.length)
+    throw new BuildError(
+      opts.version,
+      warnings.slice(0, MAX_PROBLEMS).map((w) => `${w} (--strict makes warnings errors)`),
+    );
   return warnings;
 }
 
@@ -126,7 +133,11 @@ async function previousManifest(dir: string): Promise<Record<string, unknown>> {
     throw new BuildError('', [`--from ${dir}: no ${MANIFEST_FILE} there (--from names the directory of the drop to carry over)`]);
   });
   const parsed = parseManifest(text);
-  if (!parsed.ok) throw new BuildError('', parsed.problems.map((p) => `--from ${file}: ${p}`));
+  if (!parsed.ok)
+    throw new BuildError(
+      '',
+      parsed.problems.map((p) => `--from ${file}: ${p}`),
+    );
   return JSON.parse(text) as Record<string, unknown>;
 }
 
@@ -137,8 +148,18 @@ function tableProblems(src: string, inputs: Map<string, TableInput>, opts: Build
   const where = (name: string) => (isWorkbook(src) ? `sheet "${name}" of ${path.basename(src)}` : `${name}.csv`);
   for (const name of without) {
     const table = TABLES.find((t) => t.name === name);
-    if (!table) problems.push(`--without ${name}: not a table; the optional tables are ${TABLES.filter((t) => t.optional).map((t) => t.name).join(', ')}`);
-    else if (!table.optional) problems.push(`--without ${name}: every drop has ${name}; only ${TABLES.filter((t) => t.optional).map((t) => t.name).join(', ')} may be left out`);
+    if (!table)
+      problems.push(
+        `--without ${name}: not a table; the optional tables are ${TABLES.filter((t) => t.optional)
+          .map((t) => t.name)
+          .join(', ')}`,
+      );
+    else if (!table.optional)
+      problems.push(
+        `--without ${name}: every drop has ${name}; only ${TABLES.filter((t) => t.optional)
+          .map((t) => t.name)
+          .join(', ')} may be left out`,
+      );
     else inputs.delete(name);
   }
   for (const table of TABLES) {
@@ -146,7 +167,9 @@ function tableProblems(src: string, inputs: Map<string, TableInput>, opts: Build
     const previousFiles = (previous?.files ?? {}) as Record<string, unknown>;
     if (!table.optional) problems.push(`${where(table.name)}: not found (every drop has ${table.name})`);
     else if (Object.hasOwn(previousFiles, fileName(table))) {
-      problems.push(`${where(table.name)}: not found, but the drop of --from ${opts.from} has ${table.name}; add it, or say --without ${table.name} to leave it out`);
+      problems.push(
+        `${where(table.name)}: not found, but the drop of --from ${opts.from} has ${table.name}; add it, or say --without ${table.name} to leave it out`,
+      );
     }
   }
   return problems;
@@ -155,7 +178,10 @@ function tableProblems(src: string, inputs: Map<string, TableInput>, opts: Build
 /** drop.json fields given as tables of the input (control_totals, notes), checked with their lines. */
 async function manifestTables(inputs: Map<string, TableInput>, problems: string[]): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const [name, schema] of [['control_totals', ControlTotalSchema], ['notes', NoteSchema]] as const) {
+  for (const [name, schema] of [
+    ['control_totals', ControlTotalSchema],
+    ['notes', NoteSchema],
+  ] as const) {
     const input = inputs.get(name);
     if (!input) continue;
     const rows = parse(await readFile(input.csv, 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
@@ -172,7 +198,9 @@ async function manifestTables(inputs: Map<string, TableInput>, problems: string[
       else {
         const issue = parsed.error.issues[0]!;
         const column = issue.path.join('.');
-        problems.push(`${input.label}, line ${lineOf(input, i)}${column ? `, column ${column}` : ''}: ${issue.message}${column ? ` (value: ${jsonText(item[column] ?? '')})` : ''}`);
+        problems.push(
+          `${input.label}, line ${lineOf(input, i)}${column ? `, column ${column}` : ''}: ${issue.message}${column ? ` (value: ${jsonText(item[column] ?? '')})` : ''}`,
+        );
       }
     });
     out[name] = items;
@@ -224,9 +252,15 @@ async function convertTable(
   const header = await checkHeader(input, table);
   if (typeof header === 'string') return [header];
   const columns = header;
-  const read = columns.map((c) => `${quotedString(readAsText(c) ? `${c.name}__text` : c.name)}: ${quotedString(readAsText(c) ? 'VARCHAR' : parquetType(c))}`);
+  const read = columns.map(
+    (c) => `${quotedString(readAsText(c) ? `${c.name}__text` : c.name)}: ${quotedString(readAsText(c) ? 'VARCHAR' : parquetType(c))}`,
+  );
   const values = columns.map((c) =>
-    isNumber(c) ? `${numberFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}` : c.kind === 'boolean' ? `${flagFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}` : quotedIdentifier(c.name),
+    isNumber(c)
+      ? `${numberFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}`
+      : c.kind === 'boolean'
+        ? `${flagFrom(c)} AS ${quotedIdentifier(c.name)}, ${textOf(c)}`
+        : quotedIdentifier(c.name),
   );
   await connection.run('DROP TABLE IF EXISTS src');
   step('reading');
@@ -367,7 +401,10 @@ async function rowIndex(connection: DuckDBConnection, file: string, example: Rec
     const where = keys.map((k) => `CAST(${quotedIdentifier(k)} AS VARCHAR) = $${k}`).join(' AND ');
     const params = Object.fromEntries(keys.map((k) => [k, String(example[k])]));
     const rows = (
-      await connection.runAndReadAll(`SELECT file_row_number FROM read_parquet($file, file_row_number = true) WHERE ${where} ORDER BY 1 LIMIT 1`, { file, ...params })
+      await connection.runAndReadAll(`SELECT file_row_number FROM read_parquet($file, file_row_number = true) WHERE ${where} ORDER BY 1 LIMIT 1`, {
+        file,
+        ...params,
+      })
     ).getRows();
     return rows.length ? Number(rows[0]![0]) : null;
   } catch {

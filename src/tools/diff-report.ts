@@ -20,7 +20,9 @@ export function diffReport(diff: DropDiff): string {
     `before: "${diff.before.version}" (${diff.before.created_at})`,
     `after:  "${diff.after.version}" (${diff.after.created_at})`,
     diff.equal ? 'the drops hold the same rows' : 'the drops differ',
-    ...(diff.drop_json.length ? ['', 'drop.json:', ...diff.drop_json.map((c) => `  ${c.field}: ${fieldValue(c.before)} → ${fieldValue(c.after)}`)] : []),
+    ...(diff.drop_json.length
+      ? ['', 'drop.json:', ...diff.drop_json.map((c) => `  ${c.field}: ${fieldValue(c.before)} → ${fieldValue(c.after)}`)]
+      : []),
     '',
     `${'table'.padEnd(18)} ${'before'.padStart(10)} ${'after'.padStart(10)} ${'added'.padStart(10)} ${'removed'.padStart(10)} ${'changed'.padStart(10)}  key`,
   ];
@@ -38,17 +40,22 @@ export function diffReport(diff: DropDiff): string {
   const moved = diff.totals_by_stage.filter(isMoved);
   if (moved.length) {
     lines.push('', 'totals/ by year and stage that changed');
-    lines.push(`${'year'.padEnd(6)} ${'stage'.padEnd(8)} ${'expenses before'.padStart(16)} ${'after'.padStart(12)} ${'change'.padStart(12)} ${'resources before'.padStart(17)} ${'after'.padStart(12)} ${'change'.padStart(12)}`);
+    lines.push(
+      `${'year'.padEnd(6)} ${'stage'.padEnd(8)} ${'expenses before'.padStart(16)} ${'after'.padStart(12)} ${'change'.padStart(12)} ${'resources before'.padStart(17)} ${'after'.padStart(12)} ${'change'.padStart(12)}`,
+    );
     for (const t of moved) {
       lines.push(
         `${String(t.year).padEnd(6)} ${t.stage.padEnd(8)} ${amount(t.expenses_before).padStart(16)} ${amount(t.expenses_after).padStart(12)} ${signed(t.expenses_change).padStart(12)} ${amount(t.resources_before).padStart(17)} ${amount(t.resources_after).padStart(12)} ${signed(t.resources_change).padStart(12)}`,
       );
     }
   }
-  if (diff.notes.length) lines.push('', 'notes:', ...diff.notes.map((n) => `  ${n.table} ${n.id}: ${n.text}${n.source_id == null ? '' : ` (source ${n.source_id})`}`));
+  if (diff.notes.length)
+    lines.push('', 'notes:', ...diff.notes.map((n) => `  ${n.table} ${n.id}: ${n.text}${n.source_id == null ? '' : ` (source ${n.source_id})`}`));
 
   lines.push('', 'totals per year (expense and resource lines of the law as amended: initial + amendment)');
-  lines.push(`${'year'.padEnd(6)} ${'expenses before'.padStart(16)} ${'after'.padStart(16)} ${'resources before'.padStart(17)} ${'after'.padStart(16)}`);
+  lines.push(
+    `${'year'.padEnd(6)} ${'expenses before'.padStart(16)} ${'after'.padStart(16)} ${'resources before'.padStart(17)} ${'after'.padStart(16)}`,
+  );
   for (const y of diff.totals) {
     lines.push(
       `${String(y.year).padEnd(6)} ${amount(y.expenses_before).padStart(16)} ${amount(y.expenses_after).padStart(16)} ${amount(y.resources_before).padStart(17)} ${amount(y.resources_after).padStart(16)}${y.moved ? '  moved' : ''}`,
@@ -78,13 +85,19 @@ const isMoved = (t: StageTotals) => (t.expenses_change ?? 0) !== 0 || (t.resourc
 const fieldValue = (v: unknown) => (v === null || v === undefined ? '(none)' : jsonText(v));
 
 function lineText(l: LineChange): string {
-  const money = l.change === 'changed' ? `${amount(l.amount_before)} → ${amount(l.amount_after)}` : amount(l.change === 'added' ? l.amount_after : l.amount_before);
+  const money =
+    l.change === 'changed'
+      ? `${amount(l.amount_before)} → ${amount(l.amount_after)}`
+      : amount(l.change === 'added' ? l.amount_after : l.amount_before);
   const what = l.change === 'changed' ? ` (${l.changed.join(', ')})` : '';
   return `${l.change.padEnd(7)} ${l.table} ${l.id}: ${l.year ?? '—'}, ${money}, ${l.category ?? '—'}, ${l.organization ?? '—'}, ${l.stage ?? '—'}, source: ${l.source ?? '—'}${what}`;
 }
 
 /** Markdown's table cells: pipes escaped, line breaks flattened. */
-const cell = (v: unknown) => String(v ?? '—').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+const cell = (v: unknown) =>
+  String(v ?? '—')
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
 const row = (cells: unknown[]) => `| ${cells.map(cell).join(' | ')} |`;
 const head = (cells: string[], right: number[] = []) => [row(cells), `|${cells.map((_, i) => (right.includes(i) ? '---:' : '---')).join('|')}|`];
 
@@ -100,27 +113,67 @@ export function diffMarkdown(diff: DropDiff): string {
     for (const c of diff.drop_json) out.push(row([c.field, fieldCell(c, 'before'), fieldCell(c, 'after')]));
   }
   out.push('', '### Rows per table', '', ...head(['table', 'before', 'after', 'added', 'removed', 'changed'], [1, 2, 3, 4, 5]));
-  for (const t of diff.tables) out.push(row([t.table, count(t.rows_before), count(t.rows_after), count(t.added), count(t.removed), count(t.changed)]));
+  for (const t of diff.tables)
+    out.push(row([t.table, count(t.rows_before), count(t.rows_after), count(t.added), count(t.removed), count(t.changed)]));
 
   const moved = diff.totals_by_stage.filter(isMoved);
   if (moved.length) {
     out.push('', '### Totals by year and stage', '', 'What `totals/?year=Y&stage=S` answers; years and stages that did not move are left out.', '');
-    out.push(...head(['year', 'stage', 'expenses before', 'expenses after', 'change', 'resources before', 'resources after', 'change'], [2, 3, 4, 5, 6, 7]));
+    out.push(
+      ...head(['year', 'stage', 'expenses before', 'expenses after', 'change', 'resources before', 'resources after', 'change'], [2, 3, 4, 5, 6, 7]),
+    );
     for (const t of moved) {
-      out.push(row([t.year, t.stage, amount(t.expenses_before), amount(t.expenses_after), signed(t.expenses_change), amount(t.resources_before), amount(t.resources_after), signed(t.resources_change)]));
+      out.push(
+        row([
+          t.year,
+          t.stage,
+          amount(t.expenses_before),
+          amount(t.expenses_after),
+          signed(t.expenses_change),
+          amount(t.resources_before),
+          amount(t.resources_after),
+          signed(t.resources_change),
+        ]),
+      );
     }
   }
   if (diff.lines.length) {
-    out.push('', '### Lines', '', ...head(['', 'table', 'id', 'year', 'amount before', 'amount after', 'category', 'organization', 'stage', 'source'], [4, 5]));
+    out.push(
+      '',
+      '### Lines',
+      '',
+      ...head(['', 'table', 'id', 'year', 'amount before', 'amount after', 'category', 'organization', 'stage', 'source'], [4, 5]),
+    );
     for (const l of diff.lines) {
-      out.push(row([l.change + (l.change === 'changed' ? ` (${l.changed.join(', ')})` : ''), l.table, l.id, l.year, amount(l.amount_before), amount(l.amount_after), l.category, l.organization, l.stage, l.source]));
+      out.push(
+        row([
+          l.change + (l.change === 'changed' ? ` (${l.changed.join(', ')})` : ''),
+          l.table,
+          l.id,
+          l.year,
+          amount(l.amount_before),
+          amount(l.amount_after),
+          l.category,
+          l.organization,
+          l.stage,
+          l.source,
+        ]),
+      );
     }
     if (diff.lines_left_out) out.push('', `… and ${count(diff.lines_left_out)} more lines.`);
   }
   const others = diff.tables.filter((t) => t.table !== 'expenses' && t.table !== 'resources' && t.added + t.removed + t.changed > 0);
   if (others.length) {
     out.push('', '### Other tables');
-    for (const t of others) out.push('', `**${t.table}**`, '', ...examples(t).slice(2).map((l) => `- ${l.trim()}`));
+    for (const t of others)
+      out.push(
+        '',
+        `**${t.table}**`,
+        '',
+        ...examples(t)
+          .slice(2)
+          .map((l) => `- ${l.trim()}`),
+      );
   }
   if (diff.notes.length) {
     out.push('', '### Notes', '');

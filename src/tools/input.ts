@@ -62,7 +62,13 @@ export async function readInput(src: string, scratch: string, options: InputOpti
   const decoder = decoderFor(options.encoding);
   for (const name of names) {
     const file = path.join(src, `${name}.csv`);
-    if (!(await access(file).then(() => true, () => false))) continue;
+    if (
+      !(await access(file).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     const label = `${name}.csv`;
     const plain = options.locale !== 'fr' && !decoder;
     if (plain && TABLES.some((t) => t.name === name)) {
@@ -79,7 +85,9 @@ export async function readInput(src: string, scratch: string, options: InputOpti
         // Decoded leniently, the first byte that is not UTF-8 becomes U+FFFD: its line is the one to name.
         const lenient = new TextDecoder('utf-8').decode(bytes);
         const line = lenient.slice(0, lenient.indexOf('\uFFFD')).split('\n').length;
-        throw new InputError(`${label}, line ${line}: is not UTF-8 text; name its character set with --encoding (a spreadsheet on Windows usually writes windows-1252)`);
+        throw new InputError(
+          `${label}, line ${line}: is not UTF-8 text; name its character set with --encoding (a spreadsheet on Windows usually writes windows-1252)`,
+        );
       }
     }
     const records = parseCsv(label, text, options.locale === 'fr' ? ';' : ',');
@@ -103,7 +111,13 @@ function decoderFor(encoding: string | undefined): ((bytes: Buffer) => string) |
 /** Records with the spreadsheet line each starts on; the header is line 1. */
 function parseCsv(label: string, text: string, delimiter: string): { values: string[]; line: number }[] {
   try {
-    const rows = parse(text.replace(/^\uFEFF/, ''), { delimiter, bom: true, relax_column_count: true, info: true, skip_empty_lines: true }) as unknown as {
+    const rows = parse(text.replace(/^\uFEFF/, ''), {
+      delimiter,
+      bom: true,
+      relax_column_count: true,
+      info: true,
+      skip_empty_lines: true,
+    }) as unknown as {
       record: string[];
       info: { lines: number };
     }[];
@@ -116,7 +130,9 @@ function parseCsv(label: string, text: string, delimiter: string): { values: str
     });
   } catch (error) {
     const line = (error as { lines?: number }).lines;
-    throw new InputError(`${label}${line ? `, line ${line}` : ''}: cannot be read as ${delimiter === ';' ? '";"' : '","'}-separated values (check the quotes)`);
+    throw new InputError(
+      `${label}${line ? `, line ${line}` : ''}: cannot be read as ${delimiter === ';' ? '";"' : '","'}-separated values (check the quotes)`,
+    );
   }
 }
 
@@ -136,12 +152,11 @@ async function writeCanonical(
   const names = (header?.values ?? []).map((v) => String(v ?? '').trim());
   const table = TABLES.find((t) => t.name === name);
   const specs = names.map((n) => table?.columns.find((c) => c.name === n));
-  const canonical = rows.map(({ values }) =>
-    names.map((_, i) => canonicalValue(values[i], specs[i], options.locale ?? 'en')),
-  );
+  const canonical = rows.map(({ values }) => names.map((_, i) => canonicalValue(values[i], specs[i], options.locale ?? 'en')));
   // A row wider than the header is kept wide, so that build.ts reports it by its line.
   rows.forEach(({ values }, r) => {
-    for (let i = names.length; i < values.length; i++) if (String(values[i] ?? '') !== '') canonical[r]!.push(canonicalValue(values[i], undefined, 'en'));
+    for (let i = names.length; i < values.length; i++)
+      if (String(values[i] ?? '') !== '') canonical[r]!.push(canonicalValue(values[i], undefined, 'en'));
   });
   const csv = path.join(scratch, `${name}.csv`);
   await writeFile(csv, stringify([names, ...canonical], { quoted_match: /[\r\n]/ }), 'utf8');
@@ -185,9 +200,7 @@ async function readWorkbook(src: string, scratch: string, options: InputOptions)
     const name = sheet.trim().replace(/\.csv$/i, '');
     if (!names.has(name)) continue;
     // Blank rows are kept in the count (the analyst's line numbers) but not in the table.
-    const records = data
-      .map((values, i) => ({ values, line: i + 1 }))
-      .filter(({ values }) => values.some((v) => v !== null && v !== ''));
+    const records = data.map((values, i) => ({ values, line: i + 1 })).filter(({ values }) => values.some((v) => v !== null && v !== ''));
     const table = await writeCanonical(name, `${name} (sheet of ${path.basename(src)})`, records, scratch, options);
     out.set(name, table);
   }
@@ -198,14 +211,41 @@ async function readWorkbook(src: string, scratch: string, options: InputOptions)
 const EXAMPLES: Record<string, Record<string, unknown>> = {
   organizations: { id: 1, name: 'Ministère des Finances', code: 'MF' },
   categories: { id: 1, name: 'Dépenses de rémunération', type: 'expense', parent_id: null },
-  expenses: { id: 1, year: 2026, amount: 24380, category_id: 1, organization_id: 1, complementary: false, stage: 'initial', source_id: 1, derived: false },
-  resources: { id: 1, year: 2026, amount: 45200, category_id: 2, organization_id: null, complementary: false, stage: 'initial', source_id: 1, derived: false },
+  expenses: {
+    id: 1,
+    year: 2026,
+    amount: 24380,
+    category_id: 1,
+    organization_id: 1,
+    complementary: false,
+    stage: 'initial',
+    source_id: 1,
+    derived: false,
+  },
+  resources: {
+    id: 1,
+    year: 2026,
+    amount: 45200,
+    category_id: 2,
+    organization_id: null,
+    complementary: false,
+    stage: 'initial',
+    source_id: 1,
+    derived: false,
+  },
   debt_origins: { id: 1, parent_id: null, name: 'Dette intérieure' },
   debt: { year: 2026, debt_origin_id: 1, value: 9000, stage: 'initial', source_id: 1, derived: false },
   gdp: { year: 2026, gdp: 180000, source_id: 1, derived: false },
   outstanding_debt: { year: 2026, outstanding_debt: 150000, stage: 'initial', source_id: 1, derived: false },
   deficit: { year: 2026, value: 5000, stage: 'initial', source_id: 1, derived: false },
-  sources: { id: 1, title: 'Loi de finances 2026', url: 'https://www.finances.gov.tn/', publisher: 'Ministère des Finances', published: '2025-12-10', quote: null },
+  sources: {
+    id: 1,
+    title: 'Loi de finances 2026',
+    url: 'https://www.finances.gov.tn/',
+    publisher: 'Ministère des Finances',
+    published: '2025-12-10',
+    quote: null,
+  },
   population: { year: 2026, population: 12200000, source_id: 1, derived: false },
   cpi: { year: 2026, index: 100, source_id: 1, derived: false },
   control_totals: { year: 2026, stage: 'initial', total_expenses: 63000, total_resources: 63000 },

@@ -48,7 +48,10 @@ export async function publishDrop(dir: string, s3Url: string, onFile: (name: str
   try {
     const kept = await publishedManifest(client, bucket, `${releasePrefix}${MANIFEST_FILE}`);
     const current = await publishedManifest(client, bucket, `${prefix}${MANIFEST_FILE}`);
-    for (const [where, other] of [[`${releasePrefix}`, kept], [prefix, current]] as const) {
+    for (const [where, other] of [
+      [`${releasePrefix}`, kept],
+      [prefix, current],
+    ] as const) {
       if (other && other.version === manifest.version && !sameContent(contentOf(other), contentOf(manifest))) {
         throw new DropError([
           fileProblem(

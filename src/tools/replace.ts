@@ -72,7 +72,11 @@ export async function replaceDir(staged: string, out: string, dropFiles: Readonl
 
 /** Names the new directory after the drop's version, then re-points the link with one rename of a new link over it. */
 async function flipLink(staged: string, link: string, version: string): Promise<string> {
-  const name = version.replace(/[^\w.-]+/g, '-').replace(/^[.-]+|-+$/g, '').slice(0, 80) || 'drop';
+  const name =
+    version
+      .replace(/[^\w.-]+/g, '-')
+      .replace(/^[.-]+|-+$/g, '')
+      .slice(0, 80) || 'drop';
   let target = path.join(path.dirname(staged), name);
   if (await lstat(target).catch(() => null)) target = `${target}-${stamp()}`;
   await rename(staged, target);

@@ -15,7 +15,9 @@ const seconds = (s: number) => `${s.toFixed(1)} s`;
 export function problemReport(dir: string, problems: Problem[]): string {
   const lines = [`invalid: ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'} in ${dir}`];
   for (const p of problems) {
-    const rows = p.examples.length ? ` (${count(p.count)} ${p.count === 1 ? 'row' : 'rows'}${p.examples.length < p.count ? `, first ${p.examples.length}` : ''}):` : '';
+    const rows = p.examples.length
+      ? ` (${count(p.count)} ${p.count === 1 ? 'row' : 'rows'}${p.examples.length < p.count ? `, first ${p.examples.length}` : ''}):`
+      : '';
     lines.push(`${p.file}: ${p.rule}${p.where === undefined ? '' : ` (${p.where})`}${rows}`);
     for (const example of p.examples) lines.push(`    ${jsonText(example)}`);
   }
@@ -24,11 +26,16 @@ export function problemReport(dir: string, problems: Problem[]): string {
 
 /** A refused build: the version refused and every problem, already in the analyst's terms. */
 export function refusedReport(version: string, problems: string[]): string {
-  return [`refused "${version}": ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}${problems.length >= 20 ? ' (the first 20)' : ''}`, ...problems].join('\n');
+  return [
+    `refused "${version}": ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}${problems.length >= 20 ? ' (the first 20)' : ''}`,
+    ...problems,
+  ].join('\n');
 }
 
 export function validSummary(drop: LoadedDrop, elapsed: number): string {
-  return printable(`valid: "${drop.manifest.version}" in ${drop.dir}; ${rowCounts(drop.manifest)}; years ${yearRange(drop.years)}; fingerprint ${drop.fingerprint} (${seconds(elapsed)})`);
+  return printable(
+    `valid: "${drop.manifest.version}" in ${drop.dir}; ${rowCounts(drop.manifest)}; years ${yearRange(drop.years)}; fingerprint ${drop.fingerprint} (${seconds(elapsed)})`,
+  );
 }
 
 /** The line a command that wrote a drop ends with: `built "v1" in out/ in 1.2 s: organizations 3, ...`. */

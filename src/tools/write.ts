@@ -27,8 +27,7 @@ interface DropInfo {
 
 /** Progress of one table: while a step runs (its statement's percent done), then once written. */
 export type TableProgress =
-  | { file: string; done: false; step: string; percent: number; seconds: number }
-  | { file: string; done: true; rows: number; seconds: number };
+  { file: string; done: false; step: string; percent: number; seconds: number } | { file: string; done: true; rows: number; seconds: number };
 
 export interface WriteOptions extends DropInfo {
   onProgress?: (progress: TableProgress) => void;
@@ -72,10 +71,12 @@ export async function writeDropFiles(outDir: string, options: WriteOptions, writ
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       let step = 'writing';
-      const ticker = options.onProgress && setInterval(() => {
-        const { percentage } = connection.progress;
-        if (percentage >= 1) options.onProgress!({ file, done: false, step, percent: percentage, seconds: seconds() });
-      }, PROGRESS_EVERY_MS);
+      const ticker =
+        options.onProgress &&
+        setInterval(() => {
+          const { percentage } = connection.progress;
+          if (percentage >= 1) options.onProgress!({ file, done: false, step, percent: percentage, seconds: seconds() });
+        }, PROGRESS_EVERY_MS);
       let wrote: boolean;
       try {
         wrote = await writeTable(connection, table, tmp(file), (name) => (step = name));

@@ -52,15 +52,12 @@ export async function getArrow(app: Express, url: string, headers: Record<string
   expect(res.status, `${url}: ${res.body}`).toBe(200);
   expect(res.headers['content-type']).toBe('application/vnd.apache.arrow.stream');
   const table = tableFromIPC(res.body as Buffer);
-  const rows = table.toArray().map((row) =>
-    Object.fromEntries(Object.entries(row.toJSON()).map(([k, v]) => [k, arrowCell(v)])),
-  );
+  const rows = table.toArray().map((row) => Object.fromEntries(Object.entries(row.toJSON()).map(([k, v]) => [k, arrowCell(v)])));
   return { res, table, rows };
 }
 
 /** An Arrow cell as JSON has it: bigints as numbers, a list (a Vector) as an array. */
-const arrowCell = (v: unknown): unknown =>
-  typeof v === 'bigint' ? Number(v) : v instanceof Vector ? [...(v as Vector)].map(arrowCell) : v;
+const arrowCell = (v: unknown): unknown => (typeof v === 'bigint' ? Number(v) : v instanceof Vector ? [...(v as Vector)].map(arrowCell) : v);
 
 /** What CSV makes of a JSON value: null is an empty field, numbers as JSON writes them. */
 export const csvCells = (row: Cells): Record<string, string> =>

@@ -18,10 +18,16 @@ export interface S3Server {
 }
 
 /** s3rver on 127.0.0.1 with the bucket `bucket`, keeping its objects in `directory` (so a restart keeps them). */
-export async function startS3(bucket: string, directory = mkdtempSync(path.join(tmpdir(), 's3rver-')), port = 0): Promise<S3Server & { directory: string }> {
+export async function startS3(
+  bucket: string,
+  directory = mkdtempSync(path.join(tmpdir(), 's3rver-')),
+  port = 0,
+): Promise<S3Server & { directory: string }> {
   const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
   const written: string[] = [];
-  (server as unknown as import('node:events').EventEmitter).on('event', (event: { Records: { s3: { object: { key: string } } }[] }) => written.push(event.Records[0]!.s3.object.key));
+  (server as unknown as import('node:events').EventEmitter).on('event', (event: { Records: { s3: { object: { key: string } } }[] }) =>
+    written.push(event.Records[0]!.s3.object.key),
+  );
   const address = (await server.run()) as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${address.port}`,

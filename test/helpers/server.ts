@@ -32,9 +32,7 @@ export function start(env: Record<string, string>): Started {
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   // 'close', not 'exit': the last lines written before exiting may still be in the pipe at 'exit'.
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stderr })),
-  );
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
   return { child, exit };
 }
 

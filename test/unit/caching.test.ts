@@ -24,7 +24,12 @@ describe('canonicalQuery', () => {
   const ORDER = ['year', 'hierarchy', 'organization', 'limit', 'offset', 'format'];
   it("puts parameters in the endpoint's order, values as given", () => {
     expect(canonicalQuery('/x/?limit=5&organization=1&year=2023&hierarchy=TRUE', ORDER)).toEqual({
-      pairs: [['year', '2023'], ['hierarchy', 'TRUE'], ['organization', '1'], ['limit', '5']],
+      pairs: [
+        ['year', '2023'],
+        ['hierarchy', 'TRUE'],
+        ['organization', '1'],
+        ['limit', '5'],
+      ],
       format: undefined,
     });
   });
@@ -33,7 +38,12 @@ describe('canonicalQuery', () => {
   });
   it('keeps a repeated format, and unknown parameters after the known ones, so an invalid query keys apart', () => {
     expect(canonicalQuery('/x/?format=json&nope=1&format=json&year=2023', ORDER)).toEqual({
-      pairs: [['year', '2023'], ['format', 'json'], ['format', 'json'], ['nope', '1']],
+      pairs: [
+        ['year', '2023'],
+        ['format', 'json'],
+        ['format', 'json'],
+        ['nope', '1'],
+      ],
       format: undefined,
     });
   });

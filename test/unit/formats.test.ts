@@ -8,8 +8,7 @@ import { float64, int64, utf8, type FlatRow } from '../../src/formats/table.js';
 import { readParquet } from '../helpers/downloads.js';
 
 const COLUMNS = [int64('id'), utf8('name'), float64('amount', { nullable: true })];
-const encode = (format: 'csv' | 'arrow' | 'parquet', chunks: FlatRow[][]) =>
-  buffer(Readable.from(chunks).pipe(FORMATS[format].encoder(COLUMNS)));
+const encode = (format: 'csv' | 'arrow' | 'parquet', chunks: FlatRow[][]) => buffer(Readable.from(chunks).pipe(FORMATS[format].encoder(COLUMNS)));
 
 describe('the format registry', () => {
   it('lists json, csv, arrow and parquet, JSON first', () => {

@@ -23,7 +23,12 @@ describe('isWholeExport', () => {
 describe('envelope', () => {
   const items = ['a', 'b'];
   it('links the next and previous pages, limit and offset first, then the other parameters as given', () => {
-    const others = [['year', '2023'], ['organization', '1'], ['limit', '2'], ['offset', '4']] as const;
+    const others = [
+      ['year', '2023'],
+      ['organization', '1'],
+      ['limit', '2'],
+      ['offset', '4'],
+    ] as const;
     expect(envelope(PATH, others, { count: 10, items }, { limit: 2, offset: 4 })).toEqual({
       count: 10,
       next: '/budget/api/expenses/?limit=2&offset=6&year=2023&organization=1',

@@ -20,13 +20,27 @@ describe('flatTable', () => {
       { name: 'derived', type: 'bool', nullable: false },
     ]);
     const line = {
-      id: 1, year: 2023, amount: 100.1, category: 'Primes', organization: { id: 2, name: 'Santé', code: 'SAN' },
-      stage: 'outturn' as const, source_id: null, derived: true,
+      id: 1,
+      year: 2023,
+      amount: 100.1,
+      category: 'Primes',
+      organization: { id: 2, name: 'Santé', code: 'SAN' },
+      stage: 'outturn' as const,
+      source_id: null,
+      derived: true,
     };
     expect(expenses.rows(line)).toEqual([
       {
-        id: 1, year: 2023, amount: 100.1, category: 'Primes', organization_id: 2, organization_name: 'Santé', organization_code: 'SAN',
-        stage: 'outturn', source_id: null, derived: true,
+        id: 1,
+        year: 2023,
+        amount: 100.1,
+        category: 'Primes',
+        organization_id: 2,
+        organization_name: 'Santé',
+        organization_code: 'SAN',
+        stage: 'outturn',
+        source_id: null,
+        derived: true,
       },
     ]);
   });
@@ -46,11 +60,24 @@ describe('flatTable', () => {
     const debt = flatTable(item.Debt);
     const row = { year: 2023, debt_origin: { id: 1, parent: null, name: 'Intérieure' }, value: 110, stage: null, source_id: null, derived: false };
     expect(debt.rows(row)).toEqual([
-      { year: 2023, debt_origin_id: 1, debt_origin_parent: null, debt_origin_name: 'Intérieure', value: 110, stage: null, source_id: null, derived: false },
+      {
+        year: 2023,
+        debt_origin_id: 1,
+        debt_origin_parent: null,
+        debt_origin_name: 'Intérieure',
+        value: 110,
+        stage: null,
+        source_id: null,
+        derived: false,
+      },
     ]);
   });
   it('refuses an item with a list of objects in it, which has no single row; a list of integers is one list column', () => {
     expect(() => flatTable(z.object({ id: z.int(), budget: z.array(z.object({ year: z.int() })) }))).toThrow(/budget has no column type/);
-    expect(flatTable(z.object({ id: z.int(), source_ids: z.array(z.int()) })).columns[1]).toEqual({ name: 'source_ids', type: 'int64_list', nullable: false });
+    expect(flatTable(z.object({ id: z.int(), source_ids: z.array(z.int()) })).columns[1]).toEqual({
+      name: 'source_ids',
+      type: 'int64_list',
+      nullable: false,
+    });
   });
 });

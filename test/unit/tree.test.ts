@@ -24,9 +24,18 @@ describe('buildForest', () => {
   it('builds one tree per year and root, children ordered by id, named from the names by id', () => {
     expect(buildForest(ROWS, nameOf)).toEqual([
       {
-        id: 10, name: 'Gestion', year: 2023, amount: 350.35,
+        id: 10,
+        name: 'Gestion',
+        year: 2023,
+        amount: 350.35,
         children: [
-          { id: 11, name: 'Rémunérations', year: 2023, amount: 300.3, children: [{ id: 13, name: 'Primes', year: 2023, amount: 200.2, children: [] }] },
+          {
+            id: 11,
+            name: 'Rémunérations',
+            year: 2023,
+            amount: 300.3,
+            children: [{ id: 13, name: 'Primes', year: 2023, amount: 200.2, children: [] }],
+          },
           { id: 12, name: 'Fonctionnement', year: 2023, amount: 50.05, children: [] },
         ],
       },
@@ -34,7 +43,13 @@ describe('buildForest', () => {
     ]);
   });
   it('keeps the same category of two years in two trees', () => {
-    const forest = buildForest([{ year: 2023, id: 20, parent_id: null, amount: 1 }, { year: 2024, id: 20, parent_id: null, amount: 2 }], nameOf);
+    const forest = buildForest(
+      [
+        { year: 2023, id: 20, parent_id: null, amount: 1 },
+        { year: 2024, id: 20, parent_id: null, amount: 2 },
+      ],
+      nameOf,
+    );
     expect(forest.map((root) => [root.year, root.amount])).toEqual([
       [2023, 1],
       [2024, 2],

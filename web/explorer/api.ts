@@ -67,7 +67,7 @@ export async function getAll<T>(path: string, params: Params = {}): Promise<Answ
   const rows = [...first.data.results];
   let next = first.data.next;
   while (next) {
-    const page = await (answers.get(next) ?? load(next, next)) as Answer<Page<T>>;
+    const page = (await (answers.get(next) ?? load(next, next))) as Answer<Page<T>>;
     rows.push(...page.data.results);
     next = page.data.next;
   }

@@ -57,10 +57,13 @@ export interface Provenanced {
 }
 
 export const stageName = (ctx: ViewContext, stage: string | null | undefined): string =>
-  stage ? stageLabel(ctx.meta, stage, ctx.lang) ?? (stage in STAGE_LABELS ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage) : '';
+  stage ? (stageLabel(ctx.meta, stage, ctx.lang) ?? (stage in STAGE_LABELS ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage)) : '';
 
 /** Stage and source columns, for rows that carry them. */
-export function provenanceColumns(ctx: ViewContext, rows: Provenanced[]): { columns: string[]; cells(row: Provenanced): (string | Node)[]; line(row: Provenanced): string | undefined } {
+export function provenanceColumns(
+  ctx: ViewContext,
+  rows: Provenanced[],
+): { columns: string[]; cells(row: Provenanced): (string | Node)[]; line(row: Provenanced): string | undefined } {
   const sourceName = (id: number) => ctx.sources.get(id)?.title ?? `#${id}`;
   const sourceCell = (id: number | null | undefined): string | Node => {
     if (id == null) return '';
@@ -81,12 +84,19 @@ export function provenanceColumns(ctx: ViewContext, rows: Provenanced[]): { colu
   return { columns, cells, line };
 }
 
-
 /** The gaps the drop declares for these tables in the reader's year and stage, as notes. */
 export function gapNotes(ctx: ViewContext, tables: string[]): Node[] {
   const year = ctx.state.year;
   if (year === undefined) return [];
   return knownGaps(ctx.meta, tables, ctx.state.stage, [year]).map((gap) =>
-    h('span', { class: 'known-gap' }, t(ctx.lang, 'knownGap', { years: gap.years.join(', '), stage: gap.stage ? ` (${stageName(ctx, gap.stage)})` : '', reason: gap.reason[ctx.lang] })),
+    h(
+      'span',
+      { class: 'known-gap' },
+      t(ctx.lang, 'knownGap', {
+        years: gap.years.join(', '),
+        stage: gap.stage ? ` (${stageName(ctx, gap.stage)})` : '',
+        reason: gap.reason[ctx.lang],
+      }),
+    ),
   );
 }

@@ -135,7 +135,11 @@ export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
  * "Cite" (the permanent address of the data behind it, under the release that answered it).
  */
 function chartActions(ctx: Context, spec: FigureSpec, canvas: HTMLCanvasElement, sourceText: string): HTMLElement {
-  const png = h('button', { type: 'button', class: 'png', 'aria-label': t(ctx.lang, 'pngLabel'), title: t(ctx.lang, 'pngLabel') }, t(ctx.lang, 'png'));
+  const png = h(
+    'button',
+    { type: 'button', class: 'png', 'aria-label': t(ctx.lang, 'pngLabel'), title: t(ctx.lang, 'pngLabel') },
+    t(ctx.lang, 'png'),
+  );
   png.addEventListener('click', () => downloadPng(canvas, spec.title, sourceText, `${spec.id}.png`));
   const permalink = spec.answers.find((answer) => answer.permalink)?.permalink;
   const cite = permalink ? [' ', h('a', { class: 'cite-link', href: permalink, title: t(ctx.lang, 'citeLabel') }, t(ctx.lang, 'cite'))] : [];
@@ -184,7 +188,10 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
   const { fmt } = ctx;
   const value = (v: number) => formatValue(fmt, chart.unit, v);
   // Value axes start at zero, so that bar lengths and line heights compare honestly.
-  const valueAxis = { beginAtZero: true, ticks: { callback: (v: string | number) => (chart.unit.percent ? fmt.percent(Number(v)) : fmt.tick(Number(v))) } };
+  const valueAxis = {
+    beginAtZero: true,
+    ticks: { callback: (v: string | number) => (chart.unit.percent ? fmt.percent(Number(v)) : fmt.tick(Number(v))) },
+  };
   const config: ChartConfiguration<'bar' | 'line', Datum[], string | number> = {
     type: chart.type,
     data: chart.time ? { datasets: chart.datasets } : { labels: chart.labels, datasets: chart.datasets },
@@ -210,7 +217,12 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
         : chart.time
           ? {
               // Years on a true time scale: 2010, 2013 and 2016 are not evenly spaced.
-              x: { type: 'linear', offset: chart.type === 'bar', ticks: { stepSize: 1, precision: 0, callback: (v: string | number) => (Number.isInteger(Number(v)) ? String(v) : '') }, stacked: chart.stacked },
+              x: {
+                type: 'linear',
+                offset: chart.type === 'bar',
+                ticks: { stepSize: 1, precision: 0, callback: (v: string | number) => (Number.isInteger(Number(v)) ? String(v) : '') },
+                stacked: chart.stacked,
+              },
               y: { ...valueAxis, stacked: chart.stacked },
             }
           : { y: valueAxis },
@@ -227,7 +239,15 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
                 const dataset = c.data.datasets[item.datasetIndex ?? 0] as { type?: string; borderDash?: number[]; borderColor?: string };
                 const line = (dataset.type ?? chart.type) === 'line';
                 // With point styles, Chart.js takes the key's style from the first point, which has no dashes.
-                return line ? { ...item, pointStyle: 'line', lineWidth: 3, lineDash: dataset.borderDash ?? [], strokeStyle: dataset.borderColor ?? item.strokeStyle } : { ...item, pointStyle: 'rect' };
+                return line
+                  ? {
+                      ...item,
+                      pointStyle: 'line',
+                      lineWidth: 3,
+                      lineDash: dataset.borderDash ?? [],
+                      strokeStyle: dataset.borderColor ?? item.strokeStyle,
+                    }
+                  : { ...item, pointStyle: 'rect' };
               }),
           },
         },
@@ -236,9 +256,7 @@ function draw(ctx: Context, canvas: HTMLCanvasElement, chart: NonNullable<Figure
             title: chart.time ? (items) => String(items[0]?.parsed.x ?? '') : undefined,
             label: (item) => `${item.dataset.label ?? ''}: ${value(item.parsed[chart.horizontal ? 'x' : 'y'] as number)}`,
             footer: (items) =>
-              items
-                .map((item) => (item.dataset as Dataset).provenance?.[item.dataIndex])
-                .filter((line): line is string => Boolean(line)),
+              items.map((item) => (item.dataset as Dataset).provenance?.[item.dataIndex]).filter((line): line is string => Boolean(line)),
           },
         },
       },
@@ -266,8 +284,26 @@ function table({ columns, rows, numeric = [] }: Table): HTMLTableElement {
   return h(
     'table',
     {},
-    h('thead', {}, h('tr', {}, columns.map((c, i) => h('th', { scope: 'col', class: align(i) }, c)))),
-    h('tbody', {}, rows.map((row) => h('tr', {}, row.map((cell, i) => (i === 0 ? h('th', { scope: 'row' }, cell) : h('td', { class: align(i) }, cell)))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((c, i) => h('th', { scope: 'col', class: align(i) }, c)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((row) =>
+        h(
+          'tr',
+          {},
+          row.map((cell, i) => (i === 0 ? h('th', { scope: 'row' }, cell) : h('td', { class: align(i) }, cell))),
+        ),
+      ),
+    ),
   );
 }
 

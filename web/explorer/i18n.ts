@@ -57,16 +57,28 @@ const LABELS = {
   'ratios.noDebt': { en: 'no outstanding-debt figure', fr: 'pas de chiffre d’encours de la dette' },
   'deficit.headlineOutturn': { en: 'In {year}, the deficit was {amount}', fr: 'En {year}, le déficit a été de {amount}' },
   'deficit.headlineLaw': { en: 'In {year}, the {stage} plans a deficit of {amount}', fr: 'En {year}, la {stage} prévoit un déficit de {amount}' },
-  'deficit.surplusOutturn': { en: 'In {year}, the budget ended with a surplus of {amount}', fr: 'En {year}, le budget s’est soldé par un excédent de {amount}' },
+  'deficit.surplusOutturn': {
+    en: 'In {year}, the budget ended with a surplus of {amount}',
+    fr: 'En {year}, le budget s’est soldé par un excédent de {amount}',
+  },
   'deficit.surplusLaw': { en: 'In {year}, the {stage} plans a surplus of {amount}', fr: 'En {year}, la {stage} prévoit un excédent de {amount}' },
   'deficit.ofGdp': { en: '{percent} of GDP', fr: '{percent} du PIB' },
-  'deficit.forecast': { en: 'A forecast: the drop has no outturn for this year yet.', fr: 'Une prévision : le jeu de données n’a pas encore d’exécution pour cette année.' },
-  'deficit.none': { en: 'No deficit figure for {year} in the drop being served.', fr: 'Pas de chiffre de déficit pour {year} dans le jeu de données servi.' },
+  'deficit.forecast': {
+    en: 'A forecast: the drop has no outturn for this year yet.',
+    fr: 'Une prévision : le jeu de données n’a pas encore d’exécution pour cette année.',
+  },
+  'deficit.none': {
+    en: 'No deficit figure for {year} in the drop being served.',
+    fr: 'Pas de chiffre de déficit pour {year} dans le jeu de données servi.',
+  },
   'deficit.series': { en: 'Deficit', fr: 'Déficit' },
   'deficit.surplus': { en: 'Surplus', fr: 'Excédent' },
   'deficit.name.initial': { en: 'initial finance law', fr: 'loi de finances initiale' },
   'deficit.name.amended': { en: 'amended finance law', fr: 'loi de finances rectificative' },
-  'financing.title': { en: 'How spending is financed: own resources and borrowing', fr: 'Comment la dépense est financée : ressources propres et emprunt' },
+  'financing.title': {
+    en: 'How spending is financed: own resources and borrowing',
+    fr: 'Comment la dépense est financée : ressources propres et emprunt',
+  },
   'financing.expenses': { en: 'Expenses', fr: 'Dépenses' },
   'financing.tax': { en: 'Tax revenue', fr: 'Recettes fiscales' },
   'financing.nontax': { en: 'Non-tax revenue', fr: 'Recettes non fiscales' },
@@ -180,7 +192,10 @@ const LABELS = {
   csvLink: { en: 'CSV', fr: 'CSV' },
   footer: { en: 'API index, documentation and downloads:', fr: 'Index de l’API, documentation et téléchargements :' },
   docs: { en: 'API documentation', fr: 'Documentation de l’API' },
-  measureNotApplied: { en: 'This chart is in current terms: its endpoint has no measure.', fr: 'Ce graphique est en termes courants : son point d’accès n’a pas de mesure.' },
+  measureNotApplied: {
+    en: 'This chart is in current terms: its endpoint has no measure.',
+    fr: 'Ce graphique est en termes courants : son point d’accès n’a pas de mesure.',
+  },
 } as const satisfies Record<string, Record<Lang, string>>;
 
 export type LabelKey = keyof typeof LABELS;

@@ -42,7 +42,11 @@ async function start(): Promise<void> {
   const learn = (loaded: Capabilities) => {
     caps = loaded;
     measures = MEASURES.filter(
-      (m) => m === 'nominal' || (MEASURED.some((path) => caps.accepts(path, 'measure', m)) && (!NEEDS[m] || NEEDS[m] in meta.files) && (m !== 'per_capita' || Boolean(meta.units?.scale))),
+      (m) =>
+        m === 'nominal' ||
+        (MEASURED.some((path) => caps.accepts(path, 'measure', m)) &&
+          (!NEEDS[m] || NEEDS[m] in meta.files) &&
+          (m !== 'per_capita' || Boolean(meta.units?.scale))),
     );
     stages = STAGES.filter((s) => STAGED.some((path) => caps.accepts(path, 'stage', s)));
     if (caps.has('sources/')) {
@@ -58,16 +62,37 @@ async function start(): Promise<void> {
   history.replaceState(null, '', writeState(state));
 
   // ---- the controls, built once so that focus stays where the reader is
-  const yearSelect = h('select', { id: 'year', name: 'year' }, years.map((y) => h('option', { value: y }, y)));
+  const yearSelect = h(
+    'select',
+    { id: 'year', name: 'year' },
+    years.map((y) => h('option', { value: y }, y)),
+  );
   const measureSelect = h('select', { id: 'measure', name: 'measure' });
   const stageSelect = h('select', { id: 'stage', name: 'stage' });
   const languageButton = h('button', { type: 'button', id: 'lang' });
   const field = (id: string, select: HTMLSelectElement, shown: boolean) =>
     h('div', { class: 'field', hidden: !shown }, h('label', { for: id, id: `${id}-label` }), select);
-  const viewButtons = VIEWS.map((view) => h('button', { type: 'button', 'data-view': view, 'data-focus': `view-${view}`, onclick: () => navigate({ view, node: undefined }) }));
+  const viewButtons = VIEWS.map((view) =>
+    h('button', { type: 'button', 'data-view': view, 'data-focus': `view-${view}`, onclick: () => navigate({ view, node: undefined }) }),
+  );
   controls.append(
-    h('div', { class: 'fields' }, field('year', yearSelect, true), field('measure', measureSelect, false), field('stage', stageSelect, false), languageButton),
-    h('nav', { class: 'views', id: 'views' }, h('ul', {}, viewButtons.map((b) => h('li', {}, b)))),
+    h(
+      'div',
+      { class: 'fields' },
+      field('year', yearSelect, true),
+      field('measure', measureSelect, false),
+      field('stage', stageSelect, false),
+      languageButton,
+    ),
+    h(
+      'nav',
+      { class: 'views', id: 'views' },
+      h(
+        'ul',
+        {},
+        viewButtons.map((b) => h('li', {}, b)),
+      ),
+    ),
   );
   yearSelect.addEventListener('change', () => navigate({ year: Number(yearSelect.value) }));
   measureSelect.addEventListener('change', () => navigate({ measure: measureSelect.value as State['measure'] }));
@@ -192,7 +217,9 @@ function embedded(figures: HTMLElement[], state: State): HTMLElement[] {
   const chosen = figures.find((f) => f.id === state.chart);
   if (!chosen) return [h('p', { class: 'empty', role: 'alert' }, t(state.lang, 'embedMissing', { chart: state.chart ?? '' }))];
   const explorer = `/${writeState({ ...state, chart: undefined })}`;
-  chosen.querySelector('.provenance')?.append(h('p', { class: 'embed-open' }, h('a', { href: explorer, target: '_top' }, t(state.lang, 'embedOpen'))));
+  chosen
+    .querySelector('.provenance')
+    ?.append(h('p', { class: 'embed-open' }, h('a', { href: explorer, target: '_top' }, t(state.lang, 'embedOpen'))));
   if (window.self !== window.top) return [chosen];
   const title = chosen.querySelector('h2')?.textContent ?? '';
   const code = `<iframe src="${location.origin}${EMBED_PATH}${writeState(state)}" title="${title.replace(/"/g, '&quot;')}" width="100%" height="560" style="border:0" loading="lazy"></iframe>`;

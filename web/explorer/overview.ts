@@ -44,7 +44,14 @@ const DASH: Record<string, number[] | undefined> = { outturn: undefined, initial
  * One line per group of comparable stages (series.ts), over every year of `years`: a year
  * without a figure of that group is null, so the line breaks there. Forecast points are hollow.
  */
-function stagedLines<R extends SeriesRow>(ctx: ViewContext, rows: R[], value: (row: R) => number | null, years: number[], label: string, colour: string): Dataset[] {
+function stagedLines<R extends SeriesRow>(
+  ctx: ViewContext,
+  rows: R[],
+  value: (row: R) => number | null,
+  years: number[],
+  label: string,
+  colour: string,
+): Dataset[] {
   const byYear = new Map(rows.map((r) => [r.year, r]));
   const stages = [...new Set(rows.map((r) => r.stage ?? ''))];
   const groups = stageGroups(ctx.meta, stages);
@@ -103,7 +110,11 @@ function seriesNotes(ctx: ViewContext, tables: string[], rows: SeriesRow[], year
   // One gap may be declared for several tables (expenses and resources): said once.
   const said = new Set<string>();
   for (const gap of knownGaps(meta, tables, stage, years)) {
-    const text = t(lang, 'knownGap', { years: gap.years.join(', '), stage: gap.stage ? ` (${stageName(ctx, gap.stage)})` : '', reason: gap.reason[lang] });
+    const text = t(lang, 'knownGap', {
+      years: gap.years.join(', '),
+      stage: gap.stage ? ` (${stageName(ctx, gap.stage)})` : '',
+      reason: gap.reason[lang],
+    });
     if (!said.has(text)) notes.push(h('span', { class: 'known-gap' }, text));
     said.add(text);
   }
@@ -141,10 +152,16 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
     const amount = v(Math.abs(row.value));
     // A row without a stage is neither a plan nor an outturn: the sentence says neither.
     const key = law
-      ? surplus ? 'deficit.surplusLaw' : 'deficit.headlineLaw'
+      ? surplus
+        ? 'deficit.surplusLaw'
+        : 'deficit.headlineLaw'
       : row.stage === 'outturn'
-        ? surplus ? 'deficit.surplusOutturn' : 'deficit.headlineOutturn'
-        : surplus ? 'deficit.surplus.neutral' : 'deficit.headline';
+        ? surplus
+          ? 'deficit.surplusOutturn'
+          : 'deficit.headlineOutturn'
+        : surplus
+          ? 'deficit.surplus.neutral'
+          : 'deficit.headline';
     summary = t(lang, key, { year: row.year, amount, stage: law ? t(lang, `deficit.name.${row.stage as 'initial' | 'amended'}`) : '' });
     const forecast = row.stage ? isForecast(meta, row.year, row.stage) : false;
     const gaps = knownGaps(meta, ['deficit'], row.stage ?? undefined, [row.year]);
@@ -152,8 +169,18 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
     headline = h(
       'div',
       { class: 'headline' },
-      h('p', { class: 'big' }, h('span', { class: 'big-number' }, amount), ' ', h('span', { class: 'big-label' }, `${t(lang, surplus ? 'deficit.surplus' : 'deficit.series')} ${row.year}`)),
-      h('p', { class: 'headline-meta' }, [ratio, row.stage ? stageName(ctx, row.stage) : undefined, forecast ? t(lang, 'col.forecast') : undefined].filter(Boolean).join(' · ')),
+      h(
+        'p',
+        { class: 'big' },
+        h('span', { class: 'big-number' }, amount),
+        ' ',
+        h('span', { class: 'big-label' }, `${t(lang, surplus ? 'deficit.surplus' : 'deficit.series')} ${row.year}`),
+      ),
+      h(
+        'p',
+        { class: 'headline-meta' },
+        [ratio, row.stage ? stageName(ctx, row.stage) : undefined, forecast ? t(lang, 'col.forecast') : undefined].filter(Boolean).join(' · '),
+      ),
       gaps.map((gap) => h('p', { class: 'note known-gap' }, gap.reason[lang])),
     );
     summary += ratio ? ` (${ratio}).` : '.';
@@ -162,7 +189,12 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
     summary = t(lang, 'deficit.none', { year: state.year ?? '' });
     const gaps = knownGaps(meta, ['deficit'], state.stage, state.year === undefined ? [] : [state.year]);
     // No number to lead with: the sentence says so in large type, and nothing is drawn from empty data.
-    headline = h('div', { class: 'headline' }, h('p', { class: 'big big-none' }, summary), gaps.map((gap) => h('p', { class: 'note known-gap' }, gap.reason[lang])));
+    headline = h(
+      'div',
+      { class: 'headline' },
+      h('p', { class: 'big big-none' }, summary),
+      gaps.map((gap) => h('p', { class: 'note known-gap' }, gap.reason[lang])),
+    );
     summary = '';
   }
   const datasets = stagedLines(ctx, rows, (r) => r.value, years, t(lang, 'deficit.series'), COLOURS.expenses);
@@ -179,10 +211,19 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
       numeric: [1, 2],
       rows: years.map((y) => {
         const r = byYear.get(y);
-        return [String(y), cell(ctx, unit, r?.value), r?.percent == null ? t(lang, 'noFigure') : ctx.fmt.percent(r.percent), stageCell(ctx, r), sourceCell(ctx, r?.source_id)];
+        return [
+          String(y),
+          cell(ctx, unit, r?.value),
+          r?.percent == null ? t(lang, 'noFigure') : ctx.fmt.percent(r.percent),
+          stageCell(ctx, r),
+          sourceCell(ctx, r?.source_id),
+        ];
       }),
     },
-    sourceIds: sourcesFirst(rows.map((r) => ({ year: r.year, ids: [r.source_id] })), state.year),
+    sourceIds: sourcesFirst(
+      rows.map((r) => ({ year: r.year, ids: [r.source_id] })),
+      state.year,
+    ),
     answers: [answer],
   });
 }
@@ -192,7 +233,14 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
 type Part = 'tax' | 'nontax' | 'grants' | 'ownOther' | 'other' | 'borrowing';
 const PARTS: Part[] = ['tax', 'nontax', 'grants', 'ownOther', 'other', 'borrowing'];
 const OWN: Part[] = ['tax', 'nontax', 'grants', 'ownOther'];
-const PART_COLOURS: Record<Part, string> = { tax: '#1b5e20', nontax: '#4c8c4a', grants: '#7cb342', ownOther: '#9ccc65', other: '#9e9e9e', borrowing: '#8a4b08' };
+const PART_COLOURS: Record<Part, string> = {
+  tax: '#1b5e20',
+  nontax: '#4c8c4a',
+  grants: '#7cb342',
+  ownOther: '#9ccc65',
+  other: '#9e9e9e',
+  borrowing: '#8a4b08',
+};
 
 /**
  * Which part of the financing a resource category is, by its name (French or English): the drop
@@ -246,7 +294,9 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
   const rowYears = totals.data.map((r) => r.year);
   const treeYears = rowYears.filter((y) => !resourceYears || resourceYears.has(y));
   const resourceParams = choice(ctx, 'resources/');
-  const trees = await Promise.all(treeYears.map((year) => get<{ results: TreeNode[] }>('resources/', { year, hierarchy: true, ...resourceParams, limit: 1000 })));
+  const trees = await Promise.all(
+    treeYears.map((year) => get<{ results: TreeNode[] }>('resources/', { year, hierarchy: true, ...resourceParams, limit: 1000 })),
+  );
   const parts = new Map(treeYears.map((year, i) => [year, split(trees[i]!.data.results)]));
   const years = yearRange(rowYears);
   const byYear = new Map(totals.data.map((r) => [r.year, r]));
@@ -255,18 +305,17 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
   const forecastYear = (year: number) => isForecast(meta, year, stageOf(year));
   const fade = (colour: string) => (c: { dataIndex: number }) => (forecastYear(years[c.dataIndex]!) ? `${colour}66` : colour);
   // Own resources not split by kind in any year are simply "own resources".
-  const partLabel = (part: Part) => t(lang, part === 'ownOther' && !shown.some((q) => q === 'tax' || q === 'nontax' || q === 'grants') ? 'financing.own' : `financing.${part}`);
+  const partLabel = (part: Part) =>
+    t(lang, part === 'ownOther' && !shown.some((q) => q === 'tax' || q === 'nontax' || q === 'grants') ? 'financing.own' : `financing.${part}`);
   const datasets: Dataset[] = [
-    ...shown.map(
-      (part): Dataset => ({
-        type: 'bar',
-        label: partLabel(part),
-        data: years.map((x) => ({ x, y: parts.get(x)?.[part] ?? null })),
-        backgroundColor: fade(PART_COLOURS[part]) as unknown as string,
-        stack: 'resources',
-        order: 2,
-      }),
-    ),
+    ...shown.map((part): Dataset => ({
+      type: 'bar',
+      label: partLabel(part),
+      data: years.map((x) => ({ x, y: parts.get(x)?.[part] ?? null })),
+      backgroundColor: fade(PART_COLOURS[part]) as unknown as string,
+      stack: 'resources',
+      order: 2,
+    })),
     {
       type: 'line',
       label: t(lang, 'financing.expenses'),
@@ -295,14 +344,36 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
   else {
     const expenses = expensesOf(row)!;
     const ownAmount = own(p)!;
-    const values = { year: row.year, stage: stageText, expenses: v(expenses), own: v(ownAmount), share: expenses ? ctx.fmt.percent(Math.round((ownAmount / expenses) * 10000) / 100) : '—', borrowing: v(p.borrowing) };
+    const values = {
+      year: row.year,
+      stage: stageText,
+      expenses: v(expenses),
+      own: v(ownAmount),
+      share: expenses ? ctx.fmt.percent(Math.round((ownAmount / expenses) * 10000) / 100) : '—',
+      borrowing: v(p.borrowing),
+    };
     summary = t(lang, p.borrowing ? 'financing.summary' : 'financing.summaryNoBorrowing', values);
   }
-  const notes = seriesNotes(ctx, ['expenses', 'resources'], totals.data.map((r) => ({ ...r, stage: r.stage ?? stage })), years, stage);
+  const notes = seriesNotes(
+    ctx,
+    ['expenses', 'resources'],
+    totals.data.map((r) => ({ ...r, stage: r.stage ?? stage })),
+    years,
+    stage,
+  );
   if (shown.includes('other')) notes.unshift(t(lang, 'financing.rule'));
   // The balance is a defined, small figure at most: never the headline, never called a deficit.
-  if (row && expensesOf(row) != null && row.balance != null) notes.push(h('span', { class: 'balance-note' }, t(lang, 'financing.balance', { year: row.year, balance: formatValue(ctx.fmt, unit, row.balance) })));
-  const columns = [t(lang, 'col.year'), t(lang, 'financing.expenses'), t(lang, 'financing.own'), ...shown.filter((part) => partLabel(part) !== t(lang, 'financing.own')).map(partLabel), t(lang, 'col.stage')];
+  if (row && expensesOf(row) != null && row.balance != null)
+    notes.push(
+      h('span', { class: 'balance-note' }, t(lang, 'financing.balance', { year: row.year, balance: formatValue(ctx.fmt, unit, row.balance) })),
+    );
+  const columns = [
+    t(lang, 'col.year'),
+    t(lang, 'financing.expenses'),
+    t(lang, 'financing.own'),
+    ...shown.filter((part) => partLabel(part) !== t(lang, 'financing.own')).map(partLabel),
+    t(lang, 'col.stage'),
+  ];
   return figure(ctx, {
     id: 'financing',
     title: t(lang, 'financing.title'),
@@ -316,10 +387,19 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
       rows: years.map((y) => {
         const r = byYear.get(y);
         const q = parts.get(y);
-        return [String(y), v(expensesOf(r)), v(own(q)), ...shown.filter((part) => partLabel(part) !== t(lang, 'financing.own')).map((part) => v(q?.[part])), r ? stageCell(ctx, { year: y, stage: stageOf(y) }) : ''];
+        return [
+          String(y),
+          v(expensesOf(r)),
+          v(own(q)),
+          ...shown.filter((part) => partLabel(part) !== t(lang, 'financing.own')).map((part) => v(q?.[part])),
+          r ? stageCell(ctx, { year: y, stage: stageOf(y) }) : '',
+        ];
       }),
     },
-    sourceIds: sourcesFirst(totals.data.map((r) => ({ year: r.year, ids: r.source_ids ?? [] })), year),
+    sourceIds: sourcesFirst(
+      totals.data.map((r) => ({ year: r.year, ids: r.source_ids ?? [] })),
+      year,
+    ),
     answers: [totals, ...(year !== undefined && treeYears.includes(year) ? [trees[treeYears.indexOf(year)]! as Answer<unknown>] : [])],
   });
 }
@@ -348,7 +428,10 @@ export async function ratios(ctx: ViewContext): Promise<HTMLElement> {
     year !== undefined && (dy != null || oy != null)
       ? t(lang, 'ratios.in', {
           year,
-          parts: [dy != null ? t(lang, 'ratios.deficitOf', { value: pct(dy) }) : t(lang, 'ratios.noDeficit'), oy != null ? t(lang, 'ratios.debtOf', { value: pct(oy) }) : t(lang, 'ratios.noDebt')].join(', '),
+          parts: [
+            dy != null ? t(lang, 'ratios.deficitOf', { value: pct(dy) }) : t(lang, 'ratios.noDeficit'),
+            oy != null ? t(lang, 'ratios.debtOf', { value: pct(oy) }) : t(lang, 'ratios.noDebt'),
+          ].join(', '),
         })
       : t(lang, 'noDataYear', { year: year ?? '' });
   const percent: Unit = { percent: true, label: '%' };
@@ -360,11 +443,30 @@ export async function ratios(ctx: ViewContext): Promise<HTMLElement> {
     notes: seriesNotes(ctx, ['deficit', 'outstanding_debt'], [...deficitAnswer.data, ...outstanding.data], years, state.stage),
     table: {
       // One stage and one source column per series: the two series do not share their sources.
-      columns: [t(lang, 'col.year'), t(lang, 'ratios.deficit'), t(lang, 'col.stage'), t(lang, 'col.source'), t(lang, 'ratios.debt'), t(lang, 'col.stage'), t(lang, 'col.source')],
+      columns: [
+        t(lang, 'col.year'),
+        t(lang, 'ratios.deficit'),
+        t(lang, 'col.stage'),
+        t(lang, 'col.source'),
+        t(lang, 'ratios.debt'),
+        t(lang, 'col.stage'),
+        t(lang, 'col.source'),
+      ],
       numeric: [1, 4],
-      rows: years.map((y) => [String(y), pct(d.get(y)?.percent), stageCell(ctx, d.get(y)), sourceCell(ctx, d.get(y)?.source_id), pct(o.get(y)?.value), stageCell(ctx, o.get(y)), sourceCell(ctx, o.get(y)?.source_id)]),
+      rows: years.map((y) => [
+        String(y),
+        pct(d.get(y)?.percent),
+        stageCell(ctx, d.get(y)),
+        sourceCell(ctx, d.get(y)?.source_id),
+        pct(o.get(y)?.value),
+        stageCell(ctx, o.get(y)),
+        sourceCell(ctx, o.get(y)?.source_id),
+      ]),
     },
-    sourceIds: sourcesFirst([...deficitAnswer.data, ...outstanding.data].map((r) => ({ year: r.year, ids: [r.source_id] })), year),
+    sourceIds: sourcesFirst(
+      [...deficitAnswer.data, ...outstanding.data].map((r) => ({ year: r.year, ids: [r.source_id] })),
+      year,
+    ),
     answers: [deficitAnswer, outstanding],
   });
 }

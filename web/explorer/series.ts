@@ -74,7 +74,8 @@ export function stageGroups(meta: Meta, stages: readonly string[]): string[][] {
 export function yearRange(years: Iterable<number>): number[] {
   const list = [...years];
   if (list.length === 0) return [];
-  const first = Math.min(...list), last = Math.max(...list);
+  const first = Math.min(...list),
+    last = Math.max(...list);
   return Array.from({ length: last - first + 1 }, (_, i) => first + i);
 }
 

@@ -25,8 +25,7 @@ export interface State {
   chart?: string;
 }
 
-const oneOf = <T extends string>(list: readonly T[], value: string | null): T | undefined =>
-  list.find((item) => item === value);
+const oneOf = <T extends string>(list: readonly T[], value: string | null): T | undefined => list.find((item) => item === value);
 
 const id = (value: string | null): number | undefined => (value && /^\d{1,15}$/.test(value) ? Number(value) : undefined);
 

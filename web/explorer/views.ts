@@ -52,13 +52,38 @@ function trail(ctx: ViewContext, whole: string, ancestors: { id: number; name: s
       steps.map((step, i) =>
         i === steps.length - 1
           ? h('li', {}, h('span', { 'aria-current': 'location', tabindex: -1, 'data-focus': 'trail-current' }, step.name))
-          : h('li', {}, h('button', { type: 'button', 'data-focus': `trail-${step.id ?? 'top'}`, onclick: () => ctx.navigate({ node: step.id }, 'trail-current') }, step.name)),
+          : h(
+              'li',
+              {},
+              h(
+                'button',
+                { type: 'button', 'data-focus': `trail-${step.id ?? 'top'}`, onclick: () => ctx.navigate({ node: step.id }, 'trail-current') },
+                step.name,
+              ),
+            ),
       ),
     ),
   );
 }
 
-function drillFigure(ctx: ViewContext, spec: { table: string; parentAmount?: number | null; otherYears?: number[]; id: string; title: string; whole: string; nameColumn: string; colour: string; items: Item[]; ancestors: { id: number; name: string }[]; unit: Unit; answers: Answer<unknown>[]; summaryKey: 'tree.summary' | 'debt.summary' }): HTMLElement {
+function drillFigure(
+  ctx: ViewContext,
+  spec: {
+    table: string;
+    parentAmount?: number | null;
+    otherYears?: number[];
+    id: string;
+    title: string;
+    whole: string;
+    nameColumn: string;
+    colour: string;
+    items: Item[];
+    ancestors: { id: number; name: string }[];
+    unit: Unit;
+    answers: Answer<unknown>[];
+    summaryKey: 'tree.summary' | 'debt.summary';
+  },
+): HTMLElement {
   const { lang, state } = ctx;
   const { unit } = spec;
   const v = (value: number | null | undefined) => formatValue(ctx.fmt, unit, value);
@@ -74,7 +99,17 @@ function drillFigure(ctx: ViewContext, spec: { table: string; parentAmount?: num
   const here = spec.ancestors.at(-1)?.name ?? spec.whole;
   const nameCell = (item: Item) =>
     item.drillable
-      ? h('button', { type: 'button', class: 'drill', 'data-focus': `item-${item.id}`, 'aria-label': t(lang, 'tree.open', { name: item.name }), onclick: () => drill(item) }, `▸ ${item.name}`)
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'drill',
+            'data-focus': `item-${item.id}`,
+            'aria-label': t(lang, 'tree.open', { name: item.name }),
+            onclick: () => drill(item),
+          },
+          `▸ ${item.name}`,
+        )
       : item.name;
   const hasData = items.length > 0;
   return figure(ctx, {
@@ -189,7 +224,13 @@ async function debt(ctx: ViewContext): Promise<HTMLElement> {
     whole: t(lang, 'debt.all'),
     nameColumn: t(lang, 'col.origin'),
     colour: COLOURS.debt,
-    items: level.data.map((row) => ({ ...row, id: row.debt_origin.id, name: row.debt_origin.name, amount: row.value, drillable: parents.has(row.debt_origin.id) })),
+    items: level.data.map((row) => ({
+      ...row,
+      id: row.debt_origin.id,
+      name: row.debt_origin.name,
+      amount: row.value,
+      drillable: parents.has(row.debt_origin.id),
+    })),
     ancestors,
     parentAmount: state.node === undefined ? undefined : values.get(state.node),
     unit: unitOf(ctx, level),
@@ -233,13 +274,22 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
     return figure(ctx, {
       id: 'organizations',
       title: t(lang, 'orgs.title', { year: state.year ?? '' }),
-      summary: top ? t(lang, 'orgs.summary', { count: ranked.length, year: state.year ?? '', name: name(top), amount: v(top.total_expenses) }) : undefined,
+      summary: top
+        ? t(lang, 'orgs.summary', { count: ranked.length, year: state.year ?? '', name: name(top), amount: v(top.total_expenses) })
+        : undefined,
       chart: shown.length
         ? {
             type: 'bar',
             horizontal: true,
             labels: shown.map(name),
-            datasets: [{ label: t(lang, 'col.expenses'), data: shown.map((row) => row.total_expenses), backgroundColor: COLOURS.expenses, provenance: shown.map(prov.line) }],
+            datasets: [
+              {
+                label: t(lang, 'col.expenses'),
+                data: shown.map((row) => row.total_expenses),
+                backgroundColor: COLOURS.expenses,
+                provenance: shown.map(prov.line),
+              },
+            ],
             unit,
             onPick: (index) => ctx.navigate({ org: shown[index]!.organization_id }, 'org-title'),
           }
@@ -253,7 +303,14 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
           String(i + 1),
           h(
             'button',
-            { type: 'button', class: 'drill', 'data-focus': `org-${row.organization_id}`, 'aria-pressed': String(row.organization_id === chosenId(ranked)), title: t(lang, 'orgs.choose'), onclick: () => ctx.navigate({ org: row.organization_id }, 'org-title') },
+            {
+              type: 'button',
+              class: 'drill',
+              'data-focus': `org-${row.organization_id}`,
+              'aria-pressed': String(row.organization_id === chosenId(ranked)),
+              title: t(lang, 'orgs.choose'),
+              onclick: () => ctx.navigate({ org: row.organization_id }, 'org-title'),
+            },
             name(row),
           ),
           row.total_expenses == null ? t(lang, 'noFigure') : v(row.total_expenses),

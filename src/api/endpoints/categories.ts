@@ -37,7 +37,8 @@ export const budgetCategories = define({
           return measuredSums(
             params,
             lease,
-            (year: number[] | undefined, by_year: boolean) => lease.query('budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
+            (year: number[] | undefined, by_year: boolean) =>
+              lease.query('budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
             [
               { name: 'expenses', kind },
               { name: 'resources', kind },

@@ -38,7 +38,8 @@ export const debt = define({
             measuredSeries(
               params,
               lease,
-              (year: number[] | undefined) => lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
+              (year: number[] | undefined) =>
+                lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
               ['value'],
               (r: RowOf<'debt'>) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }),
               { key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } },

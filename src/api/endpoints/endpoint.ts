@@ -99,7 +99,8 @@ export interface Bound {
 export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
   // `fields` takes the endpoint's own field names; its example is all of them, so that the docs
   // page's "Try it out", which fills in examples, still shows whole rows.
-  const query = z.object({ ...spec.query, ...COMMON, fields: fieldsParameter(fieldNames(spec.variants[0].item).join(',') || 'id').optional() } as S & typeof COMMON);
+  const query = z.object({ ...spec.query, ...COMMON, fields: fieldsParameter(fieldNames(spec.variants[0].item).join(',') || 'id').optional() } as S &
+    typeof COMMON);
   return {
     path: spec.path,
     summary: spec.summary,
@@ -138,7 +139,11 @@ export function page<R extends { count: number; id: unknown }>(rows: R[], item: 
 }
 
 /** Where a line or series row comes from, as every such row carries it (docs/api.md#stages): null and false when the drop does not say. */
-export const provenance = <S>(r: { stage: S; source_id: unknown; derived: boolean }) => ({ stage: r.stage, source_id: r.source_id, derived: r.derived });
+export const provenance = <S>(r: { stage: S; source_id: unknown; derived: boolean }) => ({
+  stage: r.stage,
+  source_id: r.source_id,
+  derived: r.derived,
+});
 
 /**
  * The drop's name for an id. Validation guarantees every referenced id has one, so a miss is a

@@ -115,7 +115,12 @@ export const resources = define({
       item: item.Resource,
       table: RESOURCE_TABLE,
       answer: async ({ year, category, stage, limit, offset }, lease) => {
-        const rows = await lease.query('resources', { year: year ?? null, category: category ?? null, stage: stageOrDefault(stage), ...pageBounds({ limit, offset }) });
+        const rows = await lease.query('resources', {
+          year: year ?? null,
+          category: category ?? null,
+          stage: stageOrDefault(stage),
+          ...pageBounds({ limit, offset }),
+        });
         return page(rows, resourceItem(lease.drop.data));
       },
       exportAll: ({ year, category, stage }, lease) => ({

@@ -5,7 +5,20 @@
  * debt, outstanding-debt, deficit). src/api/measures.ts does the arithmetic.
  */
 import type { Lease } from '../../data/store.js';
-import { invalid, measurer, rounded, shareTotals, sumMeasured, withChanges, withPreviousYears, measureSpec, type MeasureRequest, type Measurer, type ShareKind, type ShareOf } from '../measures.js';
+import {
+  invalid,
+  measurer,
+  rounded,
+  shareTotals,
+  sumMeasured,
+  withChanges,
+  withPreviousYears,
+  measureSpec,
+  type MeasureRequest,
+  type Measurer,
+  type ShareKind,
+  type ShareOf,
+} from '../measures.js';
 import { param } from '../params.js';
 
 export const measuring = {
@@ -97,7 +110,7 @@ export async function measuredSums<Q extends { year: number | null; source_ids: 
       for (const f of fields) out[f.name] = m.apply(figureOf(r[f.name]), Number(r.year), f.kind(r));
       return { ...out, year: Number(r.year) } as R & { year: number };
     });
-    const changed = withChanges(rows, names as (keyof typeof rows[number] & string)[], m, (r) => r[id]);
+    const changed = withChanges(rows, names as (keyof (typeof rows)[number] & string)[], m, (r) => r[id]);
     return changed.filter((r) => r.year === year).map(({ year: _year, ...r }) => r as unknown as R);
   }
   if (measureSpec(measure).ofSums) {

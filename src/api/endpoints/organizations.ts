@@ -38,7 +38,12 @@ export const organizations = define({
             : [{ ...organization, year: null, expenses: null, resources: null }],
       ),
       answer: async ({ year, search, stage, ...paged }, lease) => {
-        const rows = await lease.query('organizations', { year: year ?? null, search: search ?? null, stage: stageOrDefault(stage), ...pageBounds(paged) });
+        const rows = await lease.query('organizations', {
+          year: year ?? null,
+          search: search ?? null,
+          stage: stageOrDefault(stage),
+          ...pageBounds(paged),
+        });
         return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget) }));
       },
       exportAll: ({ year, search, stage }) => ({
