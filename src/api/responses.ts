@@ -267,12 +267,9 @@ export const OutstandingDebt = z
     outstanding_debt: money('Outstanding public debt at the end of the year'),
     gdp: money('Gross domestic product of the year'),
     value: percent('outstanding_debt / gdp * 100'),
-    published_value: z
-      .number()
-      .nullable()
-      .meta({
-        description: "The debt's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none",
-      }),
+    published_value: z.number().nullable().meta({
+      description: "The debt's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none",
+    }),
     ...change,
     ...seriesProvenance,
   })
@@ -296,13 +293,9 @@ export const Deficit = z
     year,
     value: measured('Budget deficit of the year'),
     percent: percent('value / gdp * 100'),
-    published_percent: z
-      .number()
-      .nullable()
-      .meta({
-        description:
-          "The deficit's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none",
-      }),
+    published_percent: z.number().nullable().meta({
+      description: "The deficit's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none",
+    }),
     gdp: money('Gross domestic product of the year'),
     ...change,
     ...seriesProvenance,
@@ -475,12 +468,10 @@ export const Meta = z
       .object({
         tables: z.record(z.string(), z.object({ added: z.int().min(0), removed: z.int().min(0), changed: z.int().min(0) })),
         years_with_moved_totals: z.array(z.int()),
-        drop_json: z
-          .array(z.object({ field: z.string(), before: z.unknown(), after: z.unknown() }))
-          .meta({
-            description:
-              "drop.json's fields that changed (units, source, license, stages, known gaps, definitions, control totals, description), before and after",
-          }),
+        drop_json: z.array(z.object({ field: z.string(), before: z.unknown(), after: z.unknown() })).meta({
+          description:
+            "drop.json's fields that changed (units, source, license, stages, known gaps, definitions, control totals, description), before and after",
+        }),
         notes: z
           .array(z.looseObject({ table: z.string(), id: z.int(), text: z.string(), source_id: z.int().nullable().optional() }))
           .meta({ description: "Why figures changed: the new drop's notes (the line id, or the year for a series)" }),
