@@ -52,7 +52,12 @@ async function session(t: TestApp, viewport = { width: 1280, height: 800 }): Pro
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') problems.push(`console: ${message.text()}`);
   });
-  page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()}`));
+  page.on('requestfailed', (req) => {
+    // The browser fetches the favicon on its own, and cancels it when the test navigates on: not
+    // a request of the page's.
+    if (req.failure()?.errorText === 'net::ERR_ABORTED' && req.url().includes('/favicon')) return;
+    problems.push(`request failed: ${req.url()} (${req.failure()?.errorText ?? 'unknown'})`);
+  });
   page.on('response', (res) => {
     if (res.status() >= 400) problems.push(`${res.status()}: ${res.url()}`);
   });
