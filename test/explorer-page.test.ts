@@ -53,9 +53,9 @@ async function session(t: TestApp, viewport = { width: 1280, height: 800 }): Pro
     if (message.type() === 'error' || message.type() === 'warning') problems.push(`console: ${message.text()}`);
   });
   page.on('requestfailed', (req) => {
-    // The browser fetches the favicon on its own, and cancels it when the test navigates on: not
-    // a request of the page's.
-    if (req.failure()?.errorText === 'net::ERR_ABORTED' && req.url().includes('/favicon')) return;
+    // A request the browser cancels because the test navigates on (the favicon, a page still
+    // loading) did not fail: only requests the server or the network failed are problems.
+    if (req.failure()?.errorText === 'net::ERR_ABORTED') return;
     problems.push(`request failed: ${req.url()} (${req.failure()?.errorText ?? 'unknown'})`);
   });
   page.on('response', (res) => {
