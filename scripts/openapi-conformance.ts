@@ -9,10 +9,21 @@
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import request from 'supertest';
-import { appServing } from '../test/helpers/app.js';
+import { pino } from 'pino';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { loadDrop } from '../src/data/drop.js';
+import { Store } from '../src/data/store.js';
 
 type Json = Record<string, any>;
-const t = await appServing(path.resolve(import.meta.dirname, '..', 'data'), { LOG_LEVEL: 'silent' });
+// The real app over the sample drop, as the tests build it (no test helper: scripts/ ships in the image's build).
+const dataDir = path.resolve(import.meta.dirname, '..', 'data');
+const store = new Store(4);
+store.swap(await loadDrop(dataDir));
+const t = {
+  app: createApp({ config: parseConfig({ RATE_LIMIT: '0', DATA_DIR: dataDir }), store, log: pino({ level: 'silent' }) }),
+  close: async () => store.close(),
+};
 const doc: Json = (await request(t.app).get('/budget/api/openapi.json')).body;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajv.addSchema(doc, 'openapi.json');
