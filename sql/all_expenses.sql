@@ -4,7 +4,7 @@
 -- $organization BIGINT or NULL    only lines of this organization
 -- $category     BIGINT or NULL    only lines of this category and its subtree
 -- $stage        VARCHAR           initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
--- No ORDER BY: the table is kept in id order (derive/expense_positions.sql) and DuckDB returns a
+-- No ORDER BY: the table is kept in id order (src/data/line-positions.ts) and DuckDB returns a
 -- scan of one table in table order (preserve_insertion_order), so the first rows leave at once
 -- instead of after sorting every line (10M lines: 3.5 s). A join to the names would void that
 -- guarantee, so the lines carry ids and the formats name them (formats/chunk-columns.ts).

@@ -5,7 +5,7 @@
 -- $limit    INTEGER             page size
 -- $offset   INTEGER             lines to skip
 -- Without a filter, or with one year, a page is a range of positions among the stage's lines
--- (derive/expense_positions.sql), as cheap a million lines deep as on the first page. Several
+-- (src/data/line-positions.ts), as cheap a million lines deep as on the first page. Several
 -- years or a category sort the ids of the matching lines. Of the branches, the one whose filter
 -- matches the parameters returns the page, the others nothing. The count row is joined to the
 -- page so that an empty page still reports it. Categories and organizations are named from the

@@ -5,7 +5,7 @@
 -- $stage        VARCHAR             initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
 -- $limit        INTEGER             page size
 -- $offset       INTEGER             lines to skip
--- All its lines of a stage: a range of positions (derive/expense_positions.sql). Its lines of
+-- All its lines of a stage: a range of positions (src/data/line-positions.ts). Its lines of
 -- some years or of a category are few enough to sort.
 WITH total AS (
   SELECT CASE WHEN $category::BIGINT IS NULL

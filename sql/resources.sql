@@ -4,7 +4,7 @@
 -- $stage    VARCHAR             initial, amended or outturn: which lines count (docs/api.md, "Stages")
 -- $limit    INTEGER             page size
 -- $offset   INTEGER             lines to skip
--- Pages are found as in expenses.sql (derive/resource_positions.sql). The count row is joined to
+-- Pages are found as in expenses.sql (src/data/line-positions.ts). The count row is joined to
 -- the page so that an empty page still reports the count. The source (the category's name) comes
 -- from the drop's names by id (derive/category_names.sql).
 WITH total AS (

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { getCsv } from './helpers/downloads.js';
+import { DEFAULT_STAGE, LINE_STAGES, LINES_OF, STAGES } from '../src/domain/stages.js';
 
 const LINES = 25;
 let t: TestApp;
@@ -82,9 +83,9 @@ describe('GET /budget/api/expenses/ paging', () => {
 });
 
 /**
- * Pages are ranges of positions computed at load (sql/derive/*_positions.sql). Lines written in
- * shuffled order, with gaps between ids, over three years and two organizations, must page
- * exactly as sorting, filtering and slicing them would.
+ * Pages are ranges of positions computed at load (src/data/line-positions.ts). Lines written in
+ * shuffled order, with gaps between ids, over three years, two organizations and the three line
+ * stages, must page exactly as sorting, filtering and slicing them would, at every stage.
  */
 describe('pages of lines written out of id order', () => {
   const N = 240;
@@ -96,7 +97,7 @@ describe('pages of lines written out of id order', () => {
     amount: (k * 53) % N, // not in id order: positions numbered in another order (say by amount) page other ids
     category_id: 11,
     organization_id: 1 + (Math.floor(k / 5) % 2),
-    complementary: false,
+    stage: LINE_STAGES[Math.floor(k / 4) % 3]!,
   }));
   const resources = order.map((k) => ({
     id: 1000 - k * 2,
@@ -104,7 +105,7 @@ describe('pages of lines written out of id order', () => {
     amount: (k * 53) % N,
     category_id: 31,
     organization_id: null,
-    complementary: false,
+    stage: LINE_STAGES[(k * 7) % 3]!,
   }));
   let shuffled: TestApp;
   beforeAll(async () => {
@@ -140,26 +141,36 @@ describe('pages of lines written out of id order', () => {
       ['&organization=2', (e) => e.organization_id === 2],
       ['&year=2023&organization=1', (e) => e.year === 2023 && e.organization_id === 1],
     ];
-    for (const [query, keep] of filters) {
-      expect(await got(`/budget/api/expenses/?limit=${limit}&offset=${offset}${query}`), query).toEqual(expected(expenses, keep, limit, offset));
+    for (const stage of STAGES) {
+      for (const [query, keep] of filters) {
+        const url = `/budget/api/expenses/?limit=${limit}&offset=${offset}&stage=${stage}${query}`;
+        expect(await got(url), url).toEqual(expected(expenses, (e) => LINES_OF[stage].includes(e.stage) && keep(e), limit, offset));
+      }
     }
+    // Without stage=, the default stage's lines.
+    expect(await got(`/budget/api/expenses/?limit=${limit}&offset=${offset}`)).toEqual(
+      expected(expenses, (e) => LINES_OF[DEFAULT_STAGE].includes(e.stage), limit, offset),
+    );
   });
 
   it('exports every matching line in id order, as CSV', async () => {
     const csvIds = async (url: string) => (await getCsv(shuffled.app, url)).rows.map((row) => Number(row.id));
     const sortedIds = (lines: { id: number }[]) => lines.map((l) => l.id).sort((a, b) => a - b);
-    expect(await csvIds('/budget/api/expenses/?format=csv')).toEqual(sortedIds(expenses));
+    const counted = (line: { stage: (typeof LINE_STAGES)[number] }) => LINES_OF[DEFAULT_STAGE].includes(line.stage);
+    expect(await csvIds('/budget/api/expenses/?format=csv')).toEqual(sortedIds(expenses.filter(counted)));
     expect(await csvIds('/budget/api/expenses/?format=csv&year=2022&organization=2')).toEqual(
-      sortedIds(expenses.filter((e) => e.year === 2022 && e.organization_id === 2)),
+      sortedIds(expenses.filter((e) => counted(e) && e.year === 2022 && e.organization_id === 2)),
     );
-    expect(await csvIds('/budget/api/resources/?format=csv')).toEqual(sortedIds(resources));
-    expect(await csvIds('/budget/api/resources/?format=csv&year=2023')).toEqual(sortedIds(resources.filter((r) => r.year === 2023)));
+    expect(await csvIds('/budget/api/resources/?format=csv')).toEqual(sortedIds(resources.filter(counted)));
+    expect(await csvIds('/budget/api/resources/?format=csv&year=2023')).toEqual(sortedIds(resources.filter((r) => counted(r) && r.year === 2023)));
   });
 
   it.each(PAGES)('GET /budget/api/resources/ with limit=%i&offset=%i, with and without year', async (limit, offset) => {
-    expect(await got(`/budget/api/resources/?limit=${limit}&offset=${offset}`)).toEqual(expected(resources, () => true, limit, offset));
-    expect(await got(`/budget/api/resources/?limit=${limit}&offset=${offset}&year=2021`)).toEqual(
-      expected(resources, (r) => r.year === 2021, limit, offset),
-    );
+    for (const stage of STAGES) {
+      const counted = (r: (typeof resources)[number]) => LINES_OF[stage].includes(r.stage);
+      const url = `/budget/api/resources/?limit=${limit}&offset=${offset}&stage=${stage}`;
+      expect(await got(url), url).toEqual(expected(resources, counted, limit, offset));
+      expect(await got(`${url}&year=2021`), `${url}&year=2021`).toEqual(expected(resources, (r) => counted(r) && r.year === 2021, limit, offset));
+    }
   });
 });

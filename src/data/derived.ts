@@ -19,8 +19,6 @@ const DERIVED_TABLES = [
   'derive/year_totals',
   'derive/organization_year_sums',
   'derive/organization_budgets',
-  'derive/expense_positions',
-  'derive/resource_positions',
   'derive/line_counts',
   'derive/debt_stages',
   'derive/outstanding_debt_stages',

@@ -16,6 +16,7 @@ import { DropError, fileProblem, offendingRows, type Problem } from './problems.
 import { DROP_LIMITS, rowCountProblems, textChunkProblems, textLengthProblems, treeDepthProblems, type DropLimits } from './limits.js';
 import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
+import { addPositions, isLinesTable, positionColumns } from './line-positions.js';
 import { DropShape } from './shape.js';
 import { NO_EXTENSIONS, duckdbMemoryLimit, lockDown, scratchDir } from './lockdown.js';
 
@@ -234,18 +235,25 @@ async function loadTable(
     .join(', ');
   await connection.run(`CREATE TABLE ${name} AS SELECT ${ordered} FROM (SELECT ${typed} FROM ${raw})`);
   await connection.run(`DROP TABLE ${raw}`);
+  // Numbered before the first compression: the lines are then rebuilt and compressed once, and
+  // never wait uncompressed beside the other lines table (10M lines: a 2.7 GB spill to disk).
+  if (isLinesTable(table.name)) await addPositions(connection, table.name);
   // Compressed at once (10M lines: 850 MB to about 90 MB), so that the next file, the rules and
   // the derived tables are worked out beside compressed tables.
   await compress();
   return new Set(inFile.filter((c) => c.absent !== undefined).map((c) => c.name));
 }
 
-/** Example rows as the file has them: without the optional columns the service filled in. */
+/** Example rows as the file has them: without the optional columns the service filled in, nor the lines' positions. */
 function asInFile(problem: Problem, shape: DropShape): Problem {
   const table = TABLES.find((t) => fileName(t) === problem.file);
-  const filled = new Set(table?.columns.filter((c) => c.absent !== undefined && !shape.hasColumn(table.name, c.name)).map((c) => c.name));
-  if (!filled.size) return problem;
-  return { ...problem, examples: problem.examples.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !filled.has(key)))) };
+  if (!table) return problem;
+  const added = new Set([
+    ...table.columns.filter((c) => c.absent !== undefined && !shape.hasColumn(table.name, c.name)).map((c) => c.name),
+    ...(isLinesTable(table.name) ? positionColumns(table.name) : []),
+  ]);
+  if (!added.size) return problem;
+  return { ...problem, examples: problem.examples.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !added.has(key)))) };
 }
 
 const isFile = async (file: string) => (await stat(file).catch(() => null))?.isFile() ?? false;
