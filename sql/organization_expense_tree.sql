@@ -1,5 +1,6 @@
 -- The expense category tree per year over one organization's lines: every category with lines
--- of the organization under it, amounts rolled up. (Without an organization, category_tree.sql
+-- of the organization under it, amounts rolled up from the organization's sums per category made
+-- at load (derive/organization_category_sums.sql). (Without an organization, category_tree.sql
 -- reads the roll-up computed at load.)
 -- $organization BIGINT              the organization
 -- $year         INTEGER[] or NULL   only these years
@@ -9,7 +10,7 @@ SELECT e.year,
        c.id,
        c.parent_id,
        ROUND(sum(e.amount), 3)::DOUBLE AS amount
-FROM expenses AS e
+FROM organization_category_sums AS e
 JOIN category_closure AS closure ON closure.descendant_id = e.category_id
 JOIN categories AS c ON c.id = closure.ancestor_id
 WHERE e.organization_id = $organization::BIGINT

@@ -10,8 +10,14 @@ import { ENDPOINTS } from '../../src/api/endpoints/index.js';
 // the lines are initial, 25% outturn, 10% amendments); in a drop without stages they are cheap
 // (outturn has no lines) or the same as the default.
 const QUERY_SAMPLES: Record<string, string[]> = {
-  '/budget/api/totals/': ['', 'include_complementary=false', 'stage=outturn'],
-  '/budget/api/budget-categories/': ['', 'year=2010&type=expense', 'year=2010&stage=initial'],
+  '/budget/api/totals/': [
+    '',
+    'include_complementary=false',
+    'stage=outturn',
+    'measure=pct_gdp&change=previous_year',
+    'measure=real&stage=initial,outturn',
+  ],
+  '/budget/api/budget-categories/': ['', 'year=2010&type=expense', 'year=2010&stage=initial', 'year=2010&measure=share'],
   '/budget/api/expenses/': [
     '',
     'offset=900000',
@@ -28,7 +34,7 @@ const QUERY_SAMPLES: Record<string, string[]> = {
   ],
   '/budget/api/resources/': ['year=2011', 'offset=900000', 'hierarchy=true', 'stage=outturn&offset=200000', 'stage=initial&year=2011&offset=20000'],
   '/budget/api/organization/': ['', 'year=2012&offset=100', 'stage=outturn&offset=100'],
-  '/budget/api/organization/stats/': ['', 'year=2013', 'year=2013&stage=initial'],
+  '/budget/api/organization/stats/': ['', 'year=2013', 'year=2013&stage=initial', 'year=2013&measure=per_capita&change=previous_year'],
   '/budget/api/debt/': ['', 'parent=null', 'stage=initial'],
   '/budget/api/outstanding-debt/': ['year=last', 'year=last&stage=outturn'],
   '/budget/api/deficit/': ['', 'stage=amended'],
@@ -39,7 +45,7 @@ const QUERY_SAMPLES: Record<string, string[]> = {
  * What a query is, for the target on uncached answers (docs/performance.md): a `page` of a paged
  * list endpoint (expenses, resources, organization; 100 lines when no limit is given), a `roll-up`
  * (totals, categories, organization stats, debt, outstanding debt, deficit, and the list of
- * sources), or a `tree` (hierarchy=true), which that target leaves out.
+ * sources), or a `tree` (hierarchy=true): each kind has the same target.
  */
 export type QueryKind = 'page' | 'roll-up' | 'tree';
 

@@ -4,7 +4,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainRow } from './problems.js';
-import { LINE_STAGES, SERIES_STAGES, STAGE_LINES } from '../domain/stages.js';
+import { LINE_STAGES, SERIES_STAGES, STAGE_LINES, STAGES } from '../domain/stages.js';
+import type { TreeRow } from '../domain/tree.js';
 import type { DropShape } from './shape.js';
 import { readSql } from './sql.js';
 
@@ -18,6 +19,7 @@ const DERIVED_TABLES = [
   'derive/category_totals',
   'derive/year_totals',
   'derive/organization_year_sums',
+  'derive/organization_category_sums',
   'derive/organization_budgets',
   'derive/line_counts',
   'derive/debt_stages',
@@ -38,6 +40,12 @@ export interface Derived {
   gaps: number[];
   /** Names by id (ids as rows carry them); see sql/derive/category_names.sql, organization_names.sql. */
   categoryNames: ReadonlyMap<unknown, string>;
+  /**
+   * The rows of every year's category tree, per type and stage (`expense:amended`), as
+   * sql/category_tree.sql gives them: a tree of categories × years (18,000 nodes at 26 years of
+   * 700 categories) costs 14 ms to read per request at 1M lines, so it is read once, at load.
+   */
+  categoryTrees: ReadonlyMap<string, readonly TreeRow[]>;
   organizations: ReadonlyMap<unknown, Readonly<{ id: unknown; name: string; code: string }>>;
 }
 
@@ -53,7 +61,15 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
       Object.freeze({ id, name: String(name), code: String(code) }),
     ]),
   );
-  return { years, coverage, gaps: gapsIn(coverage), categoryNames, organizations };
+  const categoryTrees = new Map<string, TreeRow[]>();
+  const treeSql = await readSql('category_tree');
+  for (const type of ['expense', 'resource'] as const) {
+    for (const stage of STAGES) {
+      const rows = (await connection.runAndReadAll(treeSql, { type, stage, year: null })).getRowObjects().map(plainRow);
+      categoryTrees.set(`${type}:${stage}`, rows as unknown as TreeRow[]);
+    }
+  }
+  return { years, coverage, gaps: gapsIn(coverage), categoryNames, organizations, categoryTrees };
 }
 
 /**

@@ -43,8 +43,8 @@ export function treeVariant<P extends TreeParams>(trees: (params: P, lease: Leas
 }
 
 /**
- * The roll-up computed at load answers the whole tree; one organization's expense tree reads its
- * lines. Nodes are named from the drop's category names (sql/derive/category_names.sql). With a
+ * The trees read at load answer the whole tree (derived.ts); one organization's expense tree reads
+ * its lines. Nodes are named from the drop's category names (sql/derive/category_names.sql). With a
  * category, each year's tree is that category's subtree; with a measure, every node is measured.
  */
 export async function categoryTree(
@@ -54,11 +54,11 @@ export async function categoryTree(
   params: MeasureRequest & { year?: number[]; organization?: number | bigint; category?: number | bigint },
 ): Promise<TreeNode[]> {
   const { year, organization, category } = params;
+  const { categoryNames, categoryTrees } = lease.drop.data;
   const rows =
     organization === undefined
-      ? await lease.query('category_tree', { type, year: year ?? null, stage })
+      ? categoryTrees.get(`${type}:${stage}`)!.filter((row) => !year || year.includes(row.year))
       : await lease.query('organization_expense_tree', { organization, year: year ?? null, stage });
-  const { categoryNames } = lease.drop.data;
   const forest = buildForest(rows, (id) => named(categoryNames, id));
   const roots = category === undefined ? forest : forest.flatMap((root) => subtree(root, category));
   if ((params.measure ?? 'nominal') !== 'nominal') {
