@@ -3,7 +3,7 @@
 -- `amended`, an amendment in `amended`, an outturn line in `outturn`): among all of them, among
 -- its year's and among its organization's; null for a stage it does not count in. A page at any
 -- depth is then a range that DuckDB's zone maps find without sorting the lines before it (see
--- expenses.sql, expenses_of_organization.sql). The positions of one stage are increasing in id
+-- derive/line_page.sql, expenses_of_organization.sql). The positions of one stage are increasing in id
 -- and null elsewhere, so each column's zone maps stay tight. INTEGER positions: a drop of 2^31
 -- lines would not fit in memory anyway.
 -- The positions are numbered on the few columns they need, then set beside the lines sorted

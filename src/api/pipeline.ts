@@ -4,7 +4,8 @@
  * answer: JSON rendered whole (and cached), any other format as a streamed download.
  */
 import type { RequestHandler, Response } from 'express';
-import { ClientGone, type Lease, type Store } from '../data/store.js';
+import type { Lease } from '../data/lease.js';
+import { ClientGone, type Store } from '../data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
