@@ -125,22 +125,15 @@ const MAX_LINES = 10_000;
 /** drop.json fields that name the drop rather than describe it: not changes. */
 const LABELS = new Set(['version', 'created_at', 'files']);
 
-/** Match keys per table; `stage` joins a series' key when either drop has that column. */
-const KEYS: Record<string, string[]> = {
-  organizations: ['id'],
-  categories: ['id'],
-  expenses: ['id'],
-  resources: ['id'],
-  debt_origins: ['id'],
-  sources: ['id'],
-  debt: ['year', 'debt_origin_id', 'stage'],
-  gdp: ['year'],
-  outstanding_debt: ['year', 'stage'],
-  deficit: ['year', 'stage'],
-  population: ['year'],
-  cpi: ['year'],
-};
-const TABLE_ORDER = Object.keys(KEYS);
+/**
+ * The tables compared, each matched on its key (schema.ts; `stage` joins a series' key when either
+ * drop has that column): every table of the drop format, those with ids first, then the series by
+ * year, as the reports list them.
+ */
+const KEYS: ReadonlyMap<string, readonly string[]> = new Map(
+  [...TABLES.filter((t) => t.key[0] === 'id'), ...TABLES.filter((t) => t.key[0] !== 'id')].map((t) => [t.name, t.key]),
+);
+const TABLE_ORDER = [...KEYS.keys()];
 
 /** A column as the service stores it: its type, and its value when a drop leaves it out (schema.ts). */
 function columnSpec(table: string, column: string): { type: string; absent: string } {
@@ -166,7 +159,7 @@ export async function diffDrops(before: DropSide, after: DropSide): Promise<Drop
     const relations = async (side: DropSide) => {
       const out = new Map<string, Relation>();
       for (const [table, file] of side.files) {
-        if (!Object.hasOwn(KEYS, table)) continue;
+        if (!KEYS.has(table)) continue;
         const from = `read_parquet(${quotedString(file)})`;
         let described;
         try {
@@ -354,7 +347,7 @@ async function lineChanges(
  */
 function comparedSql(table: string, a: Relation | undefined, b: Relation | undefined) {
   const all = [...new Set([...(a?.columns ?? []), ...(b?.columns ?? [])])];
-  const key = KEYS[table]!.filter((c) => all.includes(c));
+  const key = KEYS.get(table)!.filter((c) => all.includes(c));
   const values = all.filter((c) => !key.includes(c));
   const q = quotedIdentifier;
   const side = (r: Relation | undefined) => {
@@ -480,7 +473,7 @@ function sideFromManifest(text: string, where: string, locate: (file: string) =>
   // Only the tables the diff knows: a manifest's other names are neither read nor downloaded.
   for (const file of Object.keys(parsed.data.files)) {
     const table = file.replace(/\.parquet$/, '');
-    if (Object.hasOwn(KEYS, table) && file === `${table}.parquet`) files.set(table, locate(file));
+    if (KEYS.has(table) && file === `${table}.parquet`) files.set(table, locate(file));
   }
   return { version: parsed.data.version, created_at: parsed.data.created_at, files, manifest: json as Record<string, unknown> };
 }
@@ -524,7 +517,7 @@ async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise
   for (const row of rows) {
     const table = String(row.table_name);
     const spec = TABLES.find((t) => t.name === table);
-    if (!spec || !Object.hasOwn(KEYS, table) || !listed.has(table)) continue;
+    if (!spec || !listed.has(table)) continue;
     const columns = (row.columns as { items: unknown[] }).items.map(String);
     out.set(table, columns.filter((column) => spec.columns.some((c) => c.name === column)));
   }
