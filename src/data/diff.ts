@@ -8,12 +8,16 @@
  * reload, the reloader compares the previous drop with the new one from their databases
  * (changeBetween): the previous drop's files on disk may already have been replaced.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { text as textOf } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { roundHalfAway } from '../domain/numbers.js';
 import type { LoadedDrop } from './drop.js';
-import { MANIFEST_FILE, ManifestSchema, type Note } from './manifest.js';
+import { sourceFor } from './drop-source.js';
+import { MANIFEST_FILE, readManifestText, type Note } from './manifest.js';
 import { scratchDir } from './lockdown.js';
 import { TABLES } from './schema.js';
 import { plainValue } from './values.js';
@@ -461,44 +465,36 @@ export async function dropSideOf(dir: string): Promise<DropSide> {
 }
 
 function sideFromManifest(text: string, where: string, locate: (file: string) => string): DropSide {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new Error(`${where}: ${MANIFEST_FILE} is not valid JSON`);
-  }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${where}: ${MANIFEST_FILE} is not a drop manifest (${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message})`);
+  const read = readManifestText(text);
+  if (!read.ok && 'notJson' in read) throw new Error(`${where}: ${MANIFEST_FILE} is not valid JSON`);
+  if (!read.ok) throw new Error(`${where}: ${MANIFEST_FILE} is not a drop manifest (${read.issues[0]!.path} ${read.issues[0]!.message})`);
   const files = new Map<string, string>();
   // Only the tables the diff knows: a manifest's other names are neither read nor downloaded.
-  for (const file of Object.keys(parsed.data.files)) {
+  for (const file of Object.keys(read.manifest.files)) {
     const table = file.replace(/\.parquet$/, '');
     if (KEYS.has(table) && file === `${table}.parquet`) files.set(table, locate(file));
   }
-  return { version: parsed.data.version, created_at: parsed.data.created_at, files, manifest: json as Record<string, unknown> };
+  return { version: read.manifest.version, created_at: read.manifest.created_at, files, manifest: read.json as Record<string, unknown> };
 }
 
 /**
  * Downloads the drop published at `url` (a directory URL: `<url>/drop.json` and the files it
- * lists) into `into`. The files are fetched as listed; they are not validated, only compared.
+ * lists, over http(s) or in object storage, as DATA_URL reads it: drop-source.ts) into `into`.
+ * The files are fetched as listed; they are not validated, only compared.
  */
 export async function downloadDrop(url: string, into: string): Promise<DropSide> {
-  const base = url.endsWith('/') ? url : `${url}/`;
-  const get = async (file: string) => {
-    const target = new URL(file, base);
-    let res: Response;
+  const source = sourceFor(url);
+  const fetched = async (file: string) => {
     try {
-      res = await fetch(target);
+      return (await source.get(file, new AbortController().signal)).body;
     } catch (error) {
-      throw new Error(`${target}: ${(error as Error).message}`, { cause: error });
+      throw new Error(`${source.urlOf(file)}: ${(error as Error).message}`, { cause: error });
     }
-    if (!res.ok) throw new Error(`${target}: HTTP ${res.status}`);
-    return Buffer.from(await res.arrayBuffer());
   };
-  const manifest = (await get(MANIFEST_FILE)).toString('utf8');
+  const manifest = await textOf(await fetched(MANIFEST_FILE));
   await mkdir(into, { recursive: true });
   const side = sideFromManifest(manifest, url, (file) => path.join(into, file));
-  for (const [table, file] of side.files) await writeFile(file, await get(`${table}.parquet`));
+  for (const [table, file] of side.files) await pipeline(await fetched(`${table}.parquet`), createWriteStream(file));
   return side;
 }
 

@@ -17,7 +17,7 @@ import { logger } from '../lib/log.js';
 import { problem } from '../http/errors.js';
 import { diffDrops, dropSideOf, summarize, type ChangeSummary } from './diff.js';
 import { DropError, fingerprintOf, loadDrop, type LoadedDrop } from './drop.js';
-import { MANIFEST_FILE, ManifestSchema, sha256File, type Manifest } from './manifest.js';
+import { MANIFEST_FILE, readManifestText, sha256File, type Manifest } from './manifest.js';
 import { fileProblem } from './problems.js';
 import type { Lease, OpenDrop } from './lease.js';
 
@@ -100,7 +100,9 @@ export class Releases {
       if (entry.name.startsWith('.staging-')) await rm(dir, { recursive: true, force: true });
       if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
       try {
-        const manifest = ManifestSchema.parse(JSON.parse(await readFile(path.join(dir, MANIFEST_FILE), 'utf8')));
+        const read = readManifestText(await readFile(path.join(dir, MANIFEST_FILE), 'utf8'));
+        if (!read.ok) throw new Error(`${MANIFEST_FILE} is not a drop manifest`);
+        const { manifest } = read;
         const record = await readJson<ReleaseRecord>(path.join(dir, RECORD_FILE));
         // The fingerprint is worked out again: what it covers may have grown since it was written.
         const fingerprint = fingerprintOf(manifest);
