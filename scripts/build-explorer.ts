@@ -49,9 +49,18 @@ export async function buildExplorer(outDir = EXPLORER_DIR): Promise<BuiltExplore
   const iconName = `favicon-${createHash('sha256').update(icon).digest('hex').slice(0, 8)}.svg`;
   writeFileSync(path.join(outDir, iconName), icon);
 
-  // The explorer, and the page of one chart alone for an iframe: the same script and stylesheet.
+  // The explorer, and the page of one chart alone for an iframe: one <head> (head.html, from its
+  // <head> on, indented as the pages' children), the same script and stylesheet.
+  const headFile = readFileSync(path.join(source, 'head.html'), 'utf8');
+  const head = headFile
+    .slice(headFile.indexOf('<head>'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
   for (const page of ['index.html', 'embed.html']) {
     const html = readFileSync(path.join(source, page), 'utf8')
+      .replace('  <!-- head.html -->', head)
       .replaceAll('{{script}}', EXPLORER_ASSETS_PATH + script)
       .replaceAll('{{style}}', EXPLORER_ASSETS_PATH + style)
       .replaceAll('{{icon}}', EXPLORER_ASSETS_PATH + iconName);

@@ -272,13 +272,13 @@ created when missing; default: the API_KEYS_FILE variable. The server re-reads F
     },
   },
   diff: {
-    summary: 'say what changed between two drops (directories or http(s) URLs)',
+    summary: 'say what changed between two drops (directories, or http(s) or s3 URLs)',
     positionals: ['OLD', 'NEW'],
     options: { json: { type: 'boolean' }, format: { type: 'string' } },
     help: `Usage: ${NAME} diff OLD NEW [--format text|markdown|json]
 
 Compares two drops, each a directory (a drop.json and the Parquet files it lists) or the http(s)
-URL of one (URL/drop.json and the files it lists are downloaded first). Lists drop.json's changed
+or s3 URL of one (URL/drop.json and the files it lists are downloaded first, as DATA_URL reads them). Lists drop.json's changed
 fields (units, source, license, stages, known gaps, definitions, control totals, description),
 each table's rows before and after and how many were added, removed and changed, matched by key
 (id for organizations, categories, expense and resource lines, debt origins and sources; year,
@@ -298,7 +298,7 @@ created_at, 1 they differ, 2 an error (a drop that cannot be read, a bad command
       const scratch = await mkdtemp(path.join(tmpdir(), 'budget-data-diff-'));
       try {
         const side = (where: string, name: string): Promise<DropSide> =>
-          /^https?:\/\//i.test(where) ? downloadDrop(where, path.join(scratch, name)) : dropSideOf(here(where));
+          /^(https?|s3):\/\//i.test(where) ? downloadDrop(where, path.join(scratch, name)) : dropSideOf(here(where));
         const diff = await diffDrops(await side(oldDrop!, 'old'), await side(newDrop!, 'new'));
         process.stdout.write(`${format === 'json' ? jsonText(diff) : format === 'markdown' ? diffMarkdown(diff) : diffReport(diff)}\n`);
         return diff.equal ? 0 : 1;

@@ -133,7 +133,7 @@ describe('a CSV, Arrow or Parquet download with limit or offset', () => {
 });
 
 describe('a full export of amounts past 10^12 and of halves', () => {
-  // Amounts under 10^12 are rounded in a narrower decimal than the rest (sql/all_expenses.sql):
+  // Amounts under 10^12 are rounded in a narrower decimal than the rest (sql/derive/all_lines.sql):
   // both sides of that line, halves and a whole number must come out as the JSON pages write them.
   let big: TestApp;
   beforeAll(async () => {

@@ -15,7 +15,8 @@ import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { loadDrop } from '../src/data/drop.js';
 import { publishDrop } from '../src/tools/publish.js';
-import { RemoteDrops, s3Client } from '../src/data/remote.js';
+import { s3Client } from '../src/data/drop-source.js';
+import { RemoteDrops } from '../src/data/remote.js';
 import { Store } from '../src/data/store.js';
 import { small } from './fixtures/small.js';
 import { writeDrop, type DropOptions } from './helpers/drop.js';
@@ -108,6 +109,15 @@ describe('DATA_URL=s3://drops/budget/ on a real S3 protocol server', () => {
     expect(published.code).toBe(1);
     expect(published.stdout).toContain('"v1" is already published at s3://drops/budget/releases/');
     expect(s3.written).toHaveLength(before);
+  });
+
+  it('budget-data diff reads the published drop from s3, as a server does', async () => {
+    const compared = await cli(env, 'diff', await drop('v1, three lines', 3), 's3://drops/budget/', '--json');
+    expect(compared.stderr).not.toContain('diff failed');
+    expect(compared.code).toBe(1);
+    const diff = JSON.parse(compared.stdout) as { after: { version: string }; tables: { table: string; added: number }[] };
+    expect(diff.after.version).toBe('v1');
+    expect(diff.tables.find((t) => t.table === 'expenses')?.added).toBe(3);
   });
 
   it('serves the published drop', async () => {

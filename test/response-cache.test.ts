@@ -175,4 +175,44 @@ describe('the response cache', () => {
       t.close();
     }
   });
+
+  it('answers a URL it has seen by the Accept of each request: JSON, then CSV, then JSON again', async () => {
+    const t = await appFor(small);
+    try {
+      const json = await request(t.app).get('/budget/api/deficit/');
+      const again = await request(t.app).get('/budget/api/deficit/');
+      const csv = await request(t.app).get('/budget/api/deficit/').set('Accept', 'text/csv');
+      const jsonAfter = await request(t.app).get('/budget/api/deficit/');
+      expect([json.type, again.type, csv.type, jsonAfter.type]).toEqual(['application/json', 'application/json', 'text/csv', 'application/json']);
+      expect(jsonAfter.text).toBe(json.text);
+      expect(jsonAfter.headers.etag).toBe(json.headers.etag);
+      expect(csv.headers.etag).not.toBe(json.headers.etag);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('finds the cached answer of a very long spelling of a query as of a short one', async () => {
+    const t = await appFor(small);
+    let queries = 0;
+    const lease = t.store.lease.bind(t.store);
+    t.store.lease = (signal) => {
+      const held = lease(signal);
+      if (!held) return held;
+      const query = held.query;
+      const counted: typeof query = (...args) => (queries++, query(...args));
+      return { ...held, query: counted };
+    };
+    try {
+      const short = await request(t.app).get('/budget/api/deficit/?year=2023');
+      const long = await request(t.app).get(`/budget/api/deficit/?year=${'2023,'.repeat(300)}2023`);
+      const longAgain = await request(t.app).get(`/budget/api/deficit/?year=${'2023,'.repeat(300)}2023`);
+      expect([short.status, long.status, longAgain.status]).toEqual([200, 200, 200]);
+      expect(long.text).toBe(short.text);
+      expect(longAgain.text).toBe(short.text);
+      expect(queries).toBe(1);
+    } finally {
+      t.close();
+    }
+  });
 });

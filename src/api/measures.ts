@@ -10,7 +10,7 @@
  * outstanding-debt ratio (figure × 100 ÷ GDP, as a double, then rounded), so the two agree.
  */
 import type { LoadedDrop } from '../data/drop.js';
-import type { Lease, Row } from '../data/store.js';
+import type { Lease, Row } from '../data/lease.js';
 import { problem } from '../domain/errors.js';
 import type { Stage } from '../domain/stages.js';
 import { roundHalfAway } from '../domain/numbers.js';

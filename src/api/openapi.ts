@@ -15,6 +15,7 @@ import { fieldText } from './field-texts.js';
 import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
 import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS, type Deprecations } from './versioning.js';
+import { stageOfComplementary } from '../domain/stages.js';
 
 type Json = Record<string, unknown>;
 
@@ -277,8 +278,7 @@ function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
  */
 const ONLY_IN_TREES = 'Only with hierarchy=true (the category tree): on the flat list of lines, 400.';
 const SINGLE_YEAR = 'With change: needs a single year (year=2024), otherwise 400.';
-const SYNONYM =
-  'include_complementary=false means stage=initial and true means stage=amended: both given and disagreeing (or with a list of stages), 400.';
+const SYNONYM = `include_complementary=false means stage=${stageOfComplementary(false)} and true means stage=${stageOfComplementary(true)}: both given and disagreeing (or with a list of stages), 400.`;
 const TIED: Readonly<Record<string, string>> = {
   'expenses.measure': ONLY_IN_TREES,
   'expenses.base_year': ONLY_IN_TREES,

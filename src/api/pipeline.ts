@@ -4,7 +4,8 @@
  * answer: JSON rendered whole (and cached), any other format as a streamed download.
  */
 import type { RequestHandler, Response } from 'express';
-import { ClientGone, type Lease, type Store } from '../data/store.js';
+import type { Lease } from '../data/lease.js';
+import { ClientGone, type Store } from '../data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
@@ -16,7 +17,7 @@ import { negotiate } from '../formats/negotiate.js';
 import { FORMATS } from '../formats/registry.js';
 import type { Table } from '../formats/table.js';
 import { notes } from '../http/access-log.js';
-import { answerKey, canonicalQuery, type CanonicalQuery } from '../http/canonical-query.js';
+import { answerKey, canonicalQuery, keyButDrop, type CanonicalQuery } from '../http/canonical-query.js';
 import { freshTag, isCompressible, render, sendRendered, tagOf, type Rendered } from '../http/caching.js';
 import { encodedTag, negotiateEncoding } from '../http/encoding.js';
 import { problem, type HttpError } from '../domain/errors.js';
@@ -38,6 +39,10 @@ export function dataUnavailable(): HttpError {
 
 const VARY = 'Accept, Accept-Encoding';
 
+/** How many request lines (with their Accept) cachedLookup remembers the key of. */
+const REQUESTS_REMEMBERED = 10_000;
+const REMEMBERED_LENGTH = 1_000;
+
 /** The order parameters are keyed in: the endpoint's. */
 const orderOf = (endpoint: Endpoint) => Object.keys(endpoint.query.shape);
 /** Each endpoint's canonical values (params.ts), made once. */
@@ -53,15 +58,30 @@ export function cachedLookup(store: Store, cache: ResponseCache, endpoints: read
   const byPath = new Map(
     endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e), normalize: normalizerOf(e) }] as const)),
   );
-  return (method, url, accept) => {
-    if (method !== 'GET' && method !== 'HEAD') return undefined;
+  // A request's key but for the drop, remembered per request line and Accept: parsing and
+  // spelling a query canonically costs more than the rest of a cache hit's lookup, and a hot URL
+  // is asked again and again by clients that send the same Accept. Past 10,000 the memory starts
+  // afresh (memo), so URLs a client makes up cannot grow it.
+  const computeKey = (request: string): string | null => {
+    const newline = request.indexOf('\n');
+    const url = newline < 0 ? request : request.slice(0, newline);
+    const accept = newline < 0 ? undefined : request.slice(newline + 1);
     const queryAt = url.indexOf('?');
     const endpoint = byPath.get(queryAt < 0 ? url : url.slice(0, queryAt));
-    const drop = store.served;
-    if (!endpoint || !drop) return undefined;
+    if (!endpoint) return null;
     const query = canonicalQuery(url, endpoint.order, endpoint.normalize);
-    const representation = query.format ?? negotiate(accept, undefined);
-    return cache.get(answerKey(drop.fingerprint, endpoint.path, query, representation));
+    return keyButDrop(endpoint.path, query, query.format ?? negotiate(accept, undefined));
+  };
+  const remembered = memo(computeKey, REQUESTS_REMEMBERED);
+  // Long ones are not remembered, so that the memory holds 10,000 short strings at most.
+  const keyOf = (request: string) => (request.length <= REMEMBERED_LENGTH ? remembered(request) : computeKey(request));
+  return (method, url, accept) => {
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    const drop = store.served;
+    if (!drop) return undefined;
+    // A URL never holds a line break (node's parser refuses one), so the two cannot run together.
+    const key = keyOf(accept === undefined ? url : `${url}\n${accept}`);
+    return key === null ? undefined : cache.get(drop.fingerprint + key);
   };
 }
 

@@ -9,9 +9,10 @@ import type { TreeRow } from '../domain/tree.js';
 import type { DropShape } from './shape.js';
 import { readSql } from './sql.js';
 
-/** Tables built once per drop, in this order, so that requests read small pre-computed sums. */
+/** Tables (and a type) built once per drop, in this order, so that requests read small pre-computed sums. */
 const DERIVED_TABLES = [
   'derive/stage_lines',
+  'derive/line_stage_type',
   'derive/category_closure',
   'derive/debt_origin_closure',
   'derive/category_year_sums',
@@ -27,8 +28,21 @@ const DERIVED_TABLES = [
   'derive/deficit_stages',
 ];
 
+/**
+ * Macros made from one text for each table of lines, after the tables above: the text's
+ * `line_table` is the table's name and `line_kind` its kind in line_counts (both the code's own).
+ */
+const PER_LINE_TABLE = ['derive/line_page', 'derive/all_lines'];
+const LINE_TABLES = [
+  { table: 'expenses', kind: 'expense' },
+  { table: 'resources', kind: 'resource' },
+] as const;
+
 /** The tables' parameters: the stages, from the one place they are defined. */
-const PARAMS: Record<string, Record<string, string>> = { 'derive/stage_lines': { stages: JSON.stringify(STAGE_LINES) } };
+const PARAMS: Record<string, Record<string, string>> = {
+  'derive/stage_lines': { stages: JSON.stringify(STAGE_LINES) },
+  'derive/line_stage_type': { line_stages: JSON.stringify(LINE_STAGES) },
+};
 
 /** Per table of figures, its years: per stage where the table has stages (docs/api.md, "/meta/"). */
 export type Coverage = Record<string, number[] | Record<string, number[]>>;
@@ -52,6 +66,10 @@ export interface Derived {
 /** Builds the derived tables in the drop's database and reads what JS keeps. Runs after every rule has passed. */
 export async function derive(connection: DuckDBConnection, shape: DropShape): Promise<Derived> {
   for (const name of DERIVED_TABLES) await connection.run(await readSql(name), PARAMS[name]);
+  for (const name of PER_LINE_TABLE) {
+    const text = await readSql(name);
+    for (const { table, kind } of LINE_TABLES) await connection.run(text.replaceAll('line_table', table).replaceAll('line_kind', kind));
+  }
   const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
   const coverage = coverageOf(await rowsOf(connection, 'derive/coverage'), shape);
   const categoryNames = new Map((await rowsOf(connection, 'derive/category_names')).map((r) => [r.id, String(r.name)]));

@@ -8,12 +8,16 @@
  * reload, the reloader compares the previous drop with the new one from their databases
  * (changeBetween): the previous drop's files on disk may already have been replaced.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { text as textOf } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { roundHalfAway } from '../domain/numbers.js';
 import type { LoadedDrop } from './drop.js';
-import { MANIFEST_FILE, ManifestSchema, type Note } from './manifest.js';
+import { sourceFor } from './drop-source.js';
+import { MANIFEST_FILE, readManifestText, type Note } from './manifest.js';
 import { scratchDir } from './lockdown.js';
 import { TABLES } from './schema.js';
 import { plainValue } from './values.js';
@@ -125,22 +129,15 @@ const MAX_LINES = 10_000;
 /** drop.json fields that name the drop rather than describe it: not changes. */
 const LABELS = new Set(['version', 'created_at', 'files']);
 
-/** Match keys per table; `stage` joins a series' key when either drop has that column. */
-const KEYS: Record<string, string[]> = {
-  organizations: ['id'],
-  categories: ['id'],
-  expenses: ['id'],
-  resources: ['id'],
-  debt_origins: ['id'],
-  sources: ['id'],
-  debt: ['year', 'debt_origin_id', 'stage'],
-  gdp: ['year'],
-  outstanding_debt: ['year', 'stage'],
-  deficit: ['year', 'stage'],
-  population: ['year'],
-  cpi: ['year'],
-};
-const TABLE_ORDER = Object.keys(KEYS);
+/**
+ * The tables compared, each matched on its key (schema.ts; `stage` joins a series' key when either
+ * drop has that column): every table of the drop format, those with ids first, then the series by
+ * year, as the reports list them.
+ */
+const KEYS: ReadonlyMap<string, readonly string[]> = new Map(
+  [...TABLES.filter((t) => t.key[0] === 'id'), ...TABLES.filter((t) => t.key[0] !== 'id')].map((t) => [t.name, t.key]),
+);
+const TABLE_ORDER = [...KEYS.keys()];
 
 /** A column as the service stores it: its type, and its value when a drop leaves it out (schema.ts). */
 function columnSpec(table: string, column: string): { type: string; absent: string } {
@@ -166,7 +163,7 @@ export async function diffDrops(before: DropSide, after: DropSide): Promise<Drop
     const relations = async (side: DropSide) => {
       const out = new Map<string, Relation>();
       for (const [table, file] of side.files) {
-        if (!Object.hasOwn(KEYS, table)) continue;
+        if (!KEYS.has(table)) continue;
         const from = `read_parquet(${quotedString(file)})`;
         let described;
         try {
@@ -354,7 +351,7 @@ async function lineChanges(
  */
 function comparedSql(table: string, a: Relation | undefined, b: Relation | undefined) {
   const all = [...new Set([...(a?.columns ?? []), ...(b?.columns ?? [])])];
-  const key = KEYS[table]!.filter((c) => all.includes(c));
+  const key = KEYS.get(table)!.filter((c) => all.includes(c));
   const values = all.filter((c) => !key.includes(c));
   const q = quotedIdentifier;
   const side = (r: Relation | undefined) => {
@@ -468,44 +465,36 @@ export async function dropSideOf(dir: string): Promise<DropSide> {
 }
 
 function sideFromManifest(text: string, where: string, locate: (file: string) => string): DropSide {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new Error(`${where}: ${MANIFEST_FILE} is not valid JSON`);
-  }
-  const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${where}: ${MANIFEST_FILE} is not a drop manifest (${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message})`);
+  const read = readManifestText(text);
+  if (!read.ok && 'notJson' in read) throw new Error(`${where}: ${MANIFEST_FILE} is not valid JSON`);
+  if (!read.ok) throw new Error(`${where}: ${MANIFEST_FILE} is not a drop manifest (${read.issues[0]!.path} ${read.issues[0]!.message})`);
   const files = new Map<string, string>();
   // Only the tables the diff knows: a manifest's other names are neither read nor downloaded.
-  for (const file of Object.keys(parsed.data.files)) {
+  for (const file of Object.keys(read.manifest.files)) {
     const table = file.replace(/\.parquet$/, '');
-    if (Object.hasOwn(KEYS, table) && file === `${table}.parquet`) files.set(table, locate(file));
+    if (KEYS.has(table) && file === `${table}.parquet`) files.set(table, locate(file));
   }
-  return { version: parsed.data.version, created_at: parsed.data.created_at, files, manifest: json as Record<string, unknown> };
+  return { version: read.manifest.version, created_at: read.manifest.created_at, files, manifest: read.json as Record<string, unknown> };
 }
 
 /**
  * Downloads the drop published at `url` (a directory URL: `<url>/drop.json` and the files it
- * lists) into `into`. The files are fetched as listed; they are not validated, only compared.
+ * lists, over http(s) or in object storage, as DATA_URL reads it: drop-source.ts) into `into`.
+ * The files are fetched as listed; they are not validated, only compared.
  */
 export async function downloadDrop(url: string, into: string): Promise<DropSide> {
-  const base = url.endsWith('/') ? url : `${url}/`;
-  const get = async (file: string) => {
-    const target = new URL(file, base);
-    let res: Response;
+  const source = sourceFor(url);
+  const fetched = async (file: string) => {
     try {
-      res = await fetch(target);
+      return (await source.get(file, new AbortController().signal)).body;
     } catch (error) {
-      throw new Error(`${target}: ${(error as Error).message}`, { cause: error });
+      throw new Error(`${source.urlOf(file)}: ${(error as Error).message}`, { cause: error });
     }
-    if (!res.ok) throw new Error(`${target}: HTTP ${res.status}`);
-    return Buffer.from(await res.arrayBuffer());
   };
-  const manifest = (await get(MANIFEST_FILE)).toString('utf8');
+  const manifest = await textOf(await fetched(MANIFEST_FILE));
   await mkdir(into, { recursive: true });
   const side = sideFromManifest(manifest, url, (file) => path.join(into, file));
-  for (const [table, file] of side.files) await writeFile(file, await get(`${table}.parquet`));
+  for (const [table, file] of side.files) await pipeline(await fetched(`${table}.parquet`), createWriteStream(file));
   return side;
 }
 
@@ -524,7 +513,7 @@ async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise
   for (const row of rows) {
     const table = String(row.table_name);
     const spec = TABLES.find((t) => t.name === table);
-    if (!spec || !Object.hasOwn(KEYS, table) || !listed.has(table)) continue;
+    if (!spec || !listed.has(table)) continue;
     const columns = (row.columns as { items: unknown[] }).items.map(String);
     out.set(table, columns.filter((column) => spec.columns.some((c) => c.name === column)));
   }

@@ -2,8 +2,8 @@
  * The position columns of the lines tables: each line's position (1, 2, ...) in id order among
  * the lines each stage counts (src/domain/stages.ts), overall, in its year and, for expenses, in
  * its organization; null for a stage that does not count it. A page at any depth is then a range
- * that DuckDB's zone maps find without sorting the lines before it (sql/expenses.sql,
- * resources.sql, expenses_of_organization.sql). The positions of one stage are increasing in id
+ * that DuckDB's zone maps find without sorting the lines before it (sql/derive/line_page.sql,
+ * sql/expenses_of_organization.sql). The positions of one stage are increasing in id
  * and null elsewhere, so each column's zone maps stay tight. INTEGER positions: a drop of 2^31
  * lines would not fit in memory anyway.
  *

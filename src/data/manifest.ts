@@ -134,19 +134,34 @@ export type ControlTotal = z.infer<typeof ControlTotalSchema>;
 export type Note = z.infer<typeof NoteSchema>;
 
 /**
- * drop.json's text checked: the manifest, or every problem (up to 20) in terms a person editing
- * the file can act on: where the JSON breaks (line and column), which field is wrong and how.
+ * drop.json's text read, by the one parser every reader of a drop.json shares (loading a drop,
+ * the diff, a DATA_URL download, the releases kept): the manifest with the JSON it was read from,
+ * or why it is none: JSON.parse's error, or the schema's issues (each a dotted path and a message).
+ * Each reader words the reason for its own reader.
  */
-export function parseManifest(text: string): { ok: true; manifest: Manifest } | { ok: false; problems: string[] } {
+export function readManifestText(
+  text: string,
+): { ok: true; manifest: Manifest; json: unknown } | { ok: false; notJson: Error } | { ok: false; issues: { path: string; message: string }[] } {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, problems: [`must be valid JSON${jsonPosition(text, (error as Error).message)}`] };
+    return { ok: false, notJson: error as Error };
   }
   const parsed = ManifestSchema.safeParse(json);
-  if (parsed.success) return { ok: true, manifest: parsed.data };
-  return { ok: false, problems: parsed.error.issues.slice(0, 20).map((issue) => `${issue.path.join('.') || 'manifest'} ${issue.message}`) };
+  if (parsed.success) return { ok: true, manifest: parsed.data, json };
+  return { ok: false, issues: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })) };
+}
+
+/**
+ * drop.json's text checked: the manifest, or every problem (up to 20) in terms a person editing
+ * the file can act on: where the JSON breaks (line and column), which field is wrong and how.
+ */
+export function parseManifest(text: string): { ok: true; manifest: Manifest } | { ok: false; problems: string[] } {
+  const read = readManifestText(text);
+  if (read.ok) return { ok: true, manifest: read.manifest };
+  if ('notJson' in read) return { ok: false, problems: [`must be valid JSON${jsonPosition(text, read.notJson.message)}`] };
+  return { ok: false, problems: read.issues.slice(0, 20).map((issue) => `${issue.path || 'manifest'} ${issue.message}`) };
 }
 
 /** ": line L, column C" from JSON.parse's "at position N" (Node 20) or "(line L column C)" (later versions). */

@@ -17,9 +17,9 @@ import { logger } from '../lib/log.js';
 import { problem } from '../http/errors.js';
 import { diffDrops, dropSideOf, summarize, type ChangeSummary } from './diff.js';
 import { DropError, fingerprintOf, loadDrop, type LoadedDrop } from './drop.js';
-import { MANIFEST_FILE, ManifestSchema, sha256File, type Manifest } from './manifest.js';
+import { MANIFEST_FILE, readManifestText, sha256File, type Manifest } from './manifest.js';
 import { fileProblem } from './problems.js';
-import type { Lease, ServedDrop, Store } from './store.js';
+import type { Lease, OpenDrop } from './lease.js';
 
 /** release.json: what the service knows of a release besides its drop.json. */
 export interface ReleaseRecord {
@@ -51,19 +51,30 @@ let databases = 0;
 export const firstServed = (release: ReleaseRecord): string => release.served[0]!.from;
 export const lastServed = (release: ReleaseRecord): string | null => release.served.at(-1)!.until;
 
+/**
+ * What the releases need of the store (store.ts): the current drop's lease, a way to open an older
+ * one under the same limits, and a place to be found. Named here, not imported, so that the store
+ * may hold its Releases without an import circle.
+ */
+export interface ReleaseHost {
+  lease(signal?: AbortSignal): Lease | null;
+  serveOther(data: LoadedDrop, onClosed?: () => void): OpenDrop;
+  releases: Releases | null;
+}
+
 export interface ReleasesOptions {
   dir: string;
   keep: number;
-  store: Store;
+  store: ReleaseHost;
 }
 
 export class Releases {
   private readonly dir: string;
   private readonly keepCount: number;
-  private readonly store: Store;
+  private readonly store: ReleaseHost;
   private readonly kept = new Map<string, Release>();
   /** Older releases open for queries, least recently used first (a Map keeps insertion order). */
-  private readonly opened = new Map<string, Promise<ServedDrop>>();
+  private readonly opened = new Map<string, Promise<OpenDrop>>();
   /** Changes to the directory run one after the other. */
   private writes: Promise<unknown> = Promise.resolve();
 
@@ -89,7 +100,9 @@ export class Releases {
       if (entry.name.startsWith('.staging-')) await rm(dir, { recursive: true, force: true });
       if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
       try {
-        const manifest = ManifestSchema.parse(JSON.parse(await readFile(path.join(dir, MANIFEST_FILE), 'utf8')));
+        const read = readManifestText(await readFile(path.join(dir, MANIFEST_FILE), 'utf8'));
+        if (!read.ok) throw new Error(`${MANIFEST_FILE} is not a drop manifest`);
+        const { manifest } = read;
         const record = await readJson<ReleaseRecord>(path.join(dir, RECORD_FILE));
         // The fingerprint is worked out again: what it covers may have grown since it was written.
         const fingerprint = fingerprintOf(manifest);
@@ -207,7 +220,7 @@ export class Releases {
       else opening = this.openRelease(release);
       this.opened.set(version, opening);
       this.evict(OPEN_RELEASES);
-      let served: ServedDrop;
+      let served: OpenDrop;
       try {
         served = await opening;
       } catch (error) {
@@ -233,7 +246,7 @@ export class Releases {
     }
   }
 
-  private async openRelease(release: Release): Promise<ServedDrop> {
+  private async openRelease(release: Release): Promise<OpenDrop> {
     const file = path.join(tmpdir(), `budget-release-${process.pid}-${++databases}.duckdb`);
     const removeFile = () => Promise.all([rm(file, { force: true }), rm(`${file}.wal`, { force: true })]);
     try {

@@ -15,7 +15,8 @@ import { changeBetween } from './diff.js';
 import { DropError, loadDrop, type LoadedDrop } from './drop.js';
 import { describeProblem } from './problems.js';
 import { MANIFEST_FILE } from './manifest.js';
-import type { Lease, ReloadFailure, ReloadOutcome, Store } from './store.js';
+import type { Lease } from './lease.js';
+import type { ReloadFailure, ReloadOutcome, Store } from './store.js';
 
 export interface ReloaderOptions {
   dataDir: string;

@@ -19,11 +19,11 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { logger } from '../lib/log.js';
-import { ManifestSchema, MANIFEST_FILE, type Manifest } from './manifest.js';
+import { sourceFor, type DropSource } from './drop-source.js';
+import { MANIFEST_FILE, readManifestText, type Manifest } from './manifest.js';
 import { Reloader } from './reloader.js';
 import { TABLES, fileName } from './schema.js';
 import type { ReloadFailure, Store } from './store.js';
@@ -38,8 +38,6 @@ const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 const TABLE_FILES = new Set(TABLES.map(fileName));
 /** DATA_MAX_MB's default. */
 const DEFAULT_MAX_BYTES = 4096 * 2 ** 20;
-/** How many redirects on the drop's origin are followed. */
-const MAX_REDIRECTS = 5;
 /** The first wait before a rejected drop.json is tried again, and the longest. */
 const FIRST_RETRY_MS = 5 * 60_000;
 const LAST_RETRY_MS = 60 * 60_000;
@@ -54,93 +52,6 @@ export class DownloadError extends Error {
     super(message);
     this.failure = { code: 'download_failed', file, reason: `${file}: ${reason}` };
   }
-}
-
-interface Fetched {
-  body: Readable;
-  /** The size the server announced, when it did. */
-  length: number | undefined;
-}
-
-/** Where a drop is published: fetches one file of it by name. */
-interface DropSource {
-  /** The URL of a file, for messages (no credentials). */
-  urlOf(name: string): string;
-  get(name: string, signal: AbortSignal): Promise<Fetched>;
-}
-
-/** `s3://bucket/prefix/` or `http(s)://host/path/`; a prefix without a trailing slash gets one. */
-export function sourceFor(dataUrl: string): DropSource {
-  const url = new URL(dataUrl);
-  if (url.protocol === 's3:') {
-    const { bucket, prefix } = parseS3Url(dataUrl);
-    return s3Source(bucket, prefix);
-  }
-  url.pathname = url.pathname.replace(/([^/])$/, '$1/');
-  return httpSource(url);
-}
-
-/** `s3://bucket/prefix/` split into its bucket and key prefix (ending in `/`, or empty). */
-export function parseS3Url(s3Url: string): { bucket: string; prefix: string } {
-  const url = new URL(s3Url);
-  return { bucket: url.hostname, prefix: url.pathname.replace(/^\//, '').replace(/([^/])$/, '$1/') };
-}
-
-/**
- * An S3 client configured from the standard AWS_* variables (credentials, region; the SDK reads
- * AWS_ENDPOINT_URL itself). S3-compatible stores behind AWS_ENDPOINT_URL (MinIO, R2, ...) are
- * addressed path-style, which they all understand, and are not sent the SDK's newer default
- * checksums, which several of them refuse: the drop's own sha256s are checked anyway.
- */
-export function s3Client(): S3Client {
-  const compatible = Boolean(process.env.AWS_ENDPOINT_URL);
-  return new S3Client({
-    region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-    forcePathStyle: compatible,
-    ...(compatible ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
-  });
-}
-
-function s3Source(bucket: string, prefix: string): DropSource {
-  const client = s3Client();
-  return {
-    urlOf: (name) => `s3://${bucket}/${prefix}${name}`,
-    async get(name, signal) {
-      const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}${name}` }), { abortSignal: signal });
-      return { body: object.Body as Readable, length: object.ContentLength };
-    },
-  };
-}
-
-function httpSource(base: URL): DropSource {
-  const shown = new URL(base);
-  shown.username = '';
-  shown.password = '';
-  return {
-    urlOf: (name) => new URL(name, shown).href,
-    async get(name, signal) {
-      let url = new URL(name, base);
-      let response: Response;
-      for (let redirects = 0; ; redirects++) {
-        // A CDN in front of the drop must not answer drop.json from its cache.
-        response = await fetch(url, { signal, redirect: 'manual', headers: { 'Cache-Control': 'no-cache' } });
-        const location = response.headers.get('location');
-        if (response.status < 300 || response.status > 399 || location === null) break;
-        await response.body?.cancel();
-        const next = new URL(location, url);
-        // Off its origin, a redirect could point the server at any address it can reach.
-        if (next.origin !== base.origin) throw new Error(`HTTP ${response.status}: redirected off the drop's origin`);
-        if (redirects === MAX_REDIRECTS) throw new Error(`HTTP ${response.status}: more than ${MAX_REDIRECTS} redirects`);
-        url = next;
-      }
-      if (response.status !== 200 || !response.body) {
-        await response.body?.cancel();
-        throw new Error(`HTTP ${response.status}`);
-      }
-      const length = response.headers.get('content-length');
-      return { body: Readable.fromWeb(response.body as never), length: length === null ? undefined : Number(length) };
-    },
-  };
 }
 
 export interface RemoteDropsOptions {
@@ -283,22 +194,18 @@ export class RemoteDrops {
     } catch (error) {
       throw new DownloadError(`could not download ${url}: ${reasonOf(error)}`, MANIFEST_FILE, `could not be downloaded (${causeOf(error)})`);
     }
-    let parsed;
-    try {
-      parsed = ManifestSchema.safeParse(JSON.parse(text));
-    } catch (error) {
-      throw new DownloadError(`${url} is not JSON: ${(error as Error).message}`, MANIFEST_FILE, 'must be valid JSON');
-    }
-    if (!parsed.success) {
-      const rule = `${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message}`;
+    const read = readManifestText(text);
+    if (!read.ok && 'notJson' in read) throw new DownloadError(`${url} is not JSON: ${read.notJson.message}`, MANIFEST_FILE, 'must be valid JSON');
+    if (!read.ok) {
+      const rule = `${read.issues[0]!.path} ${read.issues[0]!.message}`;
       throw new DownloadError(`${url} is not a drop manifest: ${rule}`, MANIFEST_FILE, rule);
     }
-    const unsafe = Object.keys(parsed.data.files).find((name) => !FILE_NAME.test(name));
+    const unsafe = Object.keys(read.manifest.files).find((name) => !FILE_NAME.test(name));
     if (unsafe !== undefined) {
       const rule = `lists "${unsafe.slice(0, 200)}", which is not a plain .parquet file name`;
       throw new DownloadError(`${url} ${rule}`, MANIFEST_FILE, rule);
     }
-    return { manifest: parsed.data, text };
+    return { manifest: read.manifest, text };
   }
 
   /**

@@ -10,7 +10,7 @@ import { roundHalfAway } from '../domain/numbers.js';
 import type { Manifest } from './manifest.js';
 import type { Problem } from './problems.js';
 import { LINE_STAGES, SERIES_STAGES } from '../domain/stages.js';
-import { TABLES } from './schema.js';
+import { TABLES, type TableName } from './schema.js';
 import type { DropShape } from './shape.js';
 
 export interface Rule {
@@ -91,18 +91,22 @@ const positive = (table: string, column: string): Rule => ({
  */
 export function rulesFor(shape: DropShape): Rule[] {
   const has = (table: string, column: string) => shape.hasColumn(table, column);
-  const perStage = (table: string, columns: string) => unique(table, has(table, 'stage') ? `${columns}, stage` : columns);
+  /** Its key (schema.ts) is unique: with `stage` where the drop has that column; an optional table left out has none. */
+  const uniqueKey = (name: TableName): Rule[] => {
+    const table = TABLES.find((t) => t.name === name)!;
+    if (table.optional && !shape.hasTable(name)) return [];
+    return [unique(name, table.key.filter((c) => c !== 'stage' || has(name, c)).join(', '))];
+  };
   const lineStages = (table: string): Rule[] => [
     ...(has(table, 'stage') ? [stageIn(table, LINE_STAGES)] : []),
     ...(has(table, 'stage') && has(table, 'complementary') ? [complementaryAgrees(table)] : []),
   ];
   const seriesStages = (table: string): Rule[] => (has(table, 'stage') ? [stageIn(table, SERIES_STAGES)] : []);
-  const optionalTable = (table: string, column: string): Rule[] =>
-    shape.hasTable(table) ? [unique(table, 'year'), positive(table, column)] : [];
+  const optionalTable = (table: TableName, column: string): Rule[] => [...uniqueKey(table), ...(shape.hasTable(table) ? [positive(table, column)] : [])];
   return [
-    unique('organizations', 'id'),
+    ...uniqueKey('organizations'),
     unique('organizations', 'code'),
-    unique('categories', 'id'),
+    ...uniqueKey('categories'),
     {
       file: 'categories.parquet',
       rule: "type must be 'expense' or 'resource'",
@@ -116,31 +120,31 @@ export function rulesFor(shape: DropShape): Rule[] {
             WHERE c.type <> p.type ORDER BY c.id`,
     },
     acyclic('categories'),
-    unique('expenses', 'id'),
+    ...uniqueKey('expenses'),
     exists('expenses', 'category_id', 'categories', 'id'),
     categoryOfType('expenses', 'expense'),
     exists('expenses', 'organization_id', 'organizations', 'id'),
     ...lineStages('expenses'),
-    unique('resources', 'id'),
+    ...uniqueKey('resources'),
     exists('resources', 'category_id', 'categories', 'id'),
     categoryOfType('resources', 'resource'),
     exists('resources', 'organization_id', 'organizations', 'id'),
     ...lineStages('resources'),
-    unique('debt_origins', 'id'),
+    ...uniqueKey('debt_origins'),
     exists('debt_origins', 'parent_id', 'debt_origins', 'id'),
     acyclic('debt_origins'),
     exists('debt', 'debt_origin_id', 'debt_origins', 'id'),
-    perStage('debt', 'year, debt_origin_id'),
+    ...uniqueKey('debt'),
     ...seriesStages('debt'),
-    unique('gdp', 'year'),
+    ...uniqueKey('gdp'),
     positive('gdp', 'gdp'),
-    perStage('outstanding_debt', 'year'),
+    ...uniqueKey('outstanding_debt'),
     ...seriesStages('outstanding_debt'),
     gdpForYear('outstanding_debt'),
-    perStage('deficit', 'year'),
+    ...uniqueKey('deficit'),
     ...seriesStages('deficit'),
     gdpForYear('deficit'),
-    ...(shape.hasTable('sources') ? [unique('sources', 'id')] : []),
+    ...uniqueKey('sources'),
     ...optionalTable('population', 'population'),
     ...optionalTable('cpi', 'index'),
     // Every table with figures may name its source.
@@ -184,7 +188,8 @@ export async function manifestProblems(connection: DuckDBConnection, manifest: M
       problems.push(noteProblem(where, `table must be one of ${TABLES.map((t) => t.name).join(', ')}, not "${note.table}"`, note));
       continue;
     }
-    const key = table.columns.some((c) => c.name === 'id') ? 'id' : 'year';
+    // A note names a row by the first column of its table's key: an id, or a series' year.
+    const key = table.key[0]!;
     const found = await connection.runAndReadAll(`SELECT 1 FROM ${quotedIdentifier(table.name)} WHERE ${key} = $id LIMIT 1`, { id: note.id });
     if (!found.getRows().length) problems.push(noteProblem(where, `refers to ${table.name} ${key} ${note.id}, which the drop does not have`, note));
     if (note.source_id !== undefined && note.source_id !== null) {

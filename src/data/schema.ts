@@ -27,6 +27,11 @@ export interface TableSpec {
   /** Table name in DuckDB; the file is `${name}.parquet`. */
   name: string;
   columns: ColumnSpec[];
+  /**
+   * The columns that tell one row from another: unique in a drop (rules.ts), and what two drops'
+   * rows are matched on (diff.ts). `stage` counts only where a drop has that column.
+   */
+  key: readonly string[];
   /** An optional table: a drop without its file is served as if the table were empty. */
   optional?: boolean;
   /** Optional columns of which the file must have at least one (each one's `absent` reads the other). */
@@ -65,24 +70,35 @@ const seriesStage: ColumnSpec = { ...text('stage'), absent: 'NULL' };
 /** The ratio to GDP as the row's source printed it (docs/data-drops.md#published-ratios); null when it printed none. */
 const publishedPercent: ColumnSpec = { ...money('published_percent'), nullable: true, absent: 'NULL' };
 
-export const TABLES: readonly TableSpec[] = [
-  { name: 'organizations', columns: [id('id'), text('name'), text('code')] },
-  { name: 'categories', columns: [id('id'), text('name'), text('type'), id('parent_id', true)] },
-  { name: 'expenses', columns: lineColumns(false), oneOf: ['stage', 'complementary'] },
-  { name: 'resources', columns: lineColumns(true), oneOf: ['stage', 'complementary'] },
-  { name: 'debt_origins', columns: [id('id'), id('parent_id', true), text('name')] },
-  { name: 'debt', columns: [year, id('debt_origin_id'), money('value'), seriesStage, ...provenance] },
-  { name: 'gdp', columns: [year, money('gdp'), ...provenance] },
-  { name: 'outstanding_debt', columns: [year, money('outstanding_debt'), seriesStage, ...provenance, publishedPercent] },
-  { name: 'deficit', columns: [year, money('value'), seriesStage, ...provenance, publishedPercent] },
+/** The specs as given, each name kept as its literal: TableName is their union. */
+const tables = <const N extends string>(specs: readonly (TableSpec & { name: N })[]) => specs;
+
+export const TABLES = tables([
+  { name: 'organizations', key: ['id'], columns: [id('id'), text('name'), text('code')] },
+  { name: 'categories', key: ['id'], columns: [id('id'), text('name'), text('type'), id('parent_id', true)] },
+  { name: 'expenses', key: ['id'], columns: lineColumns(false), oneOf: ['stage', 'complementary'] },
+  { name: 'resources', key: ['id'], columns: lineColumns(true), oneOf: ['stage', 'complementary'] },
+  { name: 'debt_origins', key: ['id'], columns: [id('id'), id('parent_id', true), text('name')] },
+  { name: 'debt', key: ['year', 'debt_origin_id', 'stage'], columns: [year, id('debt_origin_id'), money('value'), seriesStage, ...provenance] },
+  { name: 'gdp', key: ['year'], columns: [year, money('gdp'), ...provenance] },
+  {
+    name: 'outstanding_debt',
+    key: ['year', 'stage'],
+    columns: [year, money('outstanding_debt'), seriesStage, ...provenance, publishedPercent],
+  },
+  { name: 'deficit', key: ['year', 'stage'], columns: [year, money('value'), seriesStage, ...provenance, publishedPercent] },
   {
     name: 'sources',
+    key: ['id'],
     optional: true,
     columns: [id('id'), text('title'), optionalText('url'), optionalText('publisher'), { ...optionalText('published'), dates: true }, optionalText('quote')],
   },
-  { name: 'population', optional: true, columns: [year, money('population'), ...provenance] },
-  { name: 'cpi', optional: true, columns: [year, money('index'), ...provenance] },
-];
+  { name: 'population', key: ['year'], optional: true, columns: [year, money('population'), ...provenance] },
+  { name: 'cpi', key: ['year'], optional: true, columns: [year, money('index'), ...provenance] },
+]);
+
+/** The name of a table of a drop: a map over tables keyed by it must name every one (synth.ts). */
+export type TableName = (typeof TABLES)[number]['name'];
 
 export const fileName = (table: TableSpec): string => `${table.name}.parquet`;
 

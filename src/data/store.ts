@@ -18,14 +18,10 @@ import {
 import { ClientGone, problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
-import type { ParamsOf, QueryName, RowOf } from './queries.js';
+import type { Lease, OpenDrop, Params, Row } from './lease.js';
 import type { Releases } from './releases.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
-
-export type Row = Record<string, unknown>;
-/** A number array is a list of years, bound as INTEGER[] (a `year` list or range, docs/api.md). */
-export type Params = Record<string, string | number | bigint | boolean | null | readonly number[]>;
 
 /** DuckDB cannot infer a list's item type from JS values: lists are given theirs. */
 export function bound(params: Params): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
@@ -139,7 +135,7 @@ class Waiters {
   }
 }
 
-export class ServedDrop {
+export class ServedDrop implements OpenDrop {
   private readonly idle: DuckDBConnection[] = [];
   /** Each pooled connection keeps its statements prepared: parsing and planning cost more than small queries. */
   private readonly prepared = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
@@ -163,7 +159,7 @@ export class ServedDrop {
   }
 
   /** `signal`: the client hung up; its queries still waiting for a connection leave the queue. */
-  lease(signal?: AbortSignal): Lease {
+  lease(signal?: AbortSignal): Lease<ServedDrop> {
     this.leases += 1;
     let released = false;
     return {
@@ -356,15 +352,6 @@ export class ServedDrop {
   }
 }
 
-export interface Lease {
-  drop: ServedDrop;
-  /** Runs sql/<name>.sql with its parameters (data/queries.ts types both, and the rows). */
-  query<N extends QueryName>(name: N, ...params: keyof ParamsOf<N> extends never ? [] : [ParamsOf<N>]): Promise<RowOf<N>[]>;
-  /** DuckDB's chunks themselves, for exports built column by column; see ServedDrop.chunks. */
-  chunks(sql: string, params: Params): AsyncGenerator<DuckDBDataChunk>;
-  release(): void;
-}
-
 /**
  * Why a drop was not served, as /meta/ may publish it: a code, the file it is about, and words
  * with no server path or internal URL in them; the log has the whole story (security review,
@@ -439,7 +426,7 @@ export class Store {
   }
 
   /** The drop to answer one request with, or null before any drop is loaded; `signal`: the client hung up. */
-  lease(signal?: AbortSignal): Lease | null {
+  lease(signal?: AbortSignal): Lease<ServedDrop> | null {
     return this.current?.lease(signal) ?? null;
   }
 

@@ -32,6 +32,12 @@ export const LINES_OF: Readonly<Record<Stage, readonly LineStage[]>> = {
  */
 export const STAGE_LINES = STAGES.flatMap((stage, i) => LINES_OF[stage].map((line_stage) => ({ stage, line_stage, finality: i + 1 })));
 
+/**
+ * The stage that totals/'s include_complementary (older than stages) stands for: false counts the
+ * initial lines only, true adds the complementary laws' amendments.
+ */
+export const stageOfComplementary = (includeComplementary: boolean): Stage => (includeComplementary ? 'amended' : 'initial');
+
 /** The stage of a line-based request: the one asked for, or the default. */
 export const stageOrDefault = (stage: Stage | undefined): Stage => stage ?? DEFAULT_STAGE;
 

@@ -4,7 +4,7 @@
  * format is one module and one line there.
  */
 import type { Transform } from 'node:stream';
-import type { Lease, Params } from '../data/store.js';
+import type { Lease, Params } from '../data/lease.js';
 import type { Column, Table } from './table.js';
 
 type Json = Record<string, unknown>;

@@ -39,6 +39,11 @@ export function canonicalQuery(url: string, order: readonly string[], normalize?
  * drop's cache; the ETag is a hash of this key.
  */
 export function answerKey(fingerprint: string, path: string, query: CanonicalQuery, representation: string): string {
+  return fingerprint + keyButDrop(path, query, representation);
+}
+
+/** An answer's key without the drop's fingerprint, which goes before it: what a cache hit can remember per URL. */
+export function keyButDrop(path: string, query: CanonicalQuery, representation: string): string {
   const text = query.pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-  return `${fingerprint}\n${path}\n${text}\n${representation}`;
+  return `\n${path}\n${text}\n${representation}`;
 }

@@ -12,10 +12,10 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DropError, fingerprintOf, loadDrop } from '../data/drop.js';
-import { MANIFEST_FILE, ManifestSchema, type Manifest } from '../data/manifest.js';
+import { MANIFEST_FILE, readManifestText, type Manifest } from '../data/manifest.js';
 import { fileProblem } from '../data/problems.js';
 import { PUBLISHED_FILE, directoryName, sameContent } from '../data/releases.js';
-import { parseS3Url, s3Client } from '../data/remote.js';
+import { parseS3Url, s3Client } from '../data/drop-source.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.parquet': 'application/vnd.apache.parquet',
@@ -106,11 +106,8 @@ async function publishedManifest(client: S3Client, bucket: string, key: string):
     if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return undefined;
     throw error;
   }
-  try {
-    return ManifestSchema.parse(JSON.parse(text));
-  } catch {
-    return undefined;
-  }
+  const read = readManifestText(text);
+  return read.ok ? read.manifest : undefined;
 }
 
 const contentOf = (manifest: Manifest) => ({ fingerprint: fingerprintOf(manifest), files: manifest.files });

@@ -19,7 +19,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest } from '../data/manifest.js';
-import type { TableSpec } from '../data/schema.js';
+import type { TableName, TableSpec } from '../data/schema.js';
 import { typedColumns, writeDropFiles, type TableProgress } from './write.js';
 
 interface SynthOptions {
@@ -93,8 +93,8 @@ const lineStage = (complementary: string, stage: string) =>
 /** A series row's source: one per stage. */
 const seriesSource = `CASE s.stage WHEN 'initial' THEN 1 WHEN 'amended' THEN 2 WHEN 'outturn' THEN 3 END AS source_id, false AS derived`;
 
-/** One SELECT per table; `$lines` is the table's line count where it has one. */
-const ROWS: Record<string, string> = {
+/** One SELECT per table of the drop format (tsc refuses a table left out); `$lines` is the table's line count where it has one. */
+const ROWS: Record<TableName, string> = {
   organizations: `
     SELECT i AS id,
            ['Ministère', 'Office', 'Agence', 'Établissement public', 'Direction générale', 'Caisse'][i % 6 + 1] || ' n° ' || i AS name,
@@ -163,13 +163,13 @@ const resourceLinesFor = (expenseLines: number): number => Math.round((expenseLi
 export async function synthDrop(outDir: string, { expenseLines, seed, stages = false, createdAt, onProgress }: SynthOptions): Promise<Manifest> {
   const resourceLines = resourceLinesFor(expenseLines);
   let prepared = false;
-  const writeTable = async (connection: DuckDBConnection, table: TableSpec, target: string) => {
+  const writeTable = async (connection: DuckDBConnection, table: TableSpec & { name: TableName }, target: string) => {
     if (!prepared) {
       for (const statement of [...PREPARE, seriesStages(stages)]) await connection.run(statement, boundIn(statement, { seed }));
       prepared = true;
     }
     if (table.name === 'sources' && !stages) return false;
-    const sql = ROWS[table.name]!;
+    const sql = ROWS[table.name];
     const lines = table.name === 'expenses' ? expenseLines : resourceLines;
     const params = boundIn(sql, { seed, lines });
     // Without stages, the drop has the columns it always had: lines with their complementary flag.

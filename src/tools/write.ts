@@ -7,7 +7,7 @@ import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, type DuckDBConnection } from '@duckdb/node-api';
 import { MANIFEST_FILE, sha256File, type Manifest, type Units } from '../data/manifest.js';
-import { TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
+import { TABLES, fileName, type ColumnSpec, type TableName, type TableSpec } from '../data/schema.js';
 
 interface DropInfo {
   version: string;
@@ -38,7 +38,12 @@ export interface WriteOptions extends DropInfo {
  * statement) as it starts, since progress is per statement. Resolves false when it wrote nothing
  * because the drop leaves this optional table out.
  */
-type TableWriter = (connection: DuckDBConnection, table: TableSpec, target: string, step: (name: string) => void) => Promise<boolean>;
+type TableWriter = (
+  connection: DuckDBConnection,
+  table: TableSpec & { name: TableName },
+  target: string,
+  step: (name: string) => void,
+) => Promise<boolean>;
 
 const PROGRESS_EVERY_MS = 1000;
 

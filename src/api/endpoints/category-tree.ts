@@ -1,5 +1,5 @@
 /** The tree variant of expenses and resources: their category tree per year, with hierarchy=true. */
-import type { Lease } from '../../data/store.js';
+import type { Lease } from '../../data/lease.js';
 import { float64, int32, int64, table, utf8 } from '../../formats/table.js';
 import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';

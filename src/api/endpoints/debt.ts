@@ -9,7 +9,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { Stage } from '../../domain/stages.js';
-import { byYear, perStage, seriesStagesOf } from './stage-lists.js';
+import { byYear, perStage, seriesList, seriesStagesOf } from './stage-lists.js';
 import { define, ORDER, provenance } from './endpoint.js';
 import { changing, measuredSeries, measureHeader, measuring, measuringWithoutShare } from './measured-rows.js';
 
@@ -27,26 +27,16 @@ export const debt = define({
   figures: ['value'],
   headers: measureHeader,
   variants: [
-    {
-      name: 'list',
+    seriesList({
       item: item.Debt,
-      table: flatTable(item.rowOf(item.Debt)),
-      answer: (params, lease) =>
-        perStage(
-          seriesStagesOf(params.stage),
-          (stage) =>
-            measuredSeries(
-              params,
-              lease,
-              (year: number[] | undefined) =>
-                lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
-              ['value'],
-              (r: RowOf<'debt'>) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }),
-              { key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } },
-            ),
-          byYear((a, b) => (a.debt_origin.id < b.debt_origin.id ? -1 : a.debt_origin.id > b.debt_origin.id ? 1 : 0)),
-        ),
-    },
+      stages: (params) => seriesStagesOf(params.stage),
+      query: (lease, year, stage, params) =>
+        lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
+      figures: ['value'],
+      shape: (r: RowOf<'debt'>) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }),
+      options: (stage) => ({ key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } }),
+      then: (a, b) => (a.debt_origin.id < b.debt_origin.id ? -1 : a.debt_origin.id > b.debt_origin.id ? 1 : 0),
+    }),
   ],
 });
 
@@ -93,23 +83,12 @@ export const deficit = define({
   figures: ['value'],
   headers: measureHeader,
   variants: [
-    {
-      name: 'list',
+    seriesList({
       item: item.Deficit,
-      table: flatTable(item.rowOf(item.Deficit)),
-      answer: (params, lease) =>
-        perStage(
-          seriesStagesOf(params.stage),
-          (stage) =>
-            measuredSeries(
-              params,
-              lease,
-              (year: number[] | undefined) => lease.query('deficit', { year: year ?? null, stage }),
-              ['value'],
-              (r: RowOf<'deficit'>) => ({ ...r, percent: percent(r.percent) }),
-            ),
-          byYear(),
-        ),
-    },
+      stages: (params) => seriesStagesOf(params.stage),
+      query: (lease, year, stage) => lease.query('deficit', { year: year ?? null, stage }),
+      figures: ['value'],
+      shape: (r: RowOf<'deficit'>) => ({ ...r, percent: percent(r.percent) }),
+    }),
   ],
 });

@@ -5,7 +5,7 @@
  * answer. pipeline.ts runs every endpoint the same way; openapi.ts documents them.
  */
 import { z } from 'zod';
-import type { Lease } from '../../data/store.js';
+import type { Lease } from '../../data/lease.js';
 import type { ExportQuery } from '../../formats/format.js';
 import { isFormatName, type FormatName } from '../../formats/registry.js';
 import { downloadTable } from '../download-table.js';

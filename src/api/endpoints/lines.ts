@@ -8,7 +8,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { categoryTree, treeHeaders, treeVariant } from './category-tree.js';
-import { stageOrDefault } from '../../domain/stages.js';
+import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { define, named, ORDER, page, provenance } from './endpoint.js';
 import { measuring } from './measured-rows.js';
 
@@ -46,6 +46,16 @@ const organizationNamed = ({ organizations }: LoadedDrop, column: 'name' | 'code
 const EXPENSE_TABLE = flatTable(item.Expense);
 const RESOURCE_TABLE = flatTable(item.Resource);
 
+/** The parameters both lists of lines take after year, hierarchy (and expenses' organization). */
+const LINE_FILTERS = { category: param.category.optional(), stage: param.stage.optional(), ...measuring, ...pagingParams };
+
+/** What a list of lines binds for its filters: every line of the years and category at the stage asked for, or the default. */
+const linesOf = ({ year, category, stage }: { year?: number[]; category?: number | bigint; stage?: Stage }) => ({
+  year: year ?? null,
+  category: category ?? null,
+  stage: stageOrDefault(stage),
+});
+
 export const expenses = define({
   path: `${API_PREFIX}/expenses/`,
   summary: 'Expense lines, or the expense category tree per year with hierarchy=true',
@@ -54,15 +64,7 @@ export const expenses = define({
     'tree of each year with rolled-up amounts, roots ordered by year then id, children by id; only nodes ' +
     'with lines under them for the filter; paging counts root nodes.',
   paged: true,
-  query: {
-    year: param.year.optional(),
-    hierarchy: param.boolean.optional(),
-    organization: param.id.optional(),
-    category: param.category.optional(),
-    stage: param.stage.optional(),
-    ...measuring,
-    ...pagingParams,
-  },
+  query: { year: param.year.optional(), hierarchy: param.boolean.optional(), organization: param.id.optional(), ...LINE_FILTERS },
   figures: ['amount'],
   headers: treeHeaders,
   variants: [
@@ -70,17 +72,18 @@ export const expenses = define({
       name: 'list',
       item: item.Expense,
       table: EXPENSE_TABLE,
-      answer: async ({ year, organization, category, stage, limit, offset }, lease) => {
-        const filter = { year: year ?? null, category: category ?? null, stage: stageOrDefault(stage), ...pageBounds({ limit, offset }) };
+      answer: async (params, lease) => {
+        const { organization } = params;
+        const filter = { ...linesOf(params), ...pageBounds(params) };
         const rows =
           organization === undefined
             ? await lease.query('expenses', filter)
             : await lease.query('expenses_of_organization', { organization, ...filter });
         return page(rows, expenseItem(lease.drop.data));
       },
-      exportAll: ({ year, organization, category, stage }, lease) => ({
+      exportAll: (params, lease) => ({
         sql: 'all_expenses',
-        params: { year: year ?? null, organization: organization ?? null, category: category ?? null, stage: stageOrDefault(stage) },
+        params: { ...linesOf(params), organization: params.organization ?? null },
         named: {
           category: categoryNamed(lease.drop.data),
           organization_name: organizationNamed(lease.drop.data, 'name'),
@@ -99,14 +102,7 @@ export const resources = define({
     `Flat: one item per resource line, ${ORDER('id').toLowerCase()} With hierarchy=true: the resource category ` +
     'tree of each year, as for expenses.',
   paged: true,
-  query: {
-    year: param.year.optional(),
-    hierarchy: param.boolean.optional(),
-    category: param.category.optional(),
-    stage: param.stage.optional(),
-    ...measuring,
-    ...pagingParams,
-  },
+  query: { year: param.year.optional(), hierarchy: param.boolean.optional(), ...LINE_FILTERS },
   figures: ['amount'],
   headers: treeHeaders,
   variants: [
@@ -114,18 +110,11 @@ export const resources = define({
       name: 'list',
       item: item.Resource,
       table: RESOURCE_TABLE,
-      answer: async ({ year, category, stage, limit, offset }, lease) => {
-        const rows = await lease.query('resources', {
-          year: year ?? null,
-          category: category ?? null,
-          stage: stageOrDefault(stage),
-          ...pageBounds({ limit, offset }),
-        });
-        return page(rows, resourceItem(lease.drop.data));
-      },
-      exportAll: ({ year, category, stage }, lease) => ({
+      answer: async (params, lease) =>
+        page(await lease.query('resources', { ...linesOf(params), ...pageBounds(params) }), resourceItem(lease.drop.data)),
+      exportAll: (params, lease) => ({
         sql: 'all_resources',
-        params: { year: year ?? null, category: category ?? null, stage: stageOrDefault(stage) },
+        params: linesOf(params),
         named: { source: categoryNamed(lease.drop.data) },
       }),
     },

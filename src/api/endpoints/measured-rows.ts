@@ -4,7 +4,7 @@
  * a filter's years (budget-categories, organization/stats) or form a series by year (totals,
  * debt, outstanding-debt, deficit). src/api/measures.ts does the arithmetic.
  */
-import type { Lease } from '../../data/store.js';
+import type { Lease } from '../../data/lease.js';
 import {
   invalid,
   measurer,

@@ -4,7 +4,16 @@
  * key (year, id) and then by stage (initial, amended, outturn). Each row says its stage, and a
  * change is worked out within its stage.
  */
+import type { z } from 'zod';
+import type { Lease } from '../../data/lease.js';
 import type { Stage } from '../../domain/stages.js';
+import { flatTable } from '../../formats/table.js';
+import type { MeasureRequest, ShareKind, ShareOf } from '../measures.js';
+import { rowOf } from '../responses.js';
+import type { Variant } from './endpoint.js';
+import { measuredSeries } from './measured-rows.js';
+
+type SeriesRequest = MeasureRequest & { year?: number[]; change?: 'previous_year' };
 
 /**
  * The rows of every stage of `stages` (given in the stages' order), ordered by `compare` and then
@@ -31,3 +40,39 @@ export const byYear =
   <R extends { year: number }>(then: (a: R, b: R) => number = () => 0) =>
   (a: R, b: R): number =>
     a.year - b.year || then(a, b);
+
+/**
+ * The list of a yearly series (totals, debt, deficit): each stage of `stages` answered as one
+ * (perStage), its rows those `query` reads for the years asked (and the year before each, for a
+ * change), shaped and measured on `figures` (measuredSeries); ordered by year, then by `then`.
+ */
+export function seriesList<P extends SeriesRequest, S extends Stage | null, Q extends { year: number }, R extends { year: number }>(spec: {
+  item: z.ZodObject;
+  stages(params: P): readonly S[];
+  query(lease: Lease, years: number[] | undefined, stage: S, params: P): Promise<Q[]>;
+  figures: readonly NoInfer<keyof R & string>[];
+  shape(row: Q, stage: S): R;
+  /** How a row is told from the others of its year, and what a share is of (measuredSeries). */
+  options?(stage: S): { key?: (row: NoInfer<R>) => unknown; share?: { kind: ShareKind; of: ShareOf } };
+  then?(a: R, b: R): number;
+}): Variant<P> {
+  return {
+    name: 'list',
+    item: spec.item,
+    table: flatTable(rowOf(spec.item)),
+    answer: (params, lease) =>
+      perStage(
+        spec.stages(params),
+        (stage) =>
+          measuredSeries(
+            params,
+            lease,
+            (years) => spec.query(lease, years, stage, params),
+            spec.figures,
+            (row) => spec.shape(row, stage),
+            spec.options?.(stage),
+          ),
+        byYear<R>(spec.then),
+      ),
+  };
+}

@@ -1,20 +1,19 @@
-import { flatTable } from '../../formats/table.js';
 import { problem } from '../../domain/errors.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { RowOf } from '../../data/queries.js';
-import { stageOrDefault, type Stage } from '../../domain/stages.js';
+import { stageOfComplementary, stageOrDefault, type Stage } from '../../domain/stages.js';
 import { define, ORDER } from './endpoint.js';
-import { byYear, perStage } from './stage-lists.js';
-import { changing, measureHeader, measuredSeries, measuringWithoutShare } from './measured-rows.js';
+import { seriesList } from './stage-lists.js';
+import { changing, measureHeader, measuringWithoutShare } from './measured-rows.js';
 
 export const totals = define({
   path: `${API_PREFIX}/totals/`,
   summary: 'Total expenses, total resources and balance per year',
   description:
     'One row per year with expense or resource lines of the stage; balance = total_resources - total_expenses. ' +
-    `include_complementary=false is stage=initial, true is stage=amended. ${ORDER('year')}`,
+    `include_complementary=false is stage=${stageOfComplementary(false)}, true is stage=${stageOfComplementary(true)}. ${ORDER('year')}`,
   paged: false,
   query: {
     year: param.year.optional(),
@@ -26,32 +25,21 @@ export const totals = define({
   figures: ['total_expenses', 'total_resources', 'balance'],
   headers: measureHeader,
   variants: [
-    {
-      name: 'list',
+    seriesList({
       item: item.Total,
-      table: flatTable(item.rowOf(item.Total)),
-      answer: (params, lease) =>
-        perStage(
-          totalsStages(params.include_complementary, params.stage),
-          (stage) =>
-            measuredSeries(
-              params,
-              lease,
-              (year: number[] | undefined) => lease.query('totals', { year: year ?? null, stage }),
-              ['total_expenses', 'total_resources', 'balance'],
-              (r: RowOf<'totals'>) => ({
-                year: r.year,
-                total_expenses: r.total_expenses,
-                total_resources: r.total_resources,
-                balance: r.balance,
-                stage,
-                source_ids: r.source_ids,
-                derived: r.derived,
-              }),
-            ),
-          byYear(),
-        ),
-    },
+      stages: (params) => totalsStages(params.include_complementary, params.stage),
+      query: (lease, year, stage: Stage) => lease.query('totals', { year: year ?? null, stage }),
+      figures: ['total_expenses', 'total_resources', 'balance'],
+      shape: (r: RowOf<'totals'>, stage: Stage) => ({
+        year: r.year,
+        total_expenses: r.total_expenses,
+        total_resources: r.total_resources,
+        balance: r.balance,
+        stage,
+        source_ids: r.source_ids,
+        derived: r.derived,
+      }),
+    }),
   ],
 });
 
@@ -62,7 +50,7 @@ export const totals = define({
  */
 function totalsStages(includeComplementary: boolean | undefined, stages: Stage[] | undefined): Stage[] {
   if (includeComplementary === undefined) return stages ?? [stageOrDefault(undefined)];
-  const synonym = includeComplementary ? 'amended' : 'initial';
+  const synonym = stageOfComplementary(includeComplementary);
   if (stages !== undefined && (stages.length !== 1 || stages[0] !== synonym)) {
     const message = `include_complementary=${includeComplementary} means stage=${synonym}, which contradicts stage=${stages.join(',')}`;
     throw problem.invalidParameters([
