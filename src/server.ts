@@ -81,6 +81,8 @@ async function main(): Promise<void> {
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    // Written at once, not with the next batch of lines: whoever stops the server sees it stopping.
+    logger.flush();
     store.shuttingDown = true;
     reloader?.close();
     releases.close();
