@@ -276,6 +276,14 @@ describe('category trees (hierarchy=true)', () => {
       [2024, 30, null],
     ]);
   });
+  it('leave the trees every request shares as they were: a measured tree, then the same tree in amounts', async () => {
+    const plain = (await get('/budget/api/expenses/?hierarchy=true&year=2023')).body;
+    expect((await get('/budget/api/expenses/?hierarchy=true&year=2023&measure=share')).status).toBe(200);
+    // A query of its own, so that the response cache cannot answer it.
+    const again = (await get('/budget/api/expenses/?hierarchy=true&year=2023&limit=100')).body;
+    expect(again.results).toEqual(plain.results);
+    expect(again.results[0]).toMatchObject({ id: 10, amount: 350.35 });
+  });
   it('refuse a measure on the lists of lines', async () => {
     expect(await refused('/budget/api/expenses/?measure=real', 'measure')).toBe('measure applies only to the category tree (hierarchy=true)');
   });

@@ -5,7 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainRow } from './problems.js';
 import { LINE_STAGES, SERIES_STAGES, STAGE_LINES, STAGES } from '../domain/stages.js';
-import type { TreeRow } from '../domain/tree.js';
+import { buildForest, deepFreeze, type TreeNode, type TreeRow } from '../domain/tree.js';
 import type { DropShape } from './shape.js';
 import { readSql } from './sql.js';
 
@@ -55,11 +55,12 @@ export interface Derived {
   /** Names by id (ids as rows carry them); see sql/derive/category_names.sql, organization_names.sql. */
   categoryNames: ReadonlyMap<unknown, string>;
   /**
-   * The rows of every year's category tree, per type and stage (`expense:amended`), as
-   * sql/category_tree.sql gives them: a tree of categories × years (18,000 nodes at 26 years of
-   * 700 categories) costs 14 ms to read per request at 1M lines, so it is read once, at load.
+   * Every year's category tree, per type and stage (`expense:amended`), from
+   * sql/category_tree.sql: the trees of categories × years (18,000 nodes at 26 years of 700
+   * categories) cost 14 ms to read and build per request at 1M lines, so they are built once, at
+   * load. Frozen: answers share them, and a measure makes measured copies.
    */
-  categoryTrees: ReadonlyMap<string, readonly TreeRow[]>;
+  categoryForests: ReadonlyMap<string, readonly TreeNode[]>;
   organizations: ReadonlyMap<unknown, Readonly<{ id: unknown; name: string; code: string }>>;
 }
 
@@ -79,15 +80,21 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
       Object.freeze({ id, name: String(name), code: String(code) }),
     ]),
   );
-  const categoryTrees = new Map<string, TreeRow[]>();
+  const categoryForests = new Map<string, readonly TreeNode[]>();
   const treeSql = await readSql('category_tree');
+  // Validation guarantees every category a name: a miss is a bug.
+  const nameOf = (id: unknown) => {
+    const name = categoryNames.get(id);
+    if (name === undefined) throw new Error(`no name for category ${String(id)}`);
+    return name;
+  };
   for (const type of ['expense', 'resource'] as const) {
     for (const stage of STAGES) {
       const rows = (await connection.runAndReadAll(treeSql, { type, stage, year: null })).getRowObjects().map(plainRow);
-      categoryTrees.set(`${type}:${stage}`, rows as unknown as TreeRow[]);
+      categoryForests.set(`${type}:${stage}`, deepFreeze(buildForest(rows as unknown as TreeRow[], nameOf)));
     }
   }
-  return { years, coverage, gaps: gapsIn(coverage), categoryNames, organizations, categoryTrees };
+  return { years, coverage, gaps: gapsIn(coverage), categoryNames, organizations, categoryForests };
 }
 
 /**

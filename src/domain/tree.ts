@@ -44,6 +44,21 @@ export function buildForest(rows: readonly TreeRow[], nameOf: (id: TreeRow['id']
   return roots;
 }
 
+/** `nodes` and all their descendants made read-only: shared trees that no answer may change. */
+export function deepFreeze(nodes: TreeNode[]): readonly TreeNode[] {
+  for (const node of nodes) {
+    deepFreeze(node.children);
+    Object.freeze(node.children);
+    Object.freeze(node);
+  }
+  return Object.freeze(nodes);
+}
+
+/** A copy of `node` and its subtree with every amount passed through `amount` (a measure). */
+export function mapAmounts(node: TreeNode, amount: (node: TreeNode) => number | null): TreeNode {
+  return { ...node, amount: amount(node), children: node.children.map((child) => mapAmounts(child, amount)) };
+}
+
 /** A type, not an interface, so that it is a download's FlatRow as it is. */
 type TreeNodeRow = {
   id: TreeRow['id'];

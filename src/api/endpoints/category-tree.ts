@@ -3,8 +3,8 @@ import type { Lease } from '../../data/lease.js';
 import { float64, int32, int64, table, utf8 } from '../../formats/table.js';
 import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';
-import { buildForest, flattenTree, type TreeNode } from '../../domain/tree.js';
-import { invalid, type MeasureRequest, type Measurer, type ShareKind } from '../measures.js';
+import { buildForest, flattenTree, mapAmounts, type TreeNode } from '../../domain/tree.js';
+import { invalid, type MeasureRequest } from '../measures.js';
 import type { Stage } from '../../domain/stages.js';
 import { named, type Variant } from './endpoint.js';
 import { measureHeader, measurerFor } from './measured-rows.js';
@@ -43,9 +43,9 @@ export function treeVariant<P extends TreeParams>(trees: (params: P, lease: Leas
 }
 
 /**
- * The trees read at load answer the whole tree (derived.ts); one organization's expense tree reads
- * its lines. Nodes are named from the drop's category names (sql/derive/category_names.sql). With a
- * category, each year's tree is that category's subtree; with a measure, every node is measured.
+ * The trees built at load answer the whole tree (derived.ts), shared and read-only; one
+ * organization's expense tree reads its sums per category. Nodes are named from the drop's category names (sql/derive/category_names.sql). With a
+ * category, each year's tree is that category's subtree; with a measure, every node of a copy is measured.
  */
 export async function categoryTree(
   lease: Lease,
@@ -54,18 +54,15 @@ export async function categoryTree(
   params: MeasureRequest & { year?: number[]; organization?: number | bigint; category?: number | bigint },
 ): Promise<TreeNode[]> {
   const { year, organization, category } = params;
-  const { categoryNames, categoryTrees } = lease.drop.data;
-  const rows =
+  const { categoryNames, categoryForests } = lease.drop.data;
+  const forest =
     organization === undefined
-      ? categoryTrees.get(`${type}:${stage}`)!.filter((row) => !year || year.includes(row.year))
-      : await lease.query('organization_expense_tree', { organization, year: year ?? null, stage });
-  const forest = buildForest(rows, (id) => named(categoryNames, id));
+      ? categoryForests.get(`${type}:${stage}`)!.filter((root) => !year || year.includes(root.year))
+      : buildForest(await lease.query('organization_expense_tree', { organization, year: year ?? null, stage }), (id) => named(categoryNames, id));
   const roots = category === undefined ? forest : forest.flatMap((root) => subtree(root, category));
-  if ((params.measure ?? 'nominal') !== 'nominal') {
-    const m = await measurerFor(params, lease, year, { lines: stage });
-    for (const root of roots) measureTree(root, m, type);
-  }
-  return roots;
+  if ((params.measure ?? 'nominal') === 'nominal') return roots;
+  const m = await measurerFor(params, lease, year, { lines: stage });
+  return roots.map((root) => mapAmounts(root, (node) => m.round(m.apply(node.amount, node.year, type))));
 }
 
 /** The node of `id` in a tree, as a list of none or one. Ids are compared as the drop gives them (numbers, or bigints past 2^53). */
@@ -84,10 +81,4 @@ export async function treeHeaders(params: MeasureRequest & { hierarchy?: boolean
     throw invalid('measure', 'applies only to the category tree (hierarchy=true)');
   }
   return params.hierarchy ? measureHeader(params, lease) : {};
-}
-
-/** Measures every node of a tree in place: the node's year, the tree's kind. */
-function measureTree(node: TreeNode, m: Measurer, kind: ShareKind): void {
-  node.amount = m.round(m.apply(node.amount, node.year, kind));
-  for (const child of node.children) measureTree(child, m, kind);
 }
