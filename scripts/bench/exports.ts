@@ -11,10 +11,10 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDrop } from '../../src/data/drop.js';
+import { scratchDir } from '../../src/data/lockdown.js';
 import { identifier } from '../../src/data/export-sql.js';
 import { readSql } from '../../src/data/sql.js';
 import { bound as bindings, Store } from '../../src/data/store.js';
@@ -123,7 +123,8 @@ export async function exportFigures(dir: string, runs = 3, service?: Running): P
       const exported: Record<ExportFigure['format'], Awaited<ReturnType<typeof download>>[]> = { csv: [], arrow: [], parquet: [] };
       for (let run = 0; run < runs; run++) {
         for (const format of ['csv', 'parquet'] as const) {
-          const file = path.join(tmpdir(), `bench-copy-${process.pid}.${format}`);
+          // The one directory a locked drop's DuckDB may write to (src/data/lockdown.ts).
+          const file = path.join(await scratchDir(), `bench-copy-${process.pid}.${format}`);
           const options = format === 'csv' ? `FORMAT csv, HEADER, NEW_LINE '\\r\\n'` : 'FORMAT parquet';
           const started = performance.now();
           await connection.run(`COPY (${statement}) TO '${file}' (${options})`, values, types);
