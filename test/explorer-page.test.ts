@@ -19,6 +19,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONG_NAME, newsroom, newsroomManifest } from './fixtures/newsroom.js';
 import { small } from './fixtures/small.js';
 import { appFor, appServing, listen, type TestApp } from './helpers/app.js';
+import { writeDrop } from './helpers/drop.js';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { Releases } from '../src/data/releases.js';
+import { serveAtStartup } from '../src/data/reloader.js';
+import { Store } from '../src/data/store.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasBrowser = existsSync(CHROMIUM);
@@ -129,6 +135,51 @@ afterAll(async () => {
 });
 
 describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
+  describe('with the releases kept, as the server keeps them', () => {
+    let t: TestApp;
+    let s: Session;
+    beforeAll(async () => {
+      const dir = await writeDrop(small);
+      const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir });
+      const store = new Store(4);
+      const releases = await Releases.open({ dir: mkdtempSync(path.join(os.tmpdir(), 'explorer-releases-')), keep: 20, store });
+      await serveAtStartup(store, async () => dir);
+      await releases.settled();
+      t = {
+        app: createApp({ config, store }),
+        store,
+        config,
+        close: async () => {
+          releases.close();
+          store.close();
+        },
+      };
+      s = await session(t);
+    });
+    afterAll(async () => {
+      await s?.close();
+      await t?.close();
+    });
+
+    it("gives every chart a Cite link to its answer's permanent address, which answers the same figures", async () => {
+      await s.page.goto(`${s.base}/?lang=fr`);
+      await ready(s.page);
+      const links = s.page.locator('#view a.cite-link');
+      expect(await links.count()).toBeGreaterThan(0);
+      expect(await text(s.page, '#deficit a.cite-link')).toBe('Citer');
+      const href = await s.page.locator('#deficit a.cite-link').getAttribute('href');
+      // The release is named by the drop's version; the rest is the deficit's own path and query.
+      expect(href).toMatch(/^\/budget\/api\/releases\/[^/]+\/deficit\//);
+      const cited = await fetch(new URL(href!, s.base));
+      expect(cited.status).toBe(200);
+      expect(cited.headers.get('cache-control')).toContain('immutable');
+      // The same answer as the current one, the release being the one served.
+      const current = await fetch(new URL(href!.replace(/\/releases\/[^/]+/, ''), s.base));
+      expect(await cited.text()).toBe(await current.text());
+      expect(s.problems).toEqual([]);
+    });
+  });
+
   describe('on the small test drop', () => {
     let t: TestApp;
     let s: Session;
