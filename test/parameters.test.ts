@@ -29,6 +29,10 @@ describe('query parameters', () => {
     it('wins over an invalid value in the same request', async () => {
       await problem('/budget/api/totals/?year=abc&foo=1', 'unknown_parameter', 'foo');
     });
+    it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('is refused when named %s, a name every object inherits', async (name) => {
+      await problem(`/budget/api/deficit/?${name}=1`, 'unknown_parameter', name);
+      await problem(`/budget/api/expenses/?year=2024&${name}=x`, 'unknown_parameter', name);
+    });
     it('is refused on the deficit, which takes year but not years', async () => {
       await problem('/budget/api/deficit/?years=2020', 'unknown_parameter', 'years');
     });

@@ -308,7 +308,8 @@ export function canonicalValues(schema: QuerySchema): (key: string, value: strin
     const at = pair.indexOf('\0');
     const key = pair.slice(0, at);
     const value = pair.slice(at + 1);
-    const parameter = schema.shape[key];
+    // Own keys only: a query may name `constructor` or `__proto__`, which every object inherits.
+    const parameter = Object.hasOwn(schema.shape, key) ? schema.shape[key] : undefined;
     if (!parameter || value === '') return value;
     const parsed = parameter.safeParse(value);
     return parsed.success ? (spelling(parsed.data) ?? value) : value;
