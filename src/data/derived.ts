@@ -6,6 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainRow } from './problems.js';
 import { LINE_STAGES, SERIES_STAGES, STAGE_LINES, STAGES, type Stage } from '../domain/stages.js';
 import type { RowOf } from './queries.js';
+import { named } from '../domain/names.js';
 import { buildForest, deepFreeze, type TreeNode, type TreeRow } from '../domain/tree.js';
 import type { DropShape } from './shape.js';
 import { readSql } from './sql.js';
@@ -93,12 +94,7 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
   );
   const categoryForests = new Map<string, readonly TreeNode[]>();
   const treeSql = await readSql('category_tree');
-  // Validation guarantees every category a name: a miss is a bug.
-  const nameOf = (id: unknown) => {
-    const name = categoryNames.get(id);
-    if (name === undefined) throw new Error(`no name for category ${String(id)}`);
-    return name;
-  };
+  const nameOf = (id: unknown) => named(categoryNames, id);
   for (const type of ['expense', 'resource'] as const) {
     for (const stage of STAGES) {
       const rows = (await connection.runAndReadAll(treeSql, { type, stage, year: null })).getRowObjects().map(plainRow);

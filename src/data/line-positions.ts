@@ -30,6 +30,9 @@ const GROUPINGS: Readonly<Record<LinesTable, readonly { by: string | null; suffi
   ],
 };
 
+/** The lines `stage` counts, as a condition on a line's own stage. */
+const counts = (stage: (typeof STAGES)[number]) => `stage IN (${LINES_OF[stage].map((line) => `'${line}'`).join(', ')})`;
+
 /**
  * The partition that puts together the lines `stage` counts: a stage that counts one line stage
  * shares the window partitioned by line stage (one sort gives all of those); a stage that counts
@@ -38,10 +41,9 @@ const GROUPINGS: Readonly<Record<LinesTable, readonly { by: string | null; suffi
  */
 function partitionOf(stage: (typeof STAGES)[number]): string {
   const lines = LINES_OF[stage];
-  return lines.length === 1 ? 'stage' : `stage IN (${lines.map((line) => `'${line}'`).join(', ')})`;
+  return lines.length === 1 ? 'stage' : counts(stage);
 }
 
-const counts = (stage: (typeof STAGES)[number]) => `stage IN (${LINES_OF[stage].map((line) => `'${line}'`).join(', ')})`;
 
 /** The position columns of `table`, in the order the table keeps them (stage by stage). */
 export function positionColumns(table: LinesTable): string[] {

@@ -7,7 +7,8 @@ import type { RowOf } from '../../data/queries.js';
 import type { ShareKind } from '../measures.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { perStage } from './stage-lists.js';
-import { define, named, ORDER } from './endpoint.js';
+import { named } from '../../domain/names.js';
+import { define, ORDER } from './endpoint.js';
 import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
 export const budgetCategories = define({

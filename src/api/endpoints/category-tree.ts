@@ -6,7 +6,8 @@ import * as item from '../responses.js';
 import { buildForest, flattenTree, mapAmounts, type TreeNode } from '../../domain/tree.js';
 import { invalid, type MeasureRequest } from '../measures.js';
 import type { Stage } from '../../domain/stages.js';
-import { named, type Variant } from './endpoint.js';
+import { named } from '../../domain/names.js';
+import type { Variant } from './endpoint.js';
 import { measureHeader, measurerFor } from './measured-rows.js';
 
 /** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). */

@@ -145,16 +145,6 @@ export const provenance = <S>(r: { stage: S; source_id: unknown; derived: boolea
   derived: r.derived,
 });
 
-/**
- * The drop's name for an id. Validation guarantees every referenced id has one, so a miss is a
- * bug to report, not a field to leave out of the answer.
- */
-export function named<T>(names: ReadonlyMap<unknown, T>, id: unknown): T {
-  const found = names.get(id);
-  if (found === undefined) throw new Error(`no name for id ${String(id)}`);
-  return found;
-}
-
 export const ORDER = (order: string) => `Ordered by ${order}.`;
 
 /** The endpoint with these parts marked deprecated (docs/api.md#versioning-and-deprecation). */

@@ -9,7 +9,8 @@ import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { categoryTree, treeHeaders, treeVariant } from './category-tree.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
-import { define, named, ORDER, page, provenance } from './endpoint.js';
+import { named } from '../../domain/names.js';
+import { define, ORDER, page, provenance } from './endpoint.js';
 import { measuring } from './measured-rows.js';
 
 /** An expense line as served, from a row of ids (sql/expenses.sql). */
