@@ -3,8 +3,8 @@
 -- without ORDER BY (derive/all_lines.sql).
 -- $year         INTEGER[] or NULL only these years
 -- $organization BIGINT or NULL    only lines of this organization
--- $category     BIGINT or NULL    only lines of this category and its subtree
--- $stage        VARCHAR           initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
+-- $categories   BIGINT[] or NULL  only lines of these categories (a category and its subtree)
+-- $line_stages  VARCHAR[]         the line stages counted at the stage asked (LINES_OF in src/domain/stages.ts; docs/api.md, "Stages")
 SELECT id, year, amount, category_id, organization_id, stage, source_id, derived
-FROM expenses_all($stage::VARCHAR, $year::INTEGER[], $category::BIGINT)
+FROM expenses_all($line_stages::VARCHAR[], $year::INTEGER[], $categories::BIGINT[])
 WHERE $organization::BIGINT IS NULL OR organization_id = $organization::BIGINT;

@@ -1,8 +1,8 @@
 -- Every resource line matching the filter, for a full download (no LIMIT: it is streamed): the
 -- download's columns (docs/api.md#columns), with ids where the download has names, in id order
 -- without ORDER BY (derive/all_lines.sql).
--- $year     INTEGER[] or NULL only these years
--- $category BIGINT or NULL    only lines of this category and its subtree
--- $stage    VARCHAR           initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
+-- $year        INTEGER[] or NULL only these years
+-- $categories  BIGINT[] or NULL  only lines of these categories (a category and its subtree)
+-- $line_stages VARCHAR[]         the line stages counted at the stage asked (LINES_OF in src/domain/stages.ts; docs/api.md, "Stages")
 SELECT id, year, amount, category_id, stage, source_id, derived
-FROM resources_all($stage::VARCHAR, $year::INTEGER[], $category::BIGINT);
+FROM resources_all($line_stages::VARCHAR[], $year::INTEGER[], $categories::BIGINT[]);

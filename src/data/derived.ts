@@ -59,6 +59,8 @@ export interface Derived {
   gaps: number[];
   /** Names by id (ids as rows carry them); see sql/derive/category_names.sql, organization_names.sql. */
   categoryNames: ReadonlyMap<unknown, string>;
+  /** Each category's children's ids, in id order (categories without children are absent). */
+  categoryChildren: ReadonlyMap<unknown, readonly unknown[]>;
   /**
    * Every year's category tree, per type and stage (`expense:amended`), from
    * sql/category_tree.sql: the trees of categories × years (18,000 nodes at 26 years of 700
@@ -85,7 +87,15 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
   }
   const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
   const coverage = coverageOf(await rowsOf(connection, 'derive/coverage'), shape);
-  const categoryNames = new Map((await rowsOf(connection, 'derive/category_names')).map((r) => [r.id, String(r.name)]));
+  const categoryRows = await rowsOf(connection, 'derive/category_names');
+  const categoryNames = new Map(categoryRows.map((r) => [r.id, String(r.name)]));
+  const categoryChildren = new Map<unknown, unknown[]>();
+  for (const { id, parent_id } of categoryRows) {
+    if (parent_id === null) continue;
+    const siblings = categoryChildren.get(parent_id);
+    if (siblings) siblings.push(id);
+    else categoryChildren.set(parent_id, [id]);
+  }
   const organizations = new Map(
     (await rowsOf(connection, 'derive/organization_names')).map(({ id, name, code }) => [
       id,
@@ -108,7 +118,7 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
       (await connection.runAndReadAll(rollupSql, { year: null, type: null, stage, by_year })).getRowObjects().map((r) => Object.freeze(plainRow(r) as unknown as CategoryRollup)),
     );
   for (const stage of STAGES) categoryRollups.set(stage, { perYear: await rollupRows(stage, true), allYears: await rollupRows(stage, false) });
-  return { years, coverage, gaps: gapsIn(coverage), categoryNames, organizations, categoryForests, categoryRollups };
+  return { years, coverage, gaps: gapsIn(coverage), categoryNames, categoryChildren, organizations, categoryForests, categoryRollups };
 }
 
 /**

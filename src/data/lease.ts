@@ -9,7 +9,7 @@ import type { ParamsOf, QueryName, RowOf } from './queries.js';
 
 export type Row = Record<string, unknown>;
 /** A number array is a list of years, bound as INTEGER[] (a `year` list or range, docs/api.md). */
-export type Params = Record<string, string | number | bigint | boolean | null | readonly number[]>;
+export type Params = Record<string, string | number | bigint | boolean | null | readonly (number | bigint)[] | readonly string[]>;
 
 /** A drop open for queries (store.ts's ServedDrop): each request leases it; once replaced it is retired. */
 export interface OpenDrop {

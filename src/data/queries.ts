@@ -84,11 +84,14 @@ export const QUERIES = {
     ['year', 'category', 'stage', ...PAGE],
     ['count', ...LINE_COLUMNS],
   ),
-  all_expenses: query<{ year: Years; organization: Id | null; category: Id | null; stage: Stage }, ExpenseLine>()(
-    ['year', 'organization', 'category', 'stage'],
+  all_expenses: query<{ year: Years; organization: Id | null; categories: readonly Id[] | null; line_stages: readonly LineStage[] }, ExpenseLine>()(
+    ['year', 'organization', 'categories', 'line_stages'],
     [...LINE_COLUMNS, 'organization_id'],
   ),
-  all_resources: query<{ year: Years; category: Id | null; stage: Stage }, Line>()(['year', 'category', 'stage'], LINE_COLUMNS),
+  all_resources: query<{ year: Years; categories: readonly Id[] | null; line_stages: readonly LineStage[] }, Line>()(
+    ['year', 'categories', 'line_stages'],
+    LINE_COLUMNS,
+  ),
   organizations: query<
     { year: Years; search: string | null; stage: Stage; limit: number; offset: number },
     Paged<{ id: Id; name: string; code: string; budget: string }>

@@ -6,8 +6,10 @@
  * (swap) never mixes two drops in one answer; a replaced drop is closed once its last lease ends.
  */
 import {
+  BIGINT,
   INTEGER,
   LIST,
+  VARCHAR,
   listValue,
   type DuckDBConnection,
   type DuckDBDataChunk,
@@ -23,18 +25,24 @@ import type { Releases } from './releases.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
 
-/** DuckDB cannot infer a list's item type from JS values: lists are given theirs. */
+/**
+ * DuckDB cannot infer a list's item type from JS values: lists are given theirs, text for strings,
+ * BIGINT for ids past INTEGER (or given as bigints), else INTEGER (years).
+ */
 export function bound(params: Params): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
   const values: Record<string, DuckDBValue> = {};
   const types: Record<string, DuckDBType> = {};
   for (const [name, value] of Object.entries(params)) {
     if (Array.isArray(value)) {
-      values[name] = listValue(value as number[]);
-      types[name] = LIST(INTEGER);
+      const items = value as readonly (string | number | bigint)[];
+      values[name] = listValue(items.map((item) => (typeof item === 'number' && !isInteger32(item) ? BigInt(item) : item)));
+      types[name] = LIST(items.some((item) => typeof item === 'string') ? VARCHAR : items.some((item) => typeof item !== 'number' || !isInteger32(item)) ? BIGINT : INTEGER);
     } else values[name] = value as DuckDBValue;
   }
   return { values, types };
 }
+
+const isInteger32 = (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31;
 
 function toRow(names: readonly string[], values: readonly unknown[]): Row {
   const row: Row = {};

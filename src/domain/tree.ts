@@ -79,3 +79,13 @@ export function flattenTree(root: TreeNode): TreeNodeRow[] {
   visit(root, null, 0);
   return rows;
 }
+
+/**
+ * A category and every category under it, from each category's children (a drop has no cycles:
+ * validation refuses them). An id the drop does not have is its own subtree, which no line matches.
+ */
+export function subtreeOf<Id>(children: ReadonlyMap<unknown, readonly unknown[]>, id: Id): Id[] {
+  const subtree: Id[] = [id];
+  for (let i = 0; i < subtree.length; i++) subtree.push(...((children.get(subtree[i]) ?? []) as Id[]));
+  return subtree;
+}

@@ -8,7 +8,8 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import { categoryTree, treeHeaders, treeVariant } from './category-tree.js';
-import { stageOrDefault, type Stage } from '../../domain/stages.js';
+import { LINES_OF, stageOrDefault, type Stage } from '../../domain/stages.js';
+import { subtreeOf } from '../../domain/tree.js';
 import { named } from '../../domain/names.js';
 import { define, ORDER, page, provenance } from './endpoint.js';
 import { measuring } from './measured-rows.js';
@@ -50,11 +51,24 @@ const RESOURCE_TABLE = flatTable(item.Resource);
 /** The parameters both lists of lines take after year, hierarchy (and expenses' organization). */
 const LINE_FILTERS = { category: param.category.optional(), stage: param.stage.optional(), ...measuring, ...pagingParams };
 
+type LineFilter = { year?: number[]; category?: number | bigint; stage?: Stage };
+
 /** What a list of lines binds for its filters: every line of the years and category at the stage asked for, or the default. */
-const linesOf = ({ year, category, stage }: { year?: number[]; category?: number | bigint; stage?: Stage }) => ({
+const linesOf = ({ year, category, stage }: LineFilter) => ({
   year: year ?? null,
   category: category ?? null,
   stage: stageOrDefault(stage),
+});
+
+/**
+ * The same filters as a full export binds them: the category's subtree and the stage's line
+ * stages as lists, so that its statement has no join that would lose the lines' id order
+ * (sql/derive/all_lines.sql).
+ */
+const allLinesOf = ({ year, category, stage }: LineFilter, { categoryChildren }: LoadedDrop) => ({
+  year: year ?? null,
+  categories: category === undefined ? null : subtreeOf(categoryChildren, category),
+  line_stages: LINES_OF[stageOrDefault(stage)],
 });
 
 export const expenses = define({
@@ -84,7 +98,7 @@ export const expenses = define({
       },
       exportAll: (params, lease) => ({
         sql: 'all_expenses',
-        params: { ...linesOf(params), organization: params.organization ?? null },
+        params: { ...allLinesOf(params, lease.drop.data), organization: params.organization ?? null },
         named: {
           category: categoryNamed(lease.drop.data),
           organization_name: organizationNamed(lease.drop.data, 'name'),
@@ -115,7 +129,7 @@ export const resources = define({
         page(await lease.query('resources', { ...linesOf(params), ...pageBounds(params) }), resourceItem(lease.drop.data)),
       exportAll: (params, lease) => ({
         sql: 'all_resources',
-        params: linesOf(params),
+        params: allLinesOf(params, lease.drop.data),
         named: { source: categoryNamed(lease.drop.data) },
       }),
     },
