@@ -5,10 +5,12 @@
  * per minute, in the RateLimit headers); /readyz reports a pool held so long it cannot serve.
  * Over a real listening server, because all of it depends on a real socket's backpressure.
  */
+import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { writeDrop } from './helpers/drop.js';
+import { SCRATCH_DIR } from '../src/data/lockdown.js';
 import { appServing, listen, type TestApp } from './helpers/app.js';
 
 const LINES = 300_000;
@@ -56,8 +58,13 @@ interface Opened {
   destroy(): void;
 }
 
-/** Starts a full CSV export and pauses it once its first bytes are in: a client that stopped reading. */
-function openPaused(base: string, path = '/budget/api/expenses/?format=csv'): Promise<Opened> {
+/**
+ * Starts a full Arrow export and pauses it once its first bytes are in: a client that stopped
+ * reading. Arrow is made in JS from DuckDB's results as the client reads, so its export holds a
+ * pooled connection meanwhile; a CSV export is written by DuckDB whatever the client's pace (the
+ * last tests).
+ */
+function openPaused(base: string, path = '/budget/api/expenses/?format=arrow'): Promise<Opened> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${base}${path}`, (res) => {
       expect(res.statusCode).toBe(200);
@@ -140,7 +147,7 @@ describe('full exports at once', () => {
     const { t, base } = await serve({ EXPORTS_AT_ONCE: '2', QUEUE_WAIT_MS: '1000' });
     const held = [await openPaused(base), await openPaused(base)];
     expect(t.store.activeQueries).toBe(2);
-    const third = await get(base, '/budget/api/expenses/?format=csv&year=2002');
+    const third = await get(base, '/budget/api/expenses/?format=arrow&year=2002');
     expect(third.status).toBe(503);
     expect(third.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(third.body)).toMatchObject({ code: 'overloaded' });
@@ -150,7 +157,7 @@ describe('full exports at once', () => {
     expect(queries.map((q) => q.status)).toEqual([200, 200, 200, 200]);
     for (const export_ of held) export_.destroy();
     await until(() => t.store.activeQueries === 0, 'the exports to end');
-    expect((await get(base, '/budget/api/expenses/?format=csv&year=2002')).status).toBe(200);
+    expect((await get(base, '/budget/api/expenses/?format=arrow&year=2002')).status).toBe(200);
   });
 
   it('from one client: past EXPORTS_PER_CLIENT, 429 rate_limited', async () => {
@@ -199,5 +206,38 @@ describe('/readyz', () => {
     for (const export_ of held) export_.destroy();
     await until(() => running!.t.store.activeQueries === 0, 'the exports to end');
     expect((await get(base, '/readyz')).status).toBe(200);
+  });
+});
+
+describe('a full CSV export, which DuckDB writes itself', () => {
+  it('is written whole while its client has stopped reading, its connection given back, and the client still cut after EXPORT_STALL_MS', async () => {
+    const { t, base } = await serve({ EXPORT_STALL_MS: '3000' });
+    const started = Date.now();
+    const export_ = await openPaused(base, '/budget/api/expenses/?format=csv');
+    await until(() => t.store.activeQueries === 0, 'DuckDB to finish writing', 10_000);
+    // Past EXPORT_STALL_MS and one look of the watchdog (every quarter of it).
+    await sleep(4500 - (Date.now() - started));
+    expect((await export_.drain()).complete).toBe(false);
+    // Kept whole: the next request is sent from the file.
+    const again = await get(base, '/budget/api/expenses/?format=csv');
+    expect(again.headers['content-length']).toBe(String(Buffer.byteLength(again.body)));
+    expect(again.body.trimEnd().split('\r\n')).toHaveLength(LINES + 1);
+  });
+
+  it('is stopped when its client leaves before DuckDB is done: its connection back, no partial file left', async () => {
+    const { t, base } = await serve({});
+    const export_ = await openPaused(base, '/budget/api/expenses/?format=csv');
+    export_.destroy();
+    await until(() => t.store.activeQueries === 0, 'the connection to come back');
+    await until(() => readdirSync(SCRATCH_DIR).every((name) => !name.endsWith('.part')), 'the partial file to go');
+    const whole = await get(base, '/budget/api/expenses/?format=csv');
+    expect(whole.body.trimEnd().split('\r\n')).toHaveLength(LINES + 1);
+  });
+
+  it('still counts against EXPORTS_AT_ONCE while it is sent', async () => {
+    const { base } = await serve({ EXPORTS_AT_ONCE: '1' });
+    const held = await openPaused(base, '/budget/api/expenses/?format=csv');
+    expect((await get(base, '/budget/api/expenses/?format=arrow&year=2002')).status).toBe(503);
+    held.destroy();
   });
 });

@@ -116,7 +116,8 @@ function readAll(path: string, timeoutMs = 20_000): Promise<{ lines: number; ids
 
 describe('a full export', () => {
   // Not Parquet: it packs these 300,000 lines into 2 MB, which the socket's buffers hold whole.
-  it.each(['csv', 'arrow'])('fetches rows from DuckDB only as fast as a slow client reads them (%s)', async (format) => {
+  // Not CSV either: DuckDB writes it to a file at its own pace (test/export-files.test.ts).
+  it.each(['arrow'])('fetches rows from DuckDB only as fast as a slow client reads them (%s)', async (format) => {
     chunksFetched = 0;
     const res = await open(`/budget/api/expenses/?format=${format}`);
     const whilePaused = await chunksWhenStill();

@@ -9,6 +9,8 @@ import { ClientGone, type Store } from '../data/store.js';
 import type { Bound, Endpoint } from './endpoints/index.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
+import { copyExport, type CopyExport } from '../formats/copy-export.js';
+import { scratchDir } from '../data/lockdown.js';
 import type { ExportFiles } from '../http/export-files.js';
 import type { ExportLimits } from '../http/export-limits.js';
 import { fileName } from './download-name.js';
@@ -198,11 +200,19 @@ export function endpointHandler(
       const limited = exportLimits && wholeExport && req.method === 'GET' ? exportLimits : undefined;
       endExport = limited?.enter(req, res);
       const answering = lease;
+      const watch = limited && (() => limited.watchdog(res));
+      // Written by DuckDB itself where the format can be, read as it is written, then kept.
+      const copy = whole && req.method === 'GET' ? await copyOf(bound, answering, format, table) : undefined;
+      if (copy && exportFiles) {
+        const write = (part: string, signal: AbortSignal) => answering.copy(copy.sql, copy.params, part, copy.options, signal);
+        const bytes = exportFiles.written(fingerprint, key, await scratchDir(), write);
+        return await sendDownload(req, res, { ...download, body: () => ({ bytes }), watch });
+      }
       await sendDownload(req, res, {
         ...download,
         body: () => downloadBody(bound, answering, format, table),
         record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
-        watch: limited && (() => limited.watchdog(res)),
+        watch,
       });
     } finally {
       endExport?.();
@@ -328,6 +338,13 @@ async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery,
 function pagingOf({ params }: Bound): { limit?: number; offset?: number } {
   const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
   return { limit: number(params.limit), offset: number(params.offset) };
+}
+
+/** A whole export as DuckDB is to write it, when the format and the endpoint's export let it (formats/copy-export.ts). */
+async function copyOf(bound: Bound, lease: Lease, format: DownloadFormat, table: Table): Promise<CopyExport | undefined> {
+  if (!format.copy || !bound.exportAll) return undefined;
+  const whole = bound.exportAll(lease);
+  return 'sql' in whole ? copyExport({ ...whole, columns: table.columns }, format.copy) : undefined;
 }
 
 /**

@@ -28,6 +28,11 @@ const DERIVED_TABLES = [
   'derive/debt_stages',
   'derive/outstanding_debt_stages',
   'derive/deficit_stages',
+  // Macros of the CSV that DuckDB writes itself (export-sql.ts), each after the one it calls.
+  'derive/js_digits',
+  'derive/js_number',
+  'derive/csv_text_quoted',
+  'derive/csv_text',
 ];
 
 /**

@@ -1,8 +1,10 @@
 /**
  * The statement of a full export, around the endpoint's `sql/<name>.sql` (a scan of one table, in
- * table order): only the columns a format reads. Everything spliced in is the code's own (file
- * names, column names checked as identifiers); what a request gives stays in bound parameters.
+ * table order): only the columns a format reads, or every column as DuckDB's own writer is to
+ * write it (copyStatement). Everything spliced in is the code's own (file names, column names
+ * checked as identifiers); what a request gives, and the drop's names, stay in bound parameters.
  */
+import type { Params } from './lease.js';
 import { readSql } from './sql.js';
 
 /** A name as SQL: a download's column and table names are the code's own, checked to be plain identifiers. */
@@ -11,8 +13,72 @@ export function identifier(name: string): string {
   return `"${name}"`;
 }
 
+async function scanOf(name: string): Promise<string> {
+  return (await readSql(name)).replace(/;\s*$/, '');
+}
+
 /** `columns` of the scan, in its order (a projection keeps it). */
 export async function selectColumns(name: string, columns: readonly string[]): Promise<string> {
-  const scan = (await readSql(name)).replace(/;\s*$/, '');
-  return `SELECT ${columns.map(identifier).join(', ')} FROM (\n${scan}\n) AS line`;
+  return `SELECT ${columns.map(identifier).join(', ')} FROM (\n${await scanOf(name)}\n) AS line`;
+}
+
+/** A download column as DuckDB's writer is to write it: its name, type, and names by id if it has them. */
+export interface CopyColumn {
+  name: string;
+  type: string;
+  /** The drop's names for the ids in column `by`, each as the writer is to write it. */
+  named?: { by: string; names: ReadonlyMap<unknown, string> };
+}
+
+/** How a format has DuckDB write each value: an SQL expression of `ref`, or undefined when it cannot. */
+export type CopyValue = (type: string, ref: string) => string | undefined;
+
+/**
+ * The scan with every download column as `value` writes it, names looked up by id in a list bound
+ * as a parameter. A lookup in a list keeps the lines' order, where a join to the names table
+ * would not (sql/derive/all_lines.sql); it needs ids dense enough to index a list by (ids - the
+ * least + 1), so drops with sparse ids get undefined, as do columns `value` cannot write: those
+ * exports are written in JS (formats/).
+ */
+export async function copyStatement(
+  name: string,
+  params: Params,
+  columns: readonly CopyColumn[],
+  value: CopyValue,
+): Promise<{ sql: string; params: Params } | undefined> {
+  const bound: Params = { ...params };
+  const select: string[] = [];
+  for (const column of columns) {
+    let expression: string | undefined;
+    if (column.named) {
+      const list = denseList(column.named.names);
+      if (!list) return undefined;
+      const at = `copy_${select.length}`;
+      bound[`${at}_names`] = list.names;
+      bound[`${at}_first`] = list.first;
+      expression = `($${at}_names::VARCHAR[])[line.${identifier(column.named.by)} - $${at}_first::BIGINT + 1]`;
+    } else expression = value(column.type, `line.${identifier(column.name)}`);
+    if (expression === undefined) return undefined;
+    select.push(`${expression} AS ${identifier(column.name)}`);
+  }
+  return { sql: `SELECT ${select.join(', ')} FROM (\n${await scanOf(name)}\n) AS line`, params: bound };
+}
+
+/** Past this many slots, a list of names indexed by id is too sparse to bind: a few per name, or 64K. */
+const slotsFor = (names: number) => Math.max(65_536, 4 * names);
+
+/** The names as a list indexed by id - first (gaps are empty: validation sees that every line's id is named). */
+function denseList(names: ReadonlyMap<unknown, string>): { names: string[]; first: number } | undefined {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const id of names.keys()) {
+    if (typeof id !== 'number' || !Number.isSafeInteger(id)) return undefined;
+    if (id < first) first = id;
+    if (id > last) last = id;
+  }
+  if (names.size === 0) return { names: [], first: 0 };
+  if (last - first + 1 > slotsFor(names.size)) return undefined;
+  const list = new Array<string>(last - first + 1).fill('');
+  for (const [id, name] of names) list[(id as number) - first] = name;
+  return { names: list, first };
 }

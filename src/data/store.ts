@@ -42,6 +42,9 @@ export function bound(params: Params): { values: Record<string, DuckDBValue>; ty
   return { values, types };
 }
 
+/** A path of the service's own (in its scratch directory) as an SQL string: COPY's target cannot be bound. */
+const fileLiteral = (file: string) => `'${file.replaceAll("'", "''")}'`;
+
 const isInteger32 = (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31;
 
 function toRow(names: readonly string[], values: readonly unknown[]): Row {
@@ -174,6 +177,7 @@ export class ServedDrop implements OpenDrop {
       drop: this,
       query: (name, ...params) => this.query(name, params[0] ?? {}, signal) as Promise<never>,
       chunks: (sql, params) => this.chunks(sql, params, signal),
+      copy: (sql, params, file, options, stop) => this.copy(sql, params, file, options, AbortSignal.any(signal ? [signal, stop] : [stop])),
       release: () => {
         if (released) return;
         released = true;
@@ -239,6 +243,35 @@ export class ServedDrop implements OpenDrop {
           // Stopped early: the rest of the query is not wanted, so it is interrupted rather than
           // left to make its next chunk, which for a large sorted export can take a second.
           if (!finished && next) await this.interrupted(connection, next);
+        }
+      } finally {
+        this.releaseConnection(connection);
+      }
+    } finally {
+      this.admission.leave();
+    }
+  }
+
+  /**
+   * Has DuckDB write the result of `sql` (an export's statement, see export-sql.ts) to `file` with
+   * its own writer (`options` are COPY's, the format's). Like an export that has started, it is
+   * not timed: it holds its pooled connection until DuckDB is done, however slowly the file is
+   * read, or until `signal` stops it (nobody wants the file any more: http/export-files.ts).
+   */
+  async copy(sql: string, params: Params, file: string, options: string, signal: AbortSignal): Promise<void> {
+    this.admission.enter();
+    try {
+      const connection = await this.acquire(signal);
+      try {
+        const { values, types } = bound(params);
+        const writing = connection.run(`COPY (\n${sql}\n) TO ${fileLiteral(file)} (${options})`, values, types);
+        const stop = () => void this.interrupted(connection, writing);
+        if (signal.aborted) stop();
+        else signal.addEventListener('abort', stop, { once: true });
+        try {
+          await writing;
+        } finally {
+          signal.removeEventListener('abort', stop);
         }
       } finally {
         this.releaseConnection(connection);

@@ -6,6 +6,7 @@ import type { DuckDBDataChunk, DuckDBVector } from '@duckdb/node-api';
 import { Bool, Float64, Int32, Int64, makeData, RecordBatch, Struct, Utf8, type Data, type Schema } from 'apache-arrow';
 import { plainValue } from '../data/values.js';
 import { memo } from '../lib/memo.js';
+import { named } from '../domain/names.js';
 import { concatTyped, sourceOf, TYPED, typedItems, type NumberColumn, type Source, type TypedValues } from './chunk-columns.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
@@ -134,8 +135,8 @@ function plainText(): ColumnBuilder {
 }
 
 /** Text named by the id in another column (never null, see NamedBy), each id's name encoded once. */
-function namedText(name: (id: unknown) => string): ColumnBuilder {
-  const encoded = memo((id: unknown) => encoder.encode(name(id)));
+function namedText(names: ReadonlyMap<unknown, string>): ColumnBuilder {
+  const encoded = memo((id: unknown) => encoder.encode(named(names, id)));
   return textColumn((vector, rows) => {
     const ids = typedItems(vector, rows, 'int64');
     return (i) => encoded(plainValue(ids[i]));
@@ -144,7 +145,7 @@ function namedText(name: (id: unknown) => string): ColumnBuilder {
 
 function builderFor(column: Column, named: ExportQuery['named']): ColumnBuilder {
   const byId = named?.[column.name];
-  if (byId) return namedText(byId.name);
+  if (byId) return namedText(byId.names);
   switch (column.type) {
     case 'utf8':
       return plainText();

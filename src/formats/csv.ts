@@ -5,6 +5,7 @@ import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
 import { plainValue } from '../data/values.js';
 import { memo } from '../lib/memo.js';
+import { named as nameIn } from '../domain/names.js';
 import { sourceOf, typedItems } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import type { Column, FlatRow } from './table.js';
@@ -68,7 +69,7 @@ const csvText = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('
 function fieldWriter(column: Column, named: ExportQuery['named']): (vector: DuckDBVector, rows: number) => (i: number) => string {
   const byId = named?.[column.name];
   if (byId) {
-    const name = memo((id: unknown) => csvText(formulaSafe(byId.name(id))));
+    const name = memo((id: unknown) => csvText(formulaSafe(nameIn(byId.names, id))));
     return (vector, rows) => {
       const ids = typedItems(vector, rows, 'int64');
       return (i) => name(plainValue(ids[i]));
@@ -126,6 +127,15 @@ async function* csvFromQuery({ lease, sql, params, columns, named }: ExportQuery
   if (text) yield Buffer.from(text);
 }
 
+/** Each column type as DuckDB is to write it in the same text as fieldWriter; a list column has no writer. */
+const COPY_VALUES: Partial<Record<Column['type'], (ref: string) => string>> = {
+  int32: (ref) => ref,
+  int64: (ref) => ref,
+  bool: (ref) => ref,
+  float64: (ref) => `js_number(${ref})`,
+  utf8: (ref) => `csv_text(${ref}::VARCHAR)`,
+};
+
 export const csv: DownloadFormat<'csv'> = {
   name: 'csv',
   mediaType: 'text/csv',
@@ -134,6 +144,13 @@ export const csv: DownloadFormat<'csv'> = {
   download: true,
   encoder: csvEncoder,
   fromQuery: csvFromQuery,
+  // DuckDB's CSV writer with its quoting off: every text field comes quoted as csvText quotes it,
+  // every number written as String() writes it (sql/derive/js_number.sql, csv_text.sql).
+  copy: {
+    options: "FORMAT csv, HEADER, QUOTE '', NEW_LINE '\\r\\n'",
+    value: (type, ref) => COPY_VALUES[type as Column['type']]?.(ref),
+    name: (text) => csvText(formulaSafe(text)),
+  },
   openApi: ({ tables, exampleItem }) => ({
     schema: { type: 'string', description: `CSV with a header row. ${columnList(tables)}` },
     example: stringify(tables[0]!.table.rows(exampleItem), csvOptions(tables[0]!.table.columns)),

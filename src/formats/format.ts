@@ -5,6 +5,7 @@
  */
 import type { Transform } from 'node:stream';
 import type { Lease, Params } from '../data/lease.js';
+import type { CopyValue } from '../data/export-sql.js';
 import type { Column, Table } from './table.js';
 
 type Json = Record<string, unknown>;
@@ -44,9 +45,11 @@ export interface NamedBy {
   by: string;
   table: string;
   column: string;
-  /** The same name, from what the drop keeps in JS (drop.ts). */
-  /** `id` as the drop's names are keyed (values.ts plainValue: a number, or a bigint past 2^53). */
-  name(id: unknown): string;
+  /**
+   * The same names, as the drop keeps them in JS (derived.ts), by id as rows carry ids (values.ts
+   * plainValue: a number, or a bigint past 2^53); domain/names.ts named() reads one.
+   */
+  names: ReadonlyMap<unknown, string>;
 }
 
 /**
@@ -71,6 +74,18 @@ export interface DownloadFormat<Name extends string = string> extends FormatBase
   download: true;
   encoder(columns: readonly Column[]): Transform;
   fromQuery(query: ExportQuery): AsyncIterable<Uint8Array>;
+  /** When DuckDB's own writer makes the same bytes as fromQuery: how (formats/copy-export.ts). */
+  copy?: CopyWriter;
+}
+
+/** How DuckDB's COPY writes a format's full export byte for byte as fromQuery would. */
+export interface CopyWriter {
+  /** COPY's options. */
+  options: string;
+  /** Each value of a column of this type as an SQL expression of `ref`; undefined where the writer cannot. */
+  value: CopyValue;
+  /** A name of the drop as the file has it. */
+  name(text: string): string;
 }
 
 export type Format<Name extends string = string> = AnswerFormat<Name> | DownloadFormat<Name>;

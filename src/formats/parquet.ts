@@ -12,6 +12,7 @@ import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
 import { plainValue } from '../data/values.js';
 import { memo } from '../lib/memo.js';
+import { named as nameIn } from '../domain/names.js';
 import { concatTyped, sourceOf, TYPED, typedItems, type NumberColumn, type TypedValues } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
@@ -144,7 +145,7 @@ function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
   };
   const byId = named?.[column.name];
   if (byId) {
-    const name = memo((id: unknown) => byId.name(id));
+    const name = memo((id: unknown) => nameIn(byId.names, id));
     return {
       add(vector, rows) {
         const ids = typedItems(vector, rows, 'int64');

@@ -1,17 +1,23 @@
 /**
  * Full exports kept as files (docs/performance.md#full-exports). A drop does not change while it
  * is served, so the bytes of a whole export (every matching line, CSV, Arrow or Parquet) are the
- * same for every request of it: the first request streams them as before and writes them to a
- * file at the same time; later ones are sent from that file by the kernel, with Content-Length
- * and Range, no query and no pooled connection. The files are kept under one folder per drop
+ * same for every request of it. The first request has them made once: DuckDB writes the file
+ * itself where it can (`written`), and the requests asking meanwhile read it as it grows; else
+ * the request streams the bytes made in JS and writes them to a file at the same time
+ * (`recorder`). Later requests are sent from the file by the kernel, with Content-Length and
+ * Range, no query and no pooled connection. The files are kept under one folder per drop
  * fingerprint, so a file can only ever answer for the drop that made it; a swap removes the
  * folders of other drops.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { closeSync, createWriteStream, openSync, read, writeFileSync, type WriteStream } from 'node:fs';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+const readAt = promisify(read);
 
 export interface ExportFile {
   file: string;
@@ -24,10 +30,34 @@ export interface Recorder {
   abort(): void;
 }
 
+/** Has DuckDB write an export to `part` (a file that exists, empty); rejects if it failed or was stopped. */
+export type WriteExport = (part: string, signal: AbortSignal) => Promise<void>;
+
+/** An export DuckDB is writing now, into a file of the scratch directory, and the requests reading it. */
+interface Writing {
+  part: string;
+  readers: number;
+  /** Set once DuckDB has closed the file: complete, or `failure`. */
+  finished: boolean;
+  failure?: Error;
+  /** Settles when finished. */
+  done: Promise<void>;
+  stop: AbortController;
+}
+
+/** How long a reader waits for DuckDB to write more before it looks again. */
+const POLL_MS = 4;
+/** Bytes read from a file being written at a time. */
+const READ_BYTES = 256 * 1024;
+
 export class ExportFiles {
   /** Exports being written now, so that one export is written by one request at a time. */
   private readonly writing = new Set<string>();
+  /** Exports DuckDB is writing now, by the file they will be kept as. */
+  private readonly copying = new Map<string, Writing>();
   private bytes = 0;
+  /** The drop whose files are kept (keepOnly): a file another drop finishes later is not. */
+  private kept: string | undefined;
 
   constructor(
     private readonly root: string,
@@ -106,8 +136,94 @@ export class ExportFiles {
     return { tap, abort };
   }
 
+  /**
+   * The bytes of a whole export that DuckDB writes itself: read from its file as DuckDB writes it,
+   * by this request and every other one asking meanwhile, with one writer per export (`write`, in
+   * a file of `scratch`, the directory DuckDB may write to). Once written the file is kept for
+   * later requests (`find`) while the folder has room, else removed once read. When every reader
+   * has stopped before DuckDB is done, the writing is stopped and nothing is kept.
+   */
+  written(fingerprint: string, key: string, scratch: string, write: WriteExport): AsyncIterable<Buffer> {
+    const file = this.fileOf(fingerprint, key);
+    let writing = this.copying.get(file);
+    if (!writing) {
+      const part = path.join(scratch, `export-${randomUUID()}.part`);
+      // There before DuckDB opens it, so that a reader can open it at once (COPY's own temporary
+      // file is turned off by the caller: it writes this very file, in place).
+      writeFileSync(part, '');
+      const started: Writing = { part, readers: 0, finished: false, stop: new AbortController(), done: Promise.resolve() };
+      started.done = write(part, started.stop.signal).then(
+        async () => {
+          started.finished = true;
+          this.copying.delete(file);
+          await this.keep(fingerprint, part, file);
+        },
+        async (error: unknown) => {
+          started.finished = true;
+          started.failure = error instanceof Error ? error : new Error(String(error));
+          this.copying.delete(file);
+          await rm(part, { force: true });
+        },
+      );
+      this.copying.set(file, (writing = started));
+    }
+    // Opened now, while the file is surely there: once written it may be renamed or removed, and
+    // an open descriptor still reads it.
+    const fd = openSync(writing.part, 'r');
+    writing.readers += 1;
+    return this.tail(fd, writing);
+  }
+
+  private async *tail(fd: number, writing: Writing): AsyncGenerator<Buffer> {
+    let position = 0;
+    let buffer = Buffer.allocUnsafe(READ_BYTES);
+    try {
+      for (;;) {
+        // Read before looking again at the file: once finished, what it has is all there is.
+        const finished = writing.finished;
+        const { bytesRead } = await readAt(fd, buffer, 0, READ_BYTES, position);
+        if (bytesRead > 0) {
+          position += bytesRead;
+          yield buffer.subarray(0, bytesRead);
+          buffer = Buffer.allocUnsafe(READ_BYTES);
+        } else if (finished) {
+          if (writing.failure !== undefined) throw writing.failure;
+          return;
+        } else await Promise.race([writing.done, delay(POLL_MS)]);
+      }
+    } finally {
+      closeSync(fd);
+      writing.readers -= 1;
+      if (writing.readers === 0 && !writing.finished) writing.stop.abort();
+    }
+  }
+
+  /** Keeps a file DuckDB has written as the export's, if its drop is still served and the folder has room. */
+  private async keep(fingerprint: string, part: string, file: string): Promise<void> {
+    try {
+      const { size } = await stat(part);
+      if (this.maxBytes <= 0 || this.bytes + size > this.maxBytes || (this.kept !== undefined && this.kept !== fingerprint)) return;
+      await mkdir(path.dirname(file), { recursive: true });
+      try {
+        await rename(part, file);
+      } catch (error) {
+        // The scratch directory and this folder may be on different file systems.
+        if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        const copied = `${file}.${randomUUID()}.part`;
+        await copyFile(part, copied);
+        await rename(copied, file);
+      }
+      this.bytes += size;
+    } catch {
+      // Not kept: the next request writes it again.
+    } finally {
+      await rm(part, { force: true });
+    }
+  }
+
   /** Removes the files of every drop but this one (after a swap: those files can never be asked for again). */
   async keepOnly(fingerprint: string): Promise<void> {
+    this.kept = fingerprint;
     const dirs = await readdir(this.root).catch(() => [] as string[]);
     const kept = folderOf(fingerprint);
     await Promise.all(dirs.filter((dir) => dir !== kept).map((dir) => rm(path.join(this.root, dir), { recursive: true, force: true })));
@@ -119,6 +235,7 @@ export class ExportFiles {
 
   /** Removes every file: the process is stopping. */
   async clear(): Promise<void> {
+    for (const writing of this.copying.values()) writing.stop.abort();
     await rm(this.root, { recursive: true, force: true });
   }
 

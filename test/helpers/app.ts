@@ -1,4 +1,7 @@
+import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
@@ -7,6 +10,7 @@ import { loadDrop, type LoadOptions } from '../../src/data/drop.js';
 import { Store } from '../../src/data/store.js';
 import { createHttpServer, type Limits } from '../../src/http/listener.js';
 import { ApiKeys } from '../../src/http/api-keys.js';
+import { ExportFiles } from '../../src/http/export-files.js';
 import { SharedCounts } from '../../src/http/rate-limit.js';
 import { writeDrop, type DropData, type DropOptions } from './drop.js';
 
@@ -22,20 +26,25 @@ export async function appFor(data: DropData, env: Record<string, string> = {}, d
   return appServing(await writeDrop(data, drop), env);
 }
 
-/** The real app serving the drop already in `dir` (DATA_DIR), as the server starts it. */
+/**
+ * The real app serving the drop already in `dir` (DATA_DIR), as the server starts it: with its
+ * export files (whole exports written once, by DuckDB where it can) in a folder of the test's own.
+ */
 export async function appServing(dir: string, env: Record<string, string> = {}, load: LoadOptions = {}): Promise<TestApp> {
   const config: Config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir, ...env });
   const store = new Store(4, { maxConcurrent: config.MAX_CONCURRENT_QUERIES, timeoutMs: config.QUERY_TIMEOUT_MS, queueWaitMs: config.QUEUE_WAIT_MS });
   store.swap(await loadDrop(dir, load));
   const counts = config.RATE_LIMIT_REDIS_URL ? new SharedCounts(config.RATE_LIMIT_REDIS_URL) : undefined;
   const apiKeys = config.API_KEYS_FILE ? await ApiKeys.load(config.API_KEYS_FILE) : undefined;
+  const exportFiles = new ExportFiles(mkdtempSync(path.join(tmpdir(), 'budget-test-exports-')), config.EXPORT_CACHE_MB * 2 ** 20);
   return {
-    app: createApp({ config, store, counts, apiKeys }),
+    app: createApp({ config, store, counts, apiKeys, exportFiles }),
     store,
     config,
     close: async () => {
       store.close();
       await counts?.close();
+      await exportFiles.clear();
     },
   };
 }

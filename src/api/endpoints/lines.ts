@@ -36,14 +36,25 @@ const categoryNamed = ({ categoryNames }: LoadedDrop): NamedBy => ({
   by: 'category_id',
   table: 'categories',
   column: 'name',
-  name: (id) => named(categoryNames, id),
+  names: categoryNames,
 });
 const organizationNamed = ({ organizations }: LoadedDrop, column: 'name' | 'code'): NamedBy => ({
   by: 'organization_id',
   table: 'organizations',
   column,
-  name: (id) => named(organizations, id)[column],
+  names: organizationColumn(organizations, column),
 });
+
+/** One column of the drop's organizations by id, made once per drop. */
+const organizationColumns = new WeakMap<LoadedDrop['organizations'], Record<'name' | 'code', ReadonlyMap<unknown, string>>>();
+function organizationColumn(organizations: LoadedDrop['organizations'], column: 'name' | 'code'): ReadonlyMap<unknown, string> {
+  let columns = organizationColumns.get(organizations);
+  if (!columns) {
+    const of = (key: 'name' | 'code') => new Map([...organizations].map(([id, organization]) => [id, organization[key]]));
+    organizationColumns.set(organizations, (columns = { name: of('name'), code: of('code') }));
+  }
+  return columns[column];
+}
 
 const EXPENSE_TABLE = flatTable(item.Expense);
 const RESOURCE_TABLE = flatTable(item.Resource);
