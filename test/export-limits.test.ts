@@ -209,6 +209,16 @@ describe('/readyz', () => {
   });
 });
 
+describe('a small full export (ten years, 150,000 lines, 17 MB of Arrow)', () => {
+  it('is read whole, so its pooled connection comes back while its client has stopped reading', async () => {
+    const { t, base } = await serve({});
+    const export_ = await openPaused(base, '/budget/api/expenses/?format=arrow&year=2001..2010');
+    await until(() => t.store.activeQueries === 0, 'the connection to come back');
+    expect(export_.res.complete).toBe(false);
+    expect((await export_.drain()).complete).toBe(true);
+  });
+});
+
 describe('a full CSV export, which DuckDB writes itself', () => {
   it('is written whole while its client has stopped reading, its connection given back, and the client still cut after EXPORT_STALL_MS', async () => {
     const { t, base } = await serve({ EXPORT_STALL_MS: '3000' });

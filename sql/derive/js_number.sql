@@ -7,6 +7,8 @@
 -- Parameters: none (x is the caller's).
 CREATE MACRO js_number(x) AS (
   CASE
+    -- Most amounts: DuckDB writes them plain, as JS does, but for a trailing .0.
+    WHEN abs(x) >= 0.001 AND abs(x) < 1e15 THEN CASE WHEN suffix(x::VARCHAR, '.0') THEN left(x::VARCHAR, -2) ELSE x::VARCHAR END
     WHEN x = 0 THEN '0'
     WHEN NOT contains(x::VARCHAR, 'e') THEN CASE WHEN suffix(x::VARCHAR, '.0') THEN left(x::VARCHAR, -2) ELSE x::VARCHAR END
     ELSE js_digits(

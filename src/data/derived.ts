@@ -64,6 +64,8 @@ export interface Derived {
   gaps: number[];
   /** Names by id (ids as rows carry them); see sql/derive/category_names.sql, organization_names.sql. */
   categoryNames: ReadonlyMap<unknown, string>;
+  /** Lines per year that each stage counts, by `expense:amended` (kind and stage). */
+  lineCounts: ReadonlyMap<string, ReadonlyMap<number, number>>;
   /** Each category's children's ids, in id order (categories without children are absent). */
   categoryChildren: ReadonlyMap<unknown, readonly unknown[]>;
   /**
@@ -92,6 +94,12 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
   }
   const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
   const coverage = coverageOf(await rowsOf(connection, 'derive/coverage'), shape);
+  const lineCounts = new Map<string, Map<number, number>>();
+  for (const { kind, stage, year, lines } of await rowsOf(connection, 'derive/line_counts_by_year')) {
+    const key = `${String(kind)}:${String(stage)}`;
+    if (!lineCounts.has(key)) lineCounts.set(key, new Map());
+    lineCounts.get(key)!.set(Number(year), Number(lines));
+  }
   const categoryRows = await rowsOf(connection, 'derive/category_names');
   const categoryNames = new Map(categoryRows.map((r) => [r.id, String(r.name)]));
   const categoryChildren = new Map<unknown, unknown[]>();
@@ -123,7 +131,7 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
       (await connection.runAndReadAll(rollupSql, { year: null, type: null, stage, by_year })).getRowObjects().map((r) => Object.freeze(plainRow(r) as unknown as CategoryRollup)),
     );
   for (const stage of STAGES) categoryRollups.set(stage, { perYear: await rollupRows(stage, true), allYears: await rollupRows(stage, false) });
-  return { years, coverage, gaps: gapsIn(coverage), categoryNames, categoryChildren, organizations, categoryForests, categoryRollups };
+  return { years, coverage, gaps: gapsIn(coverage), lineCounts, categoryNames, categoryChildren, organizations, categoryForests, categoryRollups };
 }
 
 /**

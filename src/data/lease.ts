@@ -26,7 +26,7 @@ export interface Lease<D extends OpenDrop = OpenDrop> {
   /** Runs sql/<name>.sql with its parameters (data/queries.ts types both, and the rows). */
   query<N extends QueryName>(name: N, ...params: keyof ParamsOf<N> extends never ? [] : [ParamsOf<N>]): Promise<RowOf<N>[]>;
   /** DuckDB's chunks themselves, for exports built column by column; see ServedDrop.chunks. */
-  chunks(sql: string, params: Params): AsyncGenerator<DuckDBDataChunk>;
+  chunks(sql: string, params: Params, rowsAtMost?: number): AsyncGenerator<DuckDBDataChunk>;
   /** Has DuckDB write `sql`'s result to `file` itself (COPY ... TO); see ServedDrop.copy. */
   copy(sql: string, params: Params, file: string, options: string, signal: AbortSignal): Promise<void>;
   release(): void;

@@ -13,6 +13,7 @@ import {
   listValue,
   type DuckDBConnection,
   type DuckDBDataChunk,
+  type DuckDBMaterializedResult,
   type DuckDBPreparedStatement,
   type DuckDBType,
   type DuckDBValue,
@@ -22,6 +23,7 @@ import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
 import type { Lease, OpenDrop, Params, Row } from './lease.js';
 import type { Releases } from './releases.js';
+import { SMALL_EXPORT_ROWS } from './export-sql.js';
 import { readSql } from './sql.js';
 import { plainValue } from './values.js';
 
@@ -64,6 +66,8 @@ export interface QueryLimits {
 }
 
 const overloaded = problem.overloaded;
+
+
 export { ClientGone };
 
 /**
@@ -176,7 +180,7 @@ export class ServedDrop implements OpenDrop {
     return {
       drop: this,
       query: (name, ...params) => this.query(name, params[0] ?? {}, signal) as Promise<never>,
-      chunks: (sql, params) => this.chunks(sql, params, signal),
+      chunks: (sql, params, rowsAtMost) => this.chunks(sql, params, signal, rowsAtMost),
       copy: (sql, params, file, options, stop) => this.copy(sql, params, file, options, AbortSignal.any(signal ? [signal, stop] : [stop])),
       release: () => {
         if (released) return;
@@ -212,8 +216,21 @@ export class ServedDrop implements OpenDrop {
    * until iteration stops; ending early (a break, an error, a client gone: `return()` on this
    * generator) runs the finally that gives it back. Only the wait for the first chunk is timed: an
    * export that has started runs as long as its client reads.
+   *
+   * A statement known to give at most SMALL_EXPORT_ROWS rows (`rowsAtMost`) is read whole instead,
+   * its connection given back at once: DuckDB gathers its rows into chunks of 2,048, where a
+   * filter streams chunks of a few dozen rows, each fetched on its own (0.15 ms apiece: one year
+   * of a 1M-line drop came in 461 chunks).
    */
-  async *chunks(sql: string, params: Params = {}, signal?: AbortSignal): AsyncGenerator<DuckDBDataChunk> {
+  async *chunks(sql: string, params: Params = {}, signal?: AbortSignal, rowsAtMost?: number): AsyncGenerator<DuckDBDataChunk> {
+    if (rowsAtMost !== undefined && rowsAtMost <= SMALL_EXPORT_ROWS) {
+      const result = await this.readWhole(sql, params, signal);
+      for (let i = 0; i < result.chunkCount; i++) {
+        yield result.getChunk(i);
+        if (signal?.aborted) throw problem.clientGone();
+      }
+      return;
+    }
     this.admission.enter();
     try {
       const connection = await this.acquire(signal);
@@ -244,6 +261,21 @@ export class ServedDrop implements OpenDrop {
           // left to make its next chunk, which for a large sorted export can take a second.
           if (!finished && next) await this.interrupted(connection, next);
         }
+      } finally {
+        this.releaseConnection(connection);
+      }
+    } finally {
+      this.admission.leave();
+    }
+  }
+
+  private async readWhole(sql: string, params: Params, signal?: AbortSignal): Promise<DuckDBMaterializedResult> {
+    this.admission.enter();
+    try {
+      const connection = await this.acquire(signal);
+      try {
+        const { values, types } = bound(params);
+        return await this.timed(connection, () => connection.run(sql, values, types));
       } finally {
         this.releaseConnection(connection);
       }

@@ -116,14 +116,14 @@ class BufferSink extends AsyncByteQueue {
 const EXPORT_BATCH_ROWS = 16_384;
 
 /** A full export: record batches built from DuckDB's chunks column by column (arrow-batches.ts). */
-async function* arrowFromQuery({ lease, sql, params, columns, named }: ExportQuery): AsyncGenerator<Uint8Array> {
+async function* arrowFromQuery({ lease, sql, params, columns, named, rowsAtMost }: ExportQuery): AsyncGenerator<Uint8Array> {
   const schema = arrowSchema(columns);
   const batches = new BatchBuilder(schema, columns, named);
   const written: Uint8Array[] = [];
   const writer = new RecordBatchStreamWriter().reset(new BufferSink(written));
   const takeWritten = () => Buffer.concat(written.splice(0));
   let sent = 0;
-  for await (const chunk of lease.chunks(await selectColumns(sql, batches.source.select), params)) {
+  for await (const chunk of lease.chunks(await selectColumns(sql, batches.source.select), params, rowsAtMost)) {
     batches.add(chunk);
     if (batches.rows >= (sent === 0 ? 1 : EXPORT_BATCH_ROWS)) {
       writer.write(batches.take());

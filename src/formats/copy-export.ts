@@ -20,7 +20,7 @@ export async function copyExport(query: Omit<ExportQuery, 'lease'>, writer: Copy
     const byId = query.named?.[column.name];
     return { name: column.name, type: column.type, named: byId && { by: byId.by, names: writtenNames(byId.names, writer) } };
   });
-  const statement = await copyStatement(query.sql, query.params, columns, writer.value);
+  const statement = await copyStatement(query.sql, query.params, columns, writer.value, query.rowsAtMost);
   // COPY writes this very file, in place: readers have it open while it grows (http/export-files.ts).
   return statement && { ...statement, options: `${writer.options}, USE_TMP_FILE false` };
 }

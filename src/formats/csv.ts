@@ -63,7 +63,7 @@ function csvEncoder(columns: readonly Column[]): Transform {
 }
 
 /** A text field as csv-stringify writes it: quoted, quotes doubled, only when it holds a delimiter, quote or line break. */
-const csvText = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+export const csvText = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
 
 /** How one download column's field of row `i` is written, for a chunk's vector of it; the same text as csvEncoder's. */
 function fieldWriter(column: Column, named: ExportQuery['named']): (vector: DuckDBVector, rows: number) => (i: number) => string {
@@ -103,12 +103,12 @@ function fieldWriter(column: Column, named: ExportQuery['named']): (vector: Duck
  */
 const SEND_CHARS = 256 * 1024;
 
-async function* csvFromQuery({ lease, sql, params, columns, named }: ExportQuery): AsyncGenerator<Buffer> {
+async function* csvFromQuery({ lease, sql, params, columns, named, rowsAtMost }: ExportQuery): AsyncGenerator<Buffer> {
   const { select, from } = sourceOf(columns, named);
   const writers = columns.map((column) => fieldWriter(column, named));
   let text = stringify([], csvOptions(columns));
   let sent = false;
-  for await (const chunk of lease.chunks(await selectColumns(sql, select), params)) {
+  for await (const chunk of lease.chunks(await selectColumns(sql, select), params, rowsAtMost)) {
     const rows = chunk.rowCount;
     const vectors = select.map((_, i) => chunk.getColumnVector(i));
     const fields = writers.map((writer, c) => writer(vectors[from[c]!]!, rows));

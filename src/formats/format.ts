@@ -62,6 +62,8 @@ export interface ExportQuery {
   params: Params;
   columns: readonly Column[];
   named?: Readonly<Record<string, NamedBy>>;
+  /** At most this many rows match, when the endpoint knows (a small export is read whole: ServedDrop.chunks). */
+  rowsAtMost?: number;
 }
 
 /**

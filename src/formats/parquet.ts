@@ -172,7 +172,7 @@ function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
  * to their names, which does not keep the lines' order, and sorting them back holds the whole
  * export in memory before the first byte (docs/performance.md#full-exports).
  */
-async function* parquetFromQuery({ lease, sql, params, columns, named }: ExportQuery): AsyncGenerator<Buffer> {
+async function* parquetFromQuery({ lease, sql, params, columns, named, rowsAtMost }: ExportQuery): AsyncGenerator<Buffer> {
   const { select, from } = sourceOf(columns, named);
   const group = columns.map((column) => groupColumn(column, named));
   const { writer, bytes, take } = parquetFile(columns);
@@ -182,7 +182,7 @@ async function* parquetFromQuery({ lease, sql, params, columns, named }: ExportQ
     rows = 0;
   };
   let sent = false;
-  for await (const chunk of lease.chunks(await selectColumns(sql, select), params)) {
+  for await (const chunk of lease.chunks(await selectColumns(sql, select), params, rowsAtMost)) {
     const vectors = select.map((_, i) => chunk.getColumnVector(i));
     group.forEach((column, c) => column.add(vectors[from[c]!]!, chunk.rowCount));
     rows += chunk.rowCount;

@@ -82,6 +82,12 @@ const allLinesOf = ({ year, category, stage }: LineFilter, { categoryChildren }:
   line_stages: LINES_OF[stageOrDefault(stage)],
 });
 
+/** How many lines a full export can hold at most: those its stage counts in its years. */
+function linesAtMost({ lineCounts }: LoadedDrop, kind: 'expense' | 'resource', { year, stage }: LineFilter): number {
+  const perYear = lineCounts.get(`${kind}:${stageOrDefault(stage)}`) ?? new Map<number, number>();
+  return (year ?? [...perYear.keys()]).reduce((sum, y) => sum + (perYear.get(y) ?? 0), 0);
+}
+
 export const expenses = define({
   path: `${API_PREFIX}/expenses/`,
   summary: 'Expense lines, or the expense category tree per year with hierarchy=true',
@@ -110,6 +116,7 @@ export const expenses = define({
       exportAll: (params, lease) => ({
         sql: 'all_expenses',
         params: { ...allLinesOf(params, lease.drop.data), organization: params.organization ?? null },
+        rowsAtMost: linesAtMost(lease.drop.data, 'expense', params),
         named: {
           category: categoryNamed(lease.drop.data),
           organization_name: organizationNamed(lease.drop.data, 'name'),
@@ -141,6 +148,7 @@ export const resources = define({
       exportAll: (params, lease) => ({
         sql: 'all_resources',
         params: allLinesOf(params, lease.drop.data),
+        rowsAtMost: linesAtMost(lease.drop.data, 'resource', params),
         named: { source: categoryNamed(lease.drop.data) },
       }),
     },
