@@ -93,6 +93,18 @@ describe('shutdown', () => {
     expect(requests).toHaveLength(60);
   });
 
+  it('writes no warning to its log while it sends full exports (Node warns past ten listeners on a response)', async () => {
+    const server = start({ DATA_DIR: await writeDrop(small) });
+    const port = await listening(server);
+    for (const format of ['arrow', 'csv', 'parquet']) {
+      expect((await fetch(`http://127.0.0.1:${port}/budget/api/expenses/?format=${format}&year=2023`)).status).toBe(200);
+    }
+    server.child.kill('SIGTERM');
+    const { code, stderr } = await server.exit;
+    expect(code).toBe(0);
+    expect(stderr).not.toMatch(/Warning/);
+  });
+
   it('on SIGTERM answers /readyz with 503 at once, finishes a download still in flight, then exits 0', async () => {
     const server = start({ DATA_DIR: dir });
     const port = await listening(server);

@@ -112,9 +112,10 @@ export class ExportLimits {
       Math.max(10, Math.min(1000, stallMs / 4)),
     );
     timer.unref();
-    const stop = () => clearInterval(timer);
-    res.once('close', stop);
-    stage.once('close', stop);
+    // The stage closes whenever the response does (pipeline destroys every stage then): one
+    // listener on the response more was its eleventh 'close' listener, and Node warned of a leak
+    // on every export.
+    stage.once('close', () => clearInterval(timer));
     return stage;
   }
 }
