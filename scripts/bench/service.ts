@@ -41,8 +41,8 @@ export function spawnAndWait(
   });
 }
 
-/** The built service on a free loopback port; `nodeArgs` go before the script (e.g. --cpu-prof). */
-export function startService(dataDir: string, rateLimit: string, nodeArgs: string[] = []): Promise<Running> {
+/** The built service on a free loopback port; `nodeArgs` go before the script (e.g. --cpu-prof), `env` adds to its environment. */
+export function startService(dataDir: string, rateLimit: string, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<Running> {
   return spawnAndWait(
     process.execPath,
     [...nodeArgs, 'dist/src/server.js'],
@@ -55,6 +55,7 @@ export function startService(dataDir: string, rateLimit: string, nodeArgs: strin
       LOG_LEVEL: 'info',
       NODE_ENV: 'production',
       RELEASES_DIR: mkdtempSync(path.join(tmpdir(), 'budget-bench-releases-')),
+      ...env,
     },
     (_out, err) => Number(/"port":(\d+)[^\n]*"msg":"listening"/.exec(err)?.[1]) || null,
   );
