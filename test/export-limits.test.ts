@@ -244,6 +244,17 @@ describe('a full CSV export, which DuckDB writes itself', () => {
     expect(whole.body.trimEnd().split('\r\n')).toHaveLength(LINES + 1);
   });
 
+  it('goes on being written for a second client when the client that started it leaves', async () => {
+    const { base } = await serve({ EXPORTS_AT_ONCE: '2', EXPORTS_PER_CLIENT: '2' });
+    const starter = await openPaused(base, '/budget/api/expenses/?format=csv');
+    const second = get(base, '/budget/api/expenses/?format=csv');
+    await sleep(20);
+    starter.destroy();
+    const { status, body } = await second;
+    expect(status).toBe(200);
+    expect(body.trimEnd().split('\r\n')).toHaveLength(LINES + 1);
+  });
+
   it('still counts against EXPORTS_AT_ONCE while it is sent', async () => {
     const { base } = await serve({ EXPORTS_AT_ONCE: '1' });
     const held = await openPaused(base, '/budget/api/expenses/?format=csv');

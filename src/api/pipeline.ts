@@ -204,7 +204,16 @@ export function endpointHandler(
       // Written by DuckDB itself where the format can be, read as it is written, then kept.
       const copy = whole && req.method === 'GET' ? await copyOf(bound, answering, format, table) : undefined;
       if (copy && exportFiles) {
-        const write = (part: string, signal: AbortSignal) => answering.copy(copy.sql, copy.params, part, copy.options, signal);
+        // The writing has a lease of its own: it outlives this request when another one reads the
+        // same file, and the drop must not be closed under it after a swap.
+        const write = async (part: string, stop: AbortSignal) => {
+          const writing = answering.drop.lease();
+          try {
+            await writing.copy(copy.sql, copy.params, part, copy.options, stop);
+          } finally {
+            writing.release();
+          }
+        };
         const bytes = exportFiles.written(fingerprint, key, await scratchDir(), write);
         return await sendDownload(req, res, { ...download, body: () => ({ bytes }), watch });
       }

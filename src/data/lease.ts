@@ -27,7 +27,10 @@ export interface Lease<D extends OpenDrop = OpenDrop> {
   query<N extends QueryName>(name: N, ...params: keyof ParamsOf<N> extends never ? [] : [ParamsOf<N>]): Promise<RowOf<N>[]>;
   /** DuckDB's chunks themselves, for exports built column by column; see ServedDrop.chunks. */
   chunks(sql: string, params: Params, rowsAtMost?: number): AsyncGenerator<DuckDBDataChunk>;
-  /** Has DuckDB write `sql`'s result to `file` itself (COPY ... TO); see ServedDrop.copy. */
+  /**
+   * Has DuckDB write `sql`'s result to `file` itself (COPY ... TO) until done or `stop`; see
+   * ServedDrop.copy. Not stopped by the client of the lease: others may be reading the file.
+   */
   copy(sql: string, params: Params, file: string, options: string, signal: AbortSignal): Promise<void>;
   release(): void;
 }

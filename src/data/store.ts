@@ -181,7 +181,7 @@ export class ServedDrop implements OpenDrop {
       drop: this,
       query: (name, ...params) => this.query(name, params[0] ?? {}, signal) as Promise<never>,
       chunks: (sql, params, rowsAtMost) => this.chunks(sql, params, signal, rowsAtMost),
-      copy: (sql, params, file, options, stop) => this.copy(sql, params, file, options, AbortSignal.any(signal ? [signal, stop] : [stop])),
+      copy: (sql, params, file, options, stop) => this.copy(sql, params, file, options, stop),
       release: () => {
         if (released) return;
         released = true;
