@@ -11,7 +11,7 @@ import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
 import { copyExport, type CopyExport } from '../formats/copy-export.js';
 import { scratchDir } from '../data/lockdown.js';
-import type { ExportFiles } from '../http/export-files.js';
+import type { ExportFiles, WriteExport } from '../http/export-files.js';
 import type { ExportLimits } from '../http/export-limits.js';
 import { fileName } from './download-name.js';
 import type { DownloadFormat } from '../formats/format.js';
@@ -204,17 +204,7 @@ export function endpointHandler(
       // Written by DuckDB itself where the format can be, read as it is written, then kept.
       const copy = whole && req.method === 'GET' ? await copyOf(bound, answering, format, table) : undefined;
       if (copy && exportFiles) {
-        // The writing has a lease of its own: it outlives this request when another one reads the
-        // same file, and the drop must not be closed under it after a swap.
-        const write = async (part: string, stop: AbortSignal) => {
-          const writing = answering.drop.lease();
-          try {
-            await writing.copy(copy.sql, copy.params, part, copy.options, stop);
-          } finally {
-            writing.release();
-          }
-        };
-        const bytes = exportFiles.written(fingerprint, key, await scratchDir(), write);
+        const bytes = exportFiles.written(fingerprint, key, await scratchDir(), copyWriter(answering, copy));
         return await sendDownload(req, res, { ...download, body: () => ({ bytes }), watch });
       }
       await sendDownload(req, res, {
@@ -354,6 +344,22 @@ async function copyOf(bound: Bound, lease: Lease, format: DownloadFormat, table:
   if (!format.copy || !bound.exportAll) return undefined;
   const whole = bound.exportAll(lease);
   return 'sql' in whole ? copyExport({ ...whole, columns: table.columns }, format.copy) : undefined;
+}
+
+/**
+ * What writes a whole export with DuckDB's COPY. The writing takes a lease of its own: it outlives
+ * the request that started it when another one reads the same file, and the drop must not be
+ * closed under it after a swap.
+ */
+function copyWriter(lease: Lease, copy: CopyExport): WriteExport {
+  return async (part, stop) => {
+    const writing = lease.drop.lease();
+    try {
+      await writing.copy(copy.sql, copy.params, part, copy.options, stop);
+    } finally {
+      writing.release();
+    }
+  };
 }
 
 /**
