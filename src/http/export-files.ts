@@ -11,7 +11,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, createWriteStream, openSync, read, writeFileSync, type WriteStream } from 'node:fs';
-import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -154,9 +154,12 @@ export class ExportFiles {
       const started: Writing = { part, readers: 0, finished: false, stop: new AbortController(), done: Promise.resolve() };
       started.done = write(part, started.stop.signal).then(
         async () => {
+          // Kept before its readers see the end: the next request, once one of them is answered,
+          // must find the file. Until the part is removed, a request joining reads it.
+          await this.keep(fingerprint, part, file);
           started.finished = true;
           this.copying.delete(file);
-          await this.keep(fingerprint, part, file);
+          await rm(part, { force: true });
         },
         async (error: unknown) => {
           started.finished = true;
@@ -198,14 +201,17 @@ export class ExportFiles {
     }
   }
 
-  /** Keeps a file DuckDB has written as the export's, if its drop is still served and the folder has room. */
+  /**
+   * Keeps a file DuckDB has written as the export's, if its drop is still served and the folder
+   * has room: a second name for it (the part keeps its own until its writing is done).
+   */
   private async keep(fingerprint: string, part: string, file: string): Promise<void> {
     try {
       const { size } = await stat(part);
       if (this.maxBytes <= 0 || this.bytes + size > this.maxBytes || (this.kept !== undefined && this.kept !== fingerprint)) return;
       await mkdir(path.dirname(file), { recursive: true });
       try {
-        await rename(part, file);
+        await link(part, file);
       } catch (error) {
         // The scratch directory and this folder may be on different file systems.
         if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
@@ -216,8 +222,6 @@ export class ExportFiles {
       this.bytes += size;
     } catch {
       // Not kept: the next request writes it again.
-    } finally {
-      await rm(part, { force: true });
     }
   }
 
