@@ -84,8 +84,17 @@ export async function copyStatement(
  */
 const MAX_SLOTS = 4_096;
 
+type DenseList = { names: string[]; first: number } | undefined;
+
+/** Made once per map of names (a drop's, as a writer writes them), not per request. */
+const denseLists = new WeakMap<ReadonlyMap<unknown, string>, DenseList>();
+function denseList(names: ReadonlyMap<unknown, string>): DenseList {
+  if (!denseLists.has(names)) denseLists.set(names, makeDenseList(names));
+  return denseLists.get(names);
+}
+
 /** The names as a list indexed by id - first (gaps are empty: validation sees that every line's id is named). */
-function denseList(names: ReadonlyMap<unknown, string>): { names: string[]; first: number } | undefined {
+function makeDenseList(names: ReadonlyMap<unknown, string>): DenseList {
   let first = Infinity;
   let last = -Infinity;
   for (const id of names.keys()) {
