@@ -66,8 +66,6 @@ export interface QueryLimits {
 }
 
 const overloaded = problem.overloaded;
-
-
 export { ClientGone };
 
 /**
@@ -193,16 +191,23 @@ export class ServedDrop implements OpenDrop {
 
   /** Runs `sql/<name>.sql` with bound parameters; returns rows of plain JS values. */
   async query(name: string, params: Params = {}, signal?: AbortSignal): Promise<Row[]> {
+    return this.onConnection(signal, async (connection) => {
+      const statement = await this.statement(connection, name);
+      const { values, types } = bound(params);
+      statement.bind(values, types);
+      const reader = await this.timed(connection, () => statement.runAndReadAll());
+      const names = reader.columnNames();
+      return reader.getRows().map((values) => toRow(names, values));
+    });
+  }
+
+  /** Runs `work` on a pooled connection, counted by the admission, and gives the connection back. */
+  private async onConnection<T>(signal: AbortSignal | undefined, work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     this.admission.enter();
     try {
       const connection = await this.acquire(signal);
       try {
-        const statement = await this.statement(connection, name);
-        const { values, types } = bound(params);
-        statement.bind(values, types);
-        const reader = await this.timed(connection, () => statement.runAndReadAll());
-        const names = reader.columnNames();
-        return reader.getRows().map((values) => toRow(names, values));
+        return await work(connection);
       } finally {
         this.releaseConnection(connection);
       }
@@ -272,19 +277,9 @@ export class ServedDrop implements OpenDrop {
     }
   }
 
-  private async readWhole(sql: string, params: Params, signal?: AbortSignal): Promise<DuckDBMaterializedResult> {
-    this.admission.enter();
-    try {
-      const connection = await this.acquire(signal);
-      try {
-        const { values, types } = bound(params);
-        return await this.timed(connection, () => connection.run(sql, values, types));
-      } finally {
-        this.releaseConnection(connection);
-      }
-    } finally {
-      this.admission.leave();
-    }
+  private readWhole(sql: string, params: Params, signal?: AbortSignal): Promise<DuckDBMaterializedResult> {
+    const { values, types } = bound(params);
+    return this.onConnection(signal, (connection) => this.timed(connection, () => connection.run(sql, values, types)));
   }
 
   /**
@@ -294,26 +289,18 @@ export class ServedDrop implements OpenDrop {
    * read, or until `signal` stops it (nobody wants the file any more: http/export-files.ts).
    */
   async copy(sql: string, params: Params, file: string, options: string, signal: AbortSignal): Promise<void> {
-    this.admission.enter();
-    try {
-      const connection = await this.acquire(signal);
+    const { values, types } = bound(params);
+    await this.onConnection(signal, async (connection) => {
+      const writing = connection.run(`COPY (\n${sql}\n) TO ${fileLiteral(file)} (${options})`, values, types);
+      const stop = () => void this.interrupted(connection, writing);
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
       try {
-        const { values, types } = bound(params);
-        const writing = connection.run(`COPY (\n${sql}\n) TO ${fileLiteral(file)} (${options})`, values, types);
-        const stop = () => void this.interrupted(connection, writing);
-        if (signal.aborted) stop();
-        else signal.addEventListener('abort', stop, { once: true });
-        try {
-          await writing;
-        } finally {
-          signal.removeEventListener('abort', stop);
-        }
+        await writing;
       } finally {
-        this.releaseConnection(connection);
+        signal.removeEventListener('abort', stop);
       }
-    } finally {
-      this.admission.leave();
-    }
+    });
   }
 
   /**
