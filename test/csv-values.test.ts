@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { DOUBLE, DuckDBInstance, LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvText, formulaSafe } from '../src/formats/csv.js';
+import { csvField } from '../src/formats/csv.js';
 
 let instance: DuckDBInstance;
 let connection: DuckDBConnection;
@@ -98,6 +98,6 @@ describe('csv_text (sql/derive/csv_text.sql)', () => {
       "l'État",
       '=a,"b"',
     ];
-    expect(await written('csv_text', values, VARCHAR)).toEqual(values.map((v) => csvText(formulaSafe(v))));
+    expect(await written('csv_text', values, VARCHAR)).toEqual(values.map(csvField));
   });
 });

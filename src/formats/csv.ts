@@ -63,20 +63,23 @@ function csvEncoder(columns: readonly Column[]): Transform {
 }
 
 /** A text field as csv-stringify writes it: quoted, quotes doubled, only when it holds a delimiter, quote or line break. */
-export const csvText = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+const csvText = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+
+/** A text field as the CSV has it: defused (formulaSafe), then quoted (csvText). */
+export const csvField = (text: string) => csvText(formulaSafe(text));
 
 /** How one download column's field of row `i` is written, for a chunk's vector of it; the same text as csvEncoder's. */
 function fieldWriter(column: Column, named: ExportQuery['named']): (vector: DuckDBVector, rows: number) => (i: number) => string {
   const byId = named?.[column.name];
   if (byId) {
-    const name = memo((id: unknown) => csvText(formulaSafe(nameIn(byId.names, id))));
+    const name = memo((id: unknown) => csvField(nameIn(byId.names, id)));
     return (vector, rows) => {
       const ids = typedItems(vector, rows, 'int64');
       return (i) => name(plainValue(ids[i]));
     };
   }
   if (column.type === 'utf8') {
-    const text = memo((value: string) => csvText(formulaSafe(value)));
+    const text = memo(csvField);
     return (vector) => (i) => {
       const value = vector.getItem(i) as string | null;
       return value === null ? '' : text(value);
@@ -149,7 +152,7 @@ export const csv: DownloadFormat<'csv'> = {
   copy: {
     options: "FORMAT csv, HEADER, QUOTE '', NEW_LINE '\\r\\n'",
     value: (type, ref) => COPY_VALUES[type as Column['type']]?.(ref),
-    name: (text) => csvText(formulaSafe(text)),
+    name: csvField,
   },
   openApi: ({ tables, exampleItem }) => ({
     schema: { type: 'string', description: `CSV with a header row. ${columnList(tables)}` },
