@@ -7,7 +7,8 @@ import { Bool, Float64, Int32, Int64, makeData, RecordBatch, Struct, Utf8, type 
 import { plainValue } from '../data/values.js';
 import { memo } from '../lib/memo.js';
 import { named } from '../domain/names.js';
-import { concatTyped, sourceOf, TYPED, typedItems, type NumberColumn, type Source, type TypedValues } from './chunk-columns.js';
+import { TYPED, typedItems, type TypedValues } from '../data/vectors.js';
+import { concatTyped, sourceOf, type NumberColumn, type Source } from './chunk-columns.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
 

@@ -1,15 +1,14 @@
 /**
  * Reading a download's columns out of DuckDB's result chunks, for full exports built column by
- * column (Arrow, CSV): numbers as typed arrays, and names taken from the drop's by id. Reading a
- * string out of DuckDB costs about 1 µs a row, so a million lines' category names alone took a
- * second; the drop's names are a few thousand strings, converted once per export.
+ * column (Arrow, CSV): numbers as typed arrays (src/data/vectors.ts), and names taken from the
+ * drop's by id. Reading a string out of DuckDB costs about 1 µs a row, so a million lines'
+ * category names alone took a second; the drop's names are a few thousand strings, converted once
+ * per export.
  */
-import type { DuckDBVector } from '@duckdb/node-api';
+import { TYPED, type TypedValues } from '../data/vectors.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
 
-export type TypedValues = Int32Array | BigInt64Array | Float64Array;
-export const TYPED = { int32: Int32Array, int64: BigInt64Array, float64: Float64Array } as const;
 export type NumberColumn = Column & { type: keyof typeof TYPED };
 
 /** The result columns to ask DuckDB for, and for each download column the one it is read from. */
@@ -24,20 +23,6 @@ export function sourceOf(columns: readonly Column[], named: ExportQuery['named']
   const by = columns.map((c) => named?.[c.name]?.by ?? c.name);
   const select = [...new Set(by)];
   return { select, from: by.map((name) => select.indexOf(name)) };
-}
-
-/**
- * The values of a DuckDB vector of INTEGER, BIGINT or DOUBLE as its typed array, when the vector
- * keeps one (node-api's vectors do, as `items`, over the chunk's memory: use it before the next
- * chunk), else read item by item. Only for columns without nulls: the typed array has no validity.
- */
-export function typedItems(vector: DuckDBVector, rows: number, type: NumberColumn['type']): TypedValues {
-  const Typed = TYPED[type];
-  const items = (vector as unknown as { items?: unknown }).items;
-  if (items instanceof Typed && items.length === rows) return items;
-  const values = new Typed(rows);
-  for (let i = 0; i < rows; i++) values[i] = vector.getItem(i) as never;
-  return values;
 }
 
 /** The typed arrays of a batch's chunks, as one array of `type`. */

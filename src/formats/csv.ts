@@ -6,7 +6,8 @@ import { selectColumns } from '../data/export-sql.js';
 import { plainValue } from '../data/values.js';
 import { memo } from '../lib/memo.js';
 import { named as nameIn } from '../domain/names.js';
-import { sourceOf, typedItems } from './chunk-columns.js';
+import { typedItems } from '../data/vectors.js';
+import { sourceOf } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import type { Column, FlatRow } from './table.js';
 

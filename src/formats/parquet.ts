@@ -13,7 +13,8 @@ import { selectColumns } from '../data/export-sql.js';
 import { plainValue } from '../data/values.js';
 import { memo } from '../lib/memo.js';
 import { named as nameIn } from '../domain/names.js';
-import { concatTyped, sourceOf, TYPED, typedItems, type NumberColumn, type TypedValues } from './chunk-columns.js';
+import { TYPED, typedItems, type TypedValues } from '../data/vectors.js';
+import { concatTyped, sourceOf, type NumberColumn } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
 
