@@ -100,11 +100,13 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
   else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
+  // Reads the lines while the load's connection appends their positions (src/data/line-positions.ts).
+  const reader = await connectTo(instance);
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();
   try {
     for (const table of TABLES) {
-      const loadedTable = await loadTable(connection, dir, table, manifest, compress, limits);
+      const loadedTable = await loadTable(connection, reader, dir, table, manifest, compress, limits);
       if (Array.isArray(loadedTable)) problems.push(...loadedTable);
       else present.set(table.name, loadedTable);
       if (stopAtFirst()) break;
@@ -139,6 +141,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     loaded = true;
     return { instance, connect: () => connectTo(instance), dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), shape, ...derived };
   } finally {
+    reader.closeSync();
     connection.closeSync();
     if (!loaded) instance.closeSync();
   }
@@ -183,6 +186,7 @@ async function readManifest(dir: string): Promise<Manifest> {
  */
 async function loadTable(
   connection: DuckDBConnection,
+  reader: DuckDBConnection,
   dir: string,
   table: TableSpec,
   manifest: Manifest,
@@ -237,7 +241,7 @@ async function loadTable(
   await connection.run(`DROP TABLE ${raw}`);
   // Numbered before the first compression: the lines are then rebuilt and compressed once, and
   // never wait uncompressed beside the other lines table (10M lines: a 2.7 GB spill to disk).
-  if (isLinesTable(table.name)) await addPositions(connection, table.name);
+  if (isLinesTable(table.name)) await addPositions(connection, reader, table.name);
   // Compressed at once (10M lines: 850 MB to about 90 MB), so that the next file, the rules and
   // the derived tables are worked out beside compressed tables.
   await compress();
