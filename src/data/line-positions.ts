@@ -63,12 +63,8 @@ export async function addPositions(connection: DuckDBConnection, reader: DuckDBC
     return false;
   }
   try {
-    await connection.run(
-      `CREATE OR REPLACE TABLE ${table} AS
-       SELECT lines.* REPLACE (CASE WHEN lines.id::DOUBLE = positions.id THEN lines.id ELSE error('${table}: positions out of step with the lines') END AS id),
-              ${positionColumns(table).map((column) => `NULLIF(positions.${column}, 0) AS ${column}`).join(', ')}
-       FROM ${table} AS lines POSITIONAL JOIN ${positionsTable(table)} AS positions`,
-    );
+    const positions = positionColumns(table).map((column) => `NULLIF(positions.${column}, 0) AS ${column}`);
+    await rebuildBeside(connection, table, table, ` POSITIONAL JOIN ${positionsTable(table)} AS positions`, 'lines.id::DOUBLE = positions.id', positions);
   } catch {
     await numberWithWindows(connection, table); // the scan did not keep the order the pass read
   } finally {
@@ -78,6 +74,20 @@ export async function addPositions(connection: DuckDBConnection, reader: DuckDBC
 }
 
 const positionsTable = (table: LinesTable) => `${table}_positions`;
+
+/**
+ * Rebuilds `table` from `lines` (the table, or a query of it) with the position columns of the
+ * tables `joins` sets beside it, positionally. Each row's id is checked against theirs (`inStep`),
+ * so that a scan out of step fails the statement instead of misplacing a position.
+ */
+function rebuildBeside(connection: DuckDBConnection, table: LinesTable, lines: string, joins: string, inStep: string, positions: readonly string[]) {
+  return connection.run(
+    `CREATE OR REPLACE TABLE ${table} AS
+     SELECT lines.* REPLACE (CASE WHEN ${inStep} THEN lines.id ELSE error('${table}: positions out of step with the lines') END AS id),
+            ${positions.join(', ')}
+     FROM ${lines} AS lines${joins}`,
+  );
+}
 
 /** The pass reads ids as doubles, exact up to here, and grouping values (years, organizations) as INTEGER. */
 const EXACT_IN_A_DOUBLE = Number.MAX_SAFE_INTEGER;
@@ -206,13 +216,7 @@ async function numberWithWindows(connection: DuckDBConnection, table: LinesTable
   }
   const inStep = groupings.map(({ suffix }) => `lines.id IS NOT DISTINCT FROM ${temp(suffix)}.id`).join(' AND ');
   const joins = groupings.map(({ suffix }) => ` POSITIONAL JOIN ${temp(suffix)}`).join('');
-  const rebuild = (lines: string) =>
-    connection.run(
-      `CREATE OR REPLACE TABLE ${table} AS
-       SELECT lines.* REPLACE (CASE WHEN ${inStep} THEN lines.id ELSE error('${table}: positions out of step with the lines') END AS id),
-              ${positionColumns(table).join(', ')}
-       FROM ${lines} AS lines${joins}`,
-    );
+  const rebuild = (lines: string) => rebuildBeside(connection, table, lines, joins, inStep, positionColumns(table));
   const sorted = `(SELECT * FROM ${table} ORDER BY id)`;
   const unsorted = await connection.runAndReadAll(`SELECT count(*) FROM (SELECT id, lag(id) OVER () AS previous FROM ${table}) WHERE previous > id`);
   if (Number(unsorted.getRows()[0]![0]) > 0) await rebuild(sorted);
