@@ -94,7 +94,7 @@ const positive = (table: string, column: string): Rule => ({
  * out is left out too: what the service fills in cannot break it (a stage from complementary, a
  * null source), and a reload of a drop without them costs what it always did.
  */
-export function rulesFor(shape: DropShape, uniqueAlready: ReadonlySet<string> = new Set()): Rule[] {
+export function rulesFor(shape: DropShape, uniqueAlready: ReadonlySet<string>): Rule[] {
   const has = (table: string, column: string) => shape.hasColumn(table, column);
   /**
    * Its key (schema.ts) is unique: with `stage` where the drop has that column; an optional table
