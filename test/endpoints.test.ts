@@ -251,6 +251,65 @@ describe('ids past 2^53', () => {
   });
 });
 
+describe('ids on either side of 2^20, 2^31 and 2^32 in full exports', () => {
+  // Names are looked up by the id's two 32-bit halves, and ids under 2^20 in an array: each line
+  // sits on one side of one of those edges. 2^32's low half is 0 and its high half 1, the id of
+  // another organization.
+  const ORGANIZATIONS = [2 ** 20 - 1, 2 ** 20, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 32 + 1, 2 ** 40 + 3].map((id, i) => ({
+    id,
+    name: `Office ${i}`,
+    code: `O${i}`,
+  }));
+  const CATEGORIES = [2 ** 31 + 7, 13, 2 ** 20, 12, 2 ** 32 - 1, 11, 2 ** 20];
+  let edges: TestApp;
+  beforeAll(async () => {
+    edges = await appFor({
+      ...small,
+      organizations: [...small.organizations!, ...ORGANIZATIONS],
+      categories: [
+        ...small.categories!,
+        ...[2 ** 20, 2 ** 31 + 7, 2 ** 32 - 1].map((id) => ({ id, name: `Catégorie ${id}`, type: 'expense' as const, parent_id: 20 })),
+      ],
+      expenses: ORGANIZATIONS.map((o, i) => ({
+        id: i + 1,
+        year: 2024,
+        amount: i + 0.5,
+        category_id: CATEGORIES[i]!,
+        organization_id: o.id,
+        complementary: false,
+      })),
+    });
+  });
+  afterAll(() => edges.close());
+
+  it('name every line in CSV, Arrow and Parquet as the JSON answer does', async () => {
+    const json = (await request(edges.app).get('/budget/api/expenses/')).body.results as {
+      category: string;
+      organization: { id: number; name: string; code: string };
+    }[];
+    const expected = json.map((line) => [line.category, line.organization.name, line.organization.code]);
+    expect(expected.map(([, name]) => name)).toEqual(ORGANIZATIONS.map((o) => o.name));
+    expect(expected.map(([category]) => category)).toEqual([
+      'Catégorie 2147483655',
+      'Primes',
+      'Catégorie 1048576',
+      'Fonctionnement',
+      'Catégorie 4294967295',
+      'Rémunérations',
+      'Catégorie 1048576',
+    ]);
+
+    const csv = (await request(edges.app).get('/budget/api/expenses/?format=csv')).text.trim().split('\r\n').slice(1);
+    expect(csv.map((line) => line.split(',').slice(3, 7))).toEqual(
+      json.map((line, i) => [line.category, String(ORGANIZATIONS[i]!.id), line.organization.name, line.organization.code]),
+    );
+    const { table } = await getArrow(edges.app, '/budget/api/expenses/?format=arrow');
+    expect(table.toArray().map((row) => [row.category, row.organization_name, row.organization_code])).toEqual(expected);
+    const { rows } = await getParquet(edges.app, '/budget/api/expenses/?format=parquet');
+    expect(rows.map((row) => [row.category, row.organization_name, row.organization_code])).toEqual(expected);
+  });
+});
+
 describe('GET /budget/api/resources/', () => {
   it('lists lines with their source (the category name), ordered by id', async () => {
     const body = await get('/budget/api/resources/?year=2023');

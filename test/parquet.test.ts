@@ -74,6 +74,19 @@ describe('GET /budget/api/expenses/?format=parquet', () => {
   });
 });
 
+describe('the footer of a full export in Parquet', () => {
+  it('keeps the range of each number column: readers skip row groups by ids, years and amounts', async () => {
+    const { ranges } = await getParquet(t.app, '/budget/api/expenses/?format=parquet');
+    expect(ranges).toHaveLength(1);
+    expect(ranges[0]).toMatchObject({
+      id: ['1', '6'],
+      year: ['2023', '2024'],
+      amount: ['0.1', '300.0'],
+      organization_id: ['1', '2'],
+    });
+  });
+});
+
 describe('a tree (hierarchy=true) in Parquet', () => {
   it('is one row per node, depth-first, with parent_id and depth, roots at depth 0', async () => {
     const { columns, rows } = await getParquet(t.app, '/budget/api/resources/?format=parquet&hierarchy=true');

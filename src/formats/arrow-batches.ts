@@ -4,11 +4,10 @@
  */
 import type { DuckDBDataChunk, DuckDBVector } from '@duckdb/node-api';
 import { Bool, Float64, Int32, Int64, makeData, RecordBatch, Struct, Utf8, type Data, type Schema } from 'apache-arrow';
-import { plainValue } from '../data/values.js';
 import { memo } from '../lib/memo.js';
 import { named } from '../domain/names.js';
 import { TYPED, typedItems, type TypedValues } from '../data/vectors.js';
-import { concatTyped, sourceOf, type NumberColumn, type Source } from './chunk-columns.js';
+import { concatTyped, perId, sourceOf, type NumberColumn, type Source } from './chunk-columns.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
 
@@ -137,11 +136,7 @@ function plainText(): ColumnBuilder {
 
 /** Text named by the id in another column (never null, see NamedBy), each id's name encoded once. */
 function namedText(names: ReadonlyMap<unknown, string>): ColumnBuilder {
-  const encoded = memo((id: unknown) => encoder.encode(named(names, id)));
-  return textColumn((vector, rows) => {
-    const ids = typedItems(vector, rows, 'int64');
-    return (i) => encoded(plainValue(ids[i]));
-  });
+  return textColumn(perId((id) => encoder.encode(named(names, id))));
 }
 
 function builderFor(column: Column, named: ExportQuery['named']): ColumnBuilder {

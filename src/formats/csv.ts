@@ -3,11 +3,10 @@ import { stringify } from 'csv-stringify/sync';
 import { Transform } from 'node:stream';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
-import { plainValue } from '../data/values.js';
 import { memo } from '../lib/memo.js';
 import { named as nameIn } from '../domain/names.js';
 import { typedItems } from '../data/vectors.js';
-import { sourceOf } from './chunk-columns.js';
+import { perId, sourceOf } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
@@ -73,11 +72,7 @@ export const csvField = (text: string) => csvText(formulaSafe(text));
 function fieldWriter(column: Column, named: ExportQuery['named']): (vector: DuckDBVector, rows: number) => (i: number) => string {
   const byId = named?.[column.name];
   if (byId) {
-    const name = memo((id: unknown) => csvField(nameIn(byId.names, id)));
-    return (vector, rows) => {
-      const ids = typedItems(vector, rows, 'int64');
-      return (i) => name(plainValue(ids[i]));
-    };
+    return perId((id) => csvField(nameIn(byId.names, id)));
   }
   if (column.type === 'utf8') {
     const text = memo(csvField);

@@ -71,6 +71,8 @@ export interface ParquetAnswer {
   rows: Cells[];
   /** How many row groups the file has. */
   rowGroups: number;
+  /** The [min, max] the footer gives each column of each row group, as DuckDB prints them; null for none. */
+  ranges: Record<string, [string | null, string | null]>[];
 }
 
 /** Reads a Parquet answer back with DuckDB (read_parquet on the bytes written to a temp file), as an analyst would. */
@@ -102,7 +104,13 @@ export async function readParquet(body: Buffer): Promise<Omit<ParquetAnswer, 're
       Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof DuckDBListValue ? v.items : v])),
     );
     const groups = await read('SELECT count(DISTINCT row_group_id) AS n FROM parquet_metadata($1)');
-    return { columns, rows, rowGroups: Number(groups[0]!.n) };
+    const stats = await read('SELECT row_group_id, path_in_schema, stats_min_value, stats_max_value FROM parquet_metadata($1) ORDER BY ALL');
+    const ranges: ParquetAnswer['ranges'] = [];
+    for (const s of stats) {
+      const range = (ranges[Number(s.row_group_id)] ??= {});
+      range[String(s.path_in_schema)] = [s.stats_min_value as string | null, s.stats_max_value as string | null];
+    }
+    return { columns, rows, rowGroups: Number(groups[0]!.n), ranges };
   } finally {
     connection.closeSync();
     instance.closeSync();
