@@ -127,9 +127,9 @@ async function numberAsStored(connection: DuckDBConnection, reader: DuckDBConnec
     for (let chunk = await next; chunk && chunk.rowCount > 0; chunk = await next) {
       next = result.fetchChunk(); // DuckDB reads the next chunk while this one is numbered
       const rows = chunk.rowCount;
-      const ids = typedItems(chunk.getColumnVector(0), rows, 'float64') as Float64Array;
-      const read = keys.map((_, i) => (i ? (typedItems(chunk.getColumnVector(i), rows, 'int32') as Int32Array) : undefined));
-      const codes = typedItems(chunk.getColumnVector(keys.length), rows, 'int32') as Int32Array;
+      const ids = typedItems(chunk.getColumnVector(0), rows, 'float64');
+      const read = keys.map((_, i) => (i ? typedItems(chunk.getColumnVector(i), rows, 'int32') : undefined));
+      const codes = typedItems(chunk.getColumnVector(keys.length), rows, 'int32');
       for (let row = 0; row < rows; last = ids[row++]!) if (!(ids[row]! > last)) return false;
       const indexes = groupings.map((_, g) => counters[g]!.indexesOf(keyOf[g]! < 0 ? undefined : read[keyOf[g]!], rows));
       const out = DuckDBDataChunk.create(types, rows);

@@ -13,13 +13,13 @@ export const TYPED = { int32: Int32Array, int64: BigInt64Array, float64: Float64
  * keeps one (node-api's vectors do, as `items`, over the chunk's memory: use it before the next
  * chunk), else read item by item. Only for columns without nulls: the typed array has no validity.
  */
-export function typedItems(vector: DuckDBVector, rows: number, type: keyof typeof TYPED): TypedValues {
+export function typedItems<K extends keyof typeof TYPED>(vector: DuckDBVector, rows: number, type: K): InstanceType<(typeof TYPED)[K]> {
   const Typed = TYPED[type];
   const items = (vector as unknown as { items?: unknown }).items;
-  if (items instanceof Typed && items.length === rows) return items;
+  if (items instanceof Typed && items.length === rows) return items as InstanceType<(typeof TYPED)[K]>;
   const values = new Typed(rows);
   for (let i = 0; i < rows; i++) values[i] = vector.getItem(i) as never;
-  return values;
+  return values as InstanceType<(typeof TYPED)[K]>;
 }
 
 /**

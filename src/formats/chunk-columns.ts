@@ -41,7 +41,8 @@ export function concatTyped(type: NumberColumn['type'], parts: readonly TypedVal
 
 /** Ids below this are looked up in an array (dense: category and organization ids are small). */
 const ARRAY_IDS = 1 << 20;
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Which 32-bit half of a BIGINT, as stored, is its high one: the second on little-endian machines. */
+const HIGH_HALF = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /**
  * A named column's value for each row of a chunk, read from its BIGINT id column: `valueOf` is
@@ -54,12 +55,11 @@ export function perId<T>(valueOf: (id: unknown) => T): (vector: DuckDBVector, ro
   const small: T[] = [];
   const other = memo(valueOf);
   return (vector, rows) => {
-    const ids = typedItems(vector, rows, 'int64') as BigInt64Array;
+    const ids = typedItems(vector, rows, 'int64');
     const halves = new Int32Array(ids.buffer, ids.byteOffset, rows * 2);
-    const high = LITTLE_ENDIAN ? 1 : 0;
     return (i) => {
-      const low = halves[2 * i + 1 - high]!;
-      if (halves[2 * i + high] === 0 && low >= 0 && low < ARRAY_IDS) return small[low] ?? (small[low] = valueOf(low));
+      const low = halves[2 * i + 1 - HIGH_HALF]!;
+      if (halves[2 * i + HIGH_HALF] === 0 && low >= 0 && low < ARRAY_IDS) return small[low] ?? (small[low] = valueOf(low));
       return other(plainValue(ids[i]));
     };
   };
