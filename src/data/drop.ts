@@ -16,7 +16,7 @@ import { DropError, fileProblem, offendingRows, type Problem } from './problems.
 import { DROP_LIMITS, rowCountProblems, textChunkProblems, textLengthProblems, treeDepthProblems, type DropLimits } from './limits.js';
 import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
-import { addPositions, isLinesTable, positionColumns } from './line-positions.js';
+import { isLinesTable, positionColumns, storeLines } from './line-positions.js';
 import { DropShape } from './shape.js';
 import { NO_EXTENSIONS, duckdbMemoryLimit, lockDown, scratchDir } from './lockdown.js';
 
@@ -100,7 +100,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
   else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
-  // Reads the lines while the load's connection appends their positions (src/data/line-positions.ts).
+  // Reads the lines while the load's connection appends them with their positions (src/data/line-positions.ts).
   const reader = await connectTo(instance);
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();
@@ -240,11 +240,12 @@ async function loadTable(
   const ordered = table.columns
     .map((c) => (types.has(c.name) ? quotedIdentifier(c.name) : `CAST(${c.absent} AS ${c.sqlType}) AS ${quotedIdentifier(c.name)}`))
     .join(', ');
-  await connection.run(`CREATE TABLE ${name} AS SELECT ${ordered} FROM (SELECT ${typed} FROM ${raw})`);
-  await connection.run(`DROP TABLE ${raw}`);
-  // Numbered before the first compression: the lines are then rebuilt and compressed once, and
+  const source = `SELECT ${ordered} FROM (SELECT ${typed} FROM ${raw})`;
+  // Lines are stored with their positions before the first compression: compressed once, they
   // never wait uncompressed beside the other lines table (10M lines: a 2.7 GB spill to disk).
-  if (isLinesTable(table.name) && (await addPositions(connection, reader, table.name))) uniqueIds.add(table.name);
+  if (!isLinesTable(table.name)) await connection.run(`CREATE TABLE ${name} AS ${source}`);
+  else if (await storeLines(connection, reader, table.name, source)) uniqueIds.add(table.name);
+  await connection.run(`DROP TABLE ${raw}`);
   // Compressed at once (10M lines: 850 MB to about 90 MB), so that the next file, the rules and
   // the derived tables are worked out beside compressed tables.
   await compress();

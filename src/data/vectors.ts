@@ -1,7 +1,7 @@
 /**
- * DuckDB's vectors as typed arrays, both ways: numbers out of a result's chunks (full exports,
- * src/formats/) and into a chunk to append (the lines' positions, src/data/line-positions.ts),
- * without a call per value.
+ * DuckDB's vectors as typed arrays, both ways: numbers and which values are null out of a
+ * result's chunks (full exports, src/formats/; the lines as loaded, src/data/line-positions.ts),
+ * and numbers into a chunk to append (the lines' positions), without a call per value.
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 
@@ -31,4 +31,34 @@ export function setTypedItems(vector: DuckDBVector, values: TypedValues): void {
   if (items instanceof values.constructor && (items as TypedValues).length === values.length) (items as TypedValues).set(values as never);
   else for (let i = 0; i < values.length; i++) vector.setItem(i, values[i] as never);
   vector.flush();
+}
+
+/** Which 32-bit half of a BIGINT, as stored, is its high one: the second on little-endian machines. */
+export const HIGH_HALF = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
+/**
+ * The values of a BIGINT vector as 32-bit halves (value i: halves[2i + HIGH_HALF] high, the other
+ * low), so that they are compared or looked up without making a bigint per value.
+ */
+export function int64Halves(vector: DuckDBVector, rows: number): Int32Array {
+  const values = typedItems(vector, rows, 'int64');
+  return new Int32Array(values.buffer, values.byteOffset, rows * 2);
+}
+
+/**
+ * Which of a vector's first `rows` values are not null, as bits (value i: bit i % 32 of word
+ * i >> 5), or undefined when none is null. Read from the validity mask node-api keeps beside the
+ * values when it has one (as `items`, see typedItems), else value by value.
+ */
+export function validBits(vector: DuckDBVector, rows: number): Uint32Array | undefined {
+  const mask = (vector as unknown as { validity?: { data?: unknown } }).validity?.data;
+  if (mask === null) return undefined;
+  if (mask instanceof BigUint64Array && mask.length * 64 >= rows) return new Uint32Array(mask.buffer, mask.byteOffset, mask.length * 2);
+  const bits = new Uint32Array(Math.ceil(rows / 32));
+  let nulls = false;
+  for (let i = 0; i < rows; i++) {
+    if (vector.getItem(i) === null) nulls = true;
+    else bits[i >>> 5]! |= 1 << (i & 31);
+  }
+  return nulls ? bits : undefined;
 }

@@ -7,7 +7,7 @@
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 import { plainValue } from '../data/values.js';
-import { TYPED, typedItems, type TypedValues } from '../data/vectors.js';
+import { HIGH_HALF, TYPED, typedItems, type TypedValues } from '../data/vectors.js';
 import { memo } from '../lib/memo.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
@@ -41,8 +41,6 @@ export function concatTyped(type: NumberColumn['type'], parts: readonly TypedVal
 
 /** Ids below this are looked up in an array (dense: category and organization ids are small). */
 const ARRAY_IDS = 1 << 20;
-/** Which 32-bit half of a BIGINT, as stored, is its high one: the second on little-endian machines. */
-const HIGH_HALF = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /**
  * A named column's value for each row of a chunk, read from its BIGINT id column: `valueOf` is
