@@ -2,7 +2,8 @@
  * Full exports kept as files (docs/performance.md#full-exports). A drop does not change while it
  * is served, so the bytes of a whole export (every matching line, CSV, Arrow or Parquet) are the
  * same for every request of it. The first request has them made once: DuckDB writes the file
- * itself where it can (`written`), and the requests asking meanwhile read it as it grows; else
+ * itself where it can and the export is not small (`written`, `copyAbove`), and the requests
+ * asking meanwhile read it as it grows; else
  * the request streams the bytes made in JS and writes them to a file at the same time
  * (`recorder`). Later requests are sent from the file by the kernel, with Content-Length and
  * Range, no query and no pooled connection. The files are kept under one folder per drop
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { SMALL_EXPORT_ROWS } from '../data/export-sql.js';
 
 const readAt = promisify(read);
 
@@ -63,6 +65,12 @@ export class ExportFiles {
     private readonly root: string,
     /** Past this many bytes of files, further exports are streamed without being kept. */
     private readonly maxBytes: number,
+    /**
+     * DuckDB writes an export itself when it may have more lines than SMALL_EXPORT_ROWS: a small
+     * one is made in JS, whose first bytes leave as soon as its query has run, where COPY sorts
+     * and writes all of it first (api/pipeline.ts). Tests of DuckDB's writer set 0.
+     */
+    readonly copyAbove: number = SMALL_EXPORT_ROWS,
   ) {}
 
   /** The file of an export already written for this drop, if any. */
