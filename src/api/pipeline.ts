@@ -11,6 +11,7 @@ import { ENDPOINTS } from './endpoints/index.js';
 import { sendDownload, sendExportFile, type DownloadBody } from '../formats/download.js';
 import { copyExport, type CopyExport } from '../formats/copy-export.js';
 import { scratchDir } from '../data/lockdown.js';
+import { SMALL_EXPORT_ROWS } from '../data/export-sql.js';
 import type { ExportFiles, WriteExport } from '../http/export-files.js';
 import type { ExportLimits } from '../http/export-limits.js';
 import { fileName } from './download-name.js';
@@ -202,7 +203,8 @@ export function endpointHandler(
       const answering = lease;
       const watch = limited && (() => limited.watchdog(res));
       // Written by DuckDB itself where the format can be, read as it is written, then kept.
-      const copy = whole && req.method === 'GET' ? await copyOf(bound, answering, format, table, exportFiles.copyAbove) : undefined;
+      const copy =
+        whole && req.method === 'GET' ? await copyOf(bound, answering, format, table, exportFiles.copyAbove ?? SMALL_EXPORT_ROWS) : undefined;
       if (copy && exportFiles) {
         const bytes = exportFiles.written(fingerprint, key, await scratchDir(), copyWriter(answering, copy));
         return await sendDownload(req, res, { ...download, body: () => ({ bytes }), watch });

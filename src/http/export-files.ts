@@ -17,7 +17,6 @@ import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { SMALL_EXPORT_ROWS } from '../data/export-sql.js';
 
 const readAt = promisify(read);
 
@@ -66,11 +65,12 @@ export class ExportFiles {
     /** Past this many bytes of files, further exports are streamed without being kept. */
     private readonly maxBytes: number,
     /**
-     * DuckDB writes an export itself when it may have more lines than SMALL_EXPORT_ROWS: a small
-     * one is made in JS, whose first bytes leave as soon as its query has run, where COPY sorts
-     * and writes all of it first (api/pipeline.ts). Tests of DuckDB's writer set 0.
+     * DuckDB writes an export itself when it may have more lines than this; undefined: more than
+     * SMALL_EXPORT_ROWS, as api/pipeline.ts decides (a small export is made in JS, whose first bytes
+     * leave as soon as its query has run, where COPY sorts and writes all of it first). Tests of
+     * DuckDB's writer set 0.
      */
-    readonly copyAbove: number = SMALL_EXPORT_ROWS,
+    readonly copyAbove?: number,
   ) {}
 
   /** The file of an export already written for this drop, if any. */
