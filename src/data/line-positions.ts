@@ -113,7 +113,7 @@ async function numberAsStored(connection: DuckDBConnection, reader: DuckDBConnec
       const rows = chunk.rowCount;
       const idColumn = chunk.getColumnVector(idAt);
       if (validBits(idColumn, rows)) return false;
-      const ids = int64Halves(idColumn, rows);
+      const ids = int64Halves(typedItems(idColumn, rows, 'int64'));
       for (let row = 0; row < rows; row++) {
         const high = ids[2 * row + HIGH_HALF]!;
         const low = ids[2 * row + 1 - HIGH_HALF]! >>> 0;
@@ -156,7 +156,7 @@ async function numberAsStored(connection: DuckDBConnection, reader: DuckDBConnec
 function groupingValues(vector: DuckDBVector, rows: number): Int32Array | null {
   if (validBits(vector, rows)) return null;
   if (vector.type.typeId === DuckDBTypeId.INTEGER) return typedItems(vector, rows, 'int32');
-  const halves = int64Halves(vector, rows);
+  const halves = int64Halves(typedItems(vector, rows, 'int64'));
   const values = new Int32Array(rows);
   for (let row = 0; row < rows; row++) {
     const low = halves[2 * row + 1 - HIGH_HALF]!;

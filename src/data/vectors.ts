@@ -37,12 +37,12 @@ export function setTypedItems(vector: DuckDBVector, values: TypedValues): void {
 export const HIGH_HALF = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /**
- * The values of a BIGINT vector as 32-bit halves (value i: halves[2i + HIGH_HALF] high, the other
- * low), so that they are compared or looked up without making a bigint per value.
+ * BIGINT values (typedItems' 'int64') as 32-bit halves over the same memory (value i:
+ * halves[2i + HIGH_HALF] high, the other low), so that they are compared or looked up without
+ * making a bigint per value.
  */
-export function int64Halves(vector: DuckDBVector, rows: number): Int32Array {
-  const values = typedItems(vector, rows, 'int64');
-  return new Int32Array(values.buffer, values.byteOffset, rows * 2);
+export function int64Halves(values: BigInt64Array): Int32Array {
+  return new Int32Array(values.buffer, values.byteOffset, values.length * 2);
 }
 
 /**

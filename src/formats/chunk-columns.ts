@@ -7,7 +7,7 @@
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 import { plainValue } from '../data/values.js';
-import { HIGH_HALF, TYPED, typedItems, type TypedValues } from '../data/vectors.js';
+import { HIGH_HALF, TYPED, int64Halves, typedItems, type TypedValues } from '../data/vectors.js';
 import { memo } from '../lib/memo.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
@@ -54,7 +54,7 @@ export function perId<T>(valueOf: (id: unknown) => T): (vector: DuckDBVector, ro
   const other = memo(valueOf);
   return (vector, rows) => {
     const ids = typedItems(vector, rows, 'int64');
-    const halves = new Int32Array(ids.buffer, ids.byteOffset, rows * 2);
+    const halves = int64Halves(ids);
     return (i) => {
       const low = halves[2 * i + 1 - HIGH_HALF]!;
       if (halves[2 * i + HIGH_HALF] === 0 && low >= 0 && low < ARRAY_IDS) return small[low] ?? (small[low] = valueOf(low));

@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HIGH_HALF, int64Halves, validBits } from '../../src/data/vectors.js';
+import { HIGH_HALF, int64Halves, typedItems, validBits } from '../../src/data/vectors.js';
 
 describe("DuckDB's vectors read without a call per value", () => {
   let instance: DuckDBInstance;
@@ -43,7 +43,7 @@ describe("DuckDB's vectors read without a call per value", () => {
     it('gives the high and low 32 bits of every BIGINT, negative ones included', async () => {
       const values = [0n, -1n, 2n ** 31n - 1n, 2n ** 31n, 2n ** 32n, 2n ** 53n + 1n, -(2n ** 40n) - 3n, 2n ** 63n - 1n, -(2n ** 63n)];
       const { vector, rows } = await firstChunk(`SELECT unnest([${values.join(', ')}]::BIGINT[])`);
-      const halves = int64Halves(vector, rows);
+      const halves = int64Halves(typedItems(vector, rows, 'int64'));
       const read = Array.from({ length: rows }, (_, i) => (BigInt(halves[2 * i + HIGH_HALF]!) << 32n) | BigInt(halves[2 * i + 1 - HIGH_HALF]! >>> 0));
       expect(read).toEqual(values);
     });
