@@ -2,39 +2,31 @@
 -- $organization BIGINT              the organization
 -- $year         INTEGER[] or NULL   only these years
 -- $category     BIGINT or NULL      only lines of this category and its subtree
--- $stage        VARCHAR             initial, amended or outturn: which lines count (as sql/derive/stage_lines.sql; docs/api.md, "Stages")
+-- $stage        VARCHAR             initial, amended or outturn: the stage asked (docs/api.md, "Stages")
+-- $line_stages  VARCHAR[]           the line stages it counts (LINES_OF in src/domain/stages.ts)
 -- $limit        INTEGER             page size
--- $offset       INTEGER             lines to skip
--- All its lines of a stage: a range of positions (src/data/line-positions.ts). Its lines of
--- some years or of a category are few enough to sort.
+-- $from_id      BIGINT              where the page lies: the matching lines between these ids,
+-- $to_id        BIGINT              past the first $skip of them (src/data/line-anchors.ts)
+-- $skip         BIGINT
+-- All its lines of a stage lie between two of its anchors (src/data/line-anchors.ts); its lines
+-- of some years or of a category, between every id, are few enough to sort. The stages are a
+-- list, as in derive/line_page.sql.
 WITH total AS (
   SELECT CASE WHEN $category::BIGINT IS NULL
            THEN (SELECT coalesce(sum(lines), 0) FROM line_counts
                  WHERE kind = 'expense' AND stage = $stage::VARCHAR AND organization_id = $organization::BIGINT AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)))
            ELSE (SELECT count(*) FROM expenses
-                 WHERE organization_id = $organization::BIGINT AND category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND stage IN (SELECT line_stage FROM stage_lines WHERE stage_lines.stage = $stage::VARCHAR))
+                 WHERE organization_id = $organization::BIGINT AND category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND list_contains($line_stages::VARCHAR[], stage))
          END AS count
 ),
 page AS (
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'initial' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL AND organization_id = $organization::BIGINT
-    AND initial_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
-  UNION ALL
-  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'amended' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL AND organization_id = $organization::BIGINT
-    AND amended_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
-  UNION ALL
-  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-  WHERE $stage::VARCHAR = 'outturn' AND $year::INTEGER[] IS NULL AND $category::BIGINT IS NULL AND organization_id = $organization::BIGINT
-    AND outturn_position_in_organization BETWEEN $offset::BIGINT + 1 AND $offset::BIGINT + $limit::INTEGER
-  UNION ALL
-  (SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
-   WHERE ($year::INTEGER[] IS NOT NULL OR $category::BIGINT IS NOT NULL)
-     AND organization_id = $organization::BIGINT
-     AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
-     AND ($category::BIGINT IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT))
-     AND stage IN (SELECT line_stage FROM stage_lines WHERE stage_lines.stage = $stage::VARCHAR)
-   ORDER BY id LIMIT $limit::INTEGER OFFSET $offset::BIGINT)
+  WHERE id BETWEEN $from_id::BIGINT AND $to_id::BIGINT
+    AND organization_id = $organization::BIGINT
+    AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
+    AND ($category::BIGINT IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT))
+    AND list_contains($line_stages::VARCHAR[], stage)
+  ORDER BY id LIMIT $limit::INTEGER OFFSET $skip::BIGINT
 )
 SELECT total.count,
        page.id,

@@ -5,6 +5,7 @@ import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { getCsv } from './helpers/downloads.js';
 import { DEFAULT_STAGE, LINE_STAGES, LINES_OF, STAGES } from '../src/domain/stages.js';
+import { ANCHOR_EVERY } from '../src/data/line-anchors.js';
 
 const LINES = 25;
 let t: TestApp;
@@ -83,9 +84,10 @@ describe('GET /budget/api/expenses/ paging', () => {
 });
 
 /**
- * Pages are ranges of positions computed at load (src/data/line-positions.ts). Lines written in
- * shuffled order, with gaps between ids, over three years, two organizations and the three line
- * stages, must page exactly as sorting, filtering and slicing them would, at every stage.
+ * Pages lie between anchors found at load (src/data/line-anchors.ts), after the lines are sorted
+ * by id. Lines written in shuffled order, with gaps between ids, over three years, two
+ * organizations and the three line stages, must page exactly as sorting, filtering and slicing
+ * them would, at every stage.
  */
 describe('pages of lines written out of id order', () => {
   const N = 240;
@@ -176,11 +178,11 @@ describe('pages of lines written out of id order', () => {
 });
 
 /**
- * Lines written in id order are numbered in one pass as stored, a running count per stage, year
- * and organization carried from one chunk of 2,048 rows to the next (src/data/line-positions.ts).
- * A pass that finds a line out of order, chunks in, stops and leaves the numbering to DuckDB's
- * windows; the next table's pass must still work. Every page of every filter at every stage must
- * be what sorting, filtering and slicing give.
+ * Lines written in id order are anchored in one pass as stored, a running count per stage, year
+ * and organization carried from one chunk of 2,048 rows to the next (src/data/line-anchors.ts).
+ * A pass that finds a line out of order, chunks in, stops; the lines are sorted by id and
+ * anchored again, and the next table's pass must still work. Every page of every filter at every
+ * stage must be what sorting, filtering and slicing give.
  */
 describe.each([
   ['in id order', false],
@@ -238,10 +240,96 @@ describe.each([
     }
   });
 
+  // Pages that start or end on an anchor, one line before or after it, or span several.
+  const K = ANCHOR_EVERY;
+  const NEAR_ANCHORS = [
+    [1, K - 1],
+    [1, K],
+    [1, K + 1],
+    [5, K - 3],
+    [K, K],
+    [K + 1, 2 * K - 1],
+    [3 * K + 2, K - 1],
+    [7, 5 * K - 7],
+  ] as const;
+  it.each(NEAR_ANCHORS)('gives the page of limit=%i&offset=%i, near anchors, under every filter and stage', async (limit, offset) => {
+    const filters: [string, (e: (typeof expenses)[number]) => boolean][] = [
+      ['', () => true],
+      ['&year=2021', (e) => e.year === 2021],
+      ['&organization=2', (e) => e.organization_id === 2],
+    ];
+    for (const stage of STAGES) {
+      for (const [query, keep] of filters) {
+        const url = `/budget/api/expenses/?stage=${stage}${query}&limit=${limit}&offset=${offset}`;
+        const ids = expenses
+          .filter((e) => LINES_OF[stage].includes(e.stage) && keep(e))
+          .map((e) => e.id)
+          .sort((a, b) => a - b);
+        const res = await request(inOrder.app).get(url);
+        expect(res.status, url).toBe(200);
+        expect(res.body.count, url).toBe(ids.length);
+        expect(
+          res.body.results.map((r: { id: number }) => r.id),
+          url,
+        ).toEqual(ids.slice(offset, offset + limit));
+      }
+    }
+  });
+
   it.each(STAGES)('GET /budget/api/resources/?stage=%s pages through every line, with and without year', async (stage) => {
     const counted = (r: (typeof resources)[number]) => LINES_OF[stage].includes(r.stage);
     const url = `/budget/api/resources/?stage=${stage}`;
     expect(await allPages(url), url).toEqual(matching(resources, counted));
     expect(await allPages(`${url}&year=2020`)).toEqual(matching(resources, (r) => counted(r) && r.year === 2020));
+  });
+});
+
+/**
+ * Organization ids past 2^53 that JavaScript numbers cannot tell apart (9007199254740995 and
+ * 9007199254740997 both read as 9007199254740996): each organization's lines are counted and
+ * paged apart.
+ */
+describe('pages of organizations whose ids are past 2^53', () => {
+  const FAR = 9007199254740995n;
+  const FARTHER = 9007199254740997n;
+  let big: TestApp;
+  beforeAll(async () => {
+    const expenses = Array.from({ length: 3 * ANCHOR_EVERY }, (_, k) => ({
+      id: 10 + k,
+      year: 2024,
+      amount: 1,
+      category_id: 11,
+      organization_id: k % 3 ? FAR : FARTHER,
+      complementary: false,
+    }));
+    big = await appFor({
+      ...small,
+      organizations: [
+        ...small.organizations!,
+        { id: FAR, name: 'Office lointain', code: 'FAR' },
+        { id: FARTHER, name: 'Office plus lointain', code: 'FARTHER' },
+      ],
+      expenses,
+    });
+  });
+  afterAll(() => big.close());
+
+  it.each([
+    [FAR, (k: number) => k % 3 !== 0],
+    [FARTHER, (k: number) => k % 3 === 0],
+  ])("GET /budget/api/expenses/?organization=%s gives that organization's lines only", async (organization, has) => {
+    const ids = Array.from({ length: 3 * ANCHOR_EVERY }, (_, k) => k)
+      .filter(has)
+      .map((k) => 10 + k);
+    for (const offset of [0, ANCHOR_EVERY - 1, ANCHOR_EVERY + 5]) {
+      const url = `/budget/api/expenses/?organization=${organization}&limit=20&offset=${offset}`;
+      const res = await request(big.app).get(url);
+      expect(res.status, url).toBe(200);
+      expect(res.body.count, url).toBe(ids.length);
+      expect(
+        res.body.results.map((r: { id: number }) => r.id),
+        url,
+      ).toEqual(ids.slice(offset, offset + 20));
+    }
   });
 });

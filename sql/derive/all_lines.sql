@@ -6,7 +6,7 @@
 --   line_stages    VARCHAR[]: the line stages the asked stage counts (LINES_OF in src/domain/stages.ts)
 --   in_years       INTEGER[] or NULL: only these years
 --   in_categories  BIGINT[] or NULL: only these categories (a category's subtree, from JS)
--- No ORDER BY: the table is kept in id order (src/data/line-positions.ts) and DuckDB returns a
+-- No ORDER BY: the table is kept in id order (src/data/line-anchors.ts) and DuckDB returns a
 -- scan of one table in table order (preserve_insertion_order), so the first rows leave at once
 -- instead of after sorting every line (10M lines: 3.5 s). Any join voids that guarantee: a join to
 -- the names, and also the semi joins that `IN (SELECT ...)` plans (one year of a 1M-line drop came

@@ -2,56 +2,44 @@
 -- resources.sql share, made at load as a table macro for each table of lines (data/derived.ts
 -- names the table for `line_table` and its line_counts kind for `line_kind`: expenses_page,
 -- resources_page).
---   at_stage     initial, amended or outturn: which lines count (derive/stage_lines.sql)
---   in_years     INTEGER[] or NULL: only these years; in_category BIGINT or NULL: only that subtree
---   page_size, skip  the page
--- Without a filter, or with one year, a page is a range of positions among the stage's lines
--- (src/data/line-positions.ts), as cheap a million lines deep as on the
--- first page. Several years or a category sort the ids of the matching lines. Of the branches,
--- the one whose filter matches the arguments returns the page, the others nothing. The count row
--- is joined to the page so that an empty page still reports it. One organization's lines, paged
--- by their own positions, are expenses_of_organization.sql's: folding them in here too made every
--- page 0.5 ms slower (its conditions are no longer constants DuckDB drops when it prepares).
+--   at_stage       initial, amended or outturn: the stage asked, whose line counts give the count
+--   line_stages    VARCHAR[]: the line stages it counts (LINES_OF in src/domain/stages.ts)
+--   in_years       INTEGER[] or NULL: only these years
+--   in_category    BIGINT or NULL: only that category and its subtree
+--   page_size      the page's size
+--   from_id, to_id, skip  where the page lies: the matching lines between these ids, past the
+--                  first `skip` of them (src/data/line-anchors.ts)
+-- Without a filter, or with one year, the range lies between two anchors and holds a few hundred
+-- matching lines at most, as cheap a million lines deep as on the first page; with several years
+-- or a category it is every id, and the matching lines are sorted. The stages are a list, not
+-- a semi join on stage_lines, which built a hash table at every page; a category's subtree is a
+-- semi join on category_closure, in a branch of its own that DuckDB drops for the pages without
+-- a category (a list of a subtree's ids made a root category's page 2-4 times slower). The
+-- count row is joined to the page so that an empty page still reports it. One organization's
+-- lines are expenses_of_organization.sql's.
 -- Parameters: none (the macro's arguments are the calling query's).
-CREATE MACRO line_table_page(at_stage, in_years, in_category, page_size, skip) AS TABLE
+CREATE MACRO line_table_page(at_stage, line_stages, in_years, in_category, page_size, from_id, to_id, skip) AS TABLE
 WITH total AS (
   SELECT CASE WHEN in_category IS NULL
            THEN (SELECT coalesce(sum(lines), 0) FROM line_counts
                  WHERE kind = 'line_kind' AND stage = at_stage AND (in_years IS NULL OR list_contains(in_years, year)))
            ELSE (SELECT count(*) FROM line_table
-                 WHERE category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = in_category) AND (in_years IS NULL OR list_contains(in_years, year)) AND stage IN (SELECT line_stage FROM stage_lines WHERE stage_lines.stage = at_stage))
+                 WHERE category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = in_category) AND (in_years IS NULL OR list_contains(in_years, year)) AND list_contains(line_stages, stage))
          END AS count
 ),
 page AS (
-  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
-  WHERE at_stage = 'initial' AND in_years IS NULL AND in_category IS NULL
-    AND initial_position BETWEEN skip + 1 AND skip + page_size
-  UNION ALL
-  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
-  WHERE at_stage = 'initial' AND len(in_years) = 1 AND in_category IS NULL AND year = in_years[1]
-    AND initial_position_in_year BETWEEN skip + 1 AND skip + page_size
-  UNION ALL
-  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
-  WHERE at_stage = 'amended' AND in_years IS NULL AND in_category IS NULL
-    AND amended_position BETWEEN skip + 1 AND skip + page_size
-  UNION ALL
-  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
-  WHERE at_stage = 'amended' AND len(in_years) = 1 AND in_category IS NULL AND year = in_years[1]
-    AND amended_position_in_year BETWEEN skip + 1 AND skip + page_size
-  UNION ALL
-  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
-  WHERE at_stage = 'outturn' AND in_years IS NULL AND in_category IS NULL
-    AND outturn_position BETWEEN skip + 1 AND skip + page_size
-  UNION ALL
-  SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
-  WHERE at_stage = 'outturn' AND len(in_years) = 1 AND in_category IS NULL AND year = in_years[1]
-    AND outturn_position_in_year BETWEEN skip + 1 AND skip + page_size
+  (SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
+   WHERE in_category IS NULL
+     AND id BETWEEN from_id AND to_id
+     AND (in_years IS NULL OR list_contains(in_years, year))
+     AND list_contains(line_stages, stage)
+   ORDER BY id LIMIT page_size OFFSET skip)
   UNION ALL
   (SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
-   WHERE (len(in_years) > 1 OR in_category IS NOT NULL)
+   WHERE in_category IS NOT NULL
      AND (in_years IS NULL OR list_contains(in_years, year))
-     AND (in_category IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = in_category))
-     AND stage IN (SELECT line_stage FROM stage_lines WHERE stage_lines.stage = at_stage)
+     AND category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = in_category)
+     AND list_contains(line_stages, stage)
    ORDER BY id LIMIT page_size OFFSET skip)
 )
 SELECT total.count, page.* FROM total LEFT JOIN page ON true;

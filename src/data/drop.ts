@@ -16,7 +16,7 @@ import { DropError, fileProblem, offendingRows, type Problem } from './problems.
 import { DROP_LIMITS, rowCountProblems, textChunkProblems, textLengthProblems, treeDepthProblems, type DropLimits } from './limits.js';
 import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
-import { isLinesTable, positionColumns, storeLines } from './line-positions.js';
+import { isLinesTable, LineAnchors, storeLines } from './line-anchors.js';
 import { DropShape } from './shape.js';
 import { NO_EXTENSIONS, duckdbMemoryLimit, lockDown, scratchDir } from './lockdown.js';
 
@@ -34,6 +34,8 @@ export interface LoadedDrop extends Derived {
   loadedAt: Date;
   /** Which optional tables and columns the drop has (the service fills in the others). */
   shape: DropShape;
+  /** Where each page of lines lies (src/data/line-anchors.ts). */
+  anchors: LineAnchors;
 }
 
 export interface LoadOptions {
@@ -100,15 +102,16 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
   else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
-  // Reads the lines while the load's connection appends them with their positions (src/data/line-positions.ts).
+  // Reads the lines for their anchors while the load's connection stores them (src/data/line-anchors.ts).
   const reader = await connectTo(instance);
+  const anchors = new LineAnchors();
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();
   // Lines tables whose ids the load saw strictly increasing: their unique-id rule is already met.
   const uniqueIds = new Set<string>();
   try {
     for (const table of TABLES) {
-      const loadedTable = await loadTable(connection, reader, dir, table, manifest, compress, limits, uniqueIds);
+      const loadedTable = await loadTable(connection, reader, dir, table, manifest, compress, limits, uniqueIds, anchors);
       if (Array.isArray(loadedTable)) problems.push(...loadedTable);
       else present.set(table.name, loadedTable);
       if (stopAtFirst()) break;
@@ -141,7 +144,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     // A release's database file stays readable (and writable at its checkpoint) after the lock.
     await lockDown(connection, [await scratchDir(), spill, ...(options.databaseFile ? [path.dirname(options.databaseFile)] : [])]);
     loaded = true;
-    return { instance, connect: () => connectTo(instance), dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), shape, ...derived };
+    return { instance, connect: () => connectTo(instance), dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), shape, anchors, ...derived };
   } finally {
     reader.closeSync();
     connection.closeSync();
@@ -195,6 +198,7 @@ async function loadTable(
   compress: () => Promise<unknown>,
   limits: DropLimits,
   uniqueIds: Set<string>,
+  anchors: LineAnchors,
 ): Promise<ReadonlySet<string> | Problem[]> {
   const file = fileName(table);
   const expected = manifest.files[file];
@@ -241,10 +245,10 @@ async function loadTable(
     .map((c) => (types.has(c.name) ? quotedIdentifier(c.name) : `CAST(${c.absent} AS ${c.sqlType}) AS ${quotedIdentifier(c.name)}`))
     .join(', ');
   const source = `SELECT ${ordered} FROM (SELECT ${typed} FROM ${raw})`;
-  // Lines are stored with their positions before the first compression: compressed once, they
-  // never wait uncompressed beside the other lines table (10M lines: a 2.7 GB spill to disk).
+  // Lines are stored in id order, with their anchors, before the first compression: compressed
+  // once, they never wait uncompressed beside the other lines table (10M lines: a 2.7 GB spill to disk).
   if (!isLinesTable(table.name)) await connection.run(`CREATE TABLE ${name} AS ${source}`);
-  else if (await storeLines(connection, reader, table.name, source)) uniqueIds.add(table.name);
+  else if (await storeLines(connection, reader, table.name, source, anchors)) uniqueIds.add(table.name);
   await connection.run(`DROP TABLE ${raw}`);
   // Compressed at once (10M lines: 850 MB to about 90 MB), so that the next file, the rules and
   // the derived tables are worked out beside compressed tables.
@@ -252,14 +256,11 @@ async function loadTable(
   return new Set(inFile.filter((c) => c.absent !== undefined).map((c) => c.name));
 }
 
-/** Example rows as the file has them: without the optional columns the service filled in, nor the lines' positions. */
+/** Example rows as the file has them: without the optional columns the service filled in. */
 function asInFile(problem: Problem, shape: DropShape): Problem {
   const table = TABLES.find((t) => fileName(t) === problem.file);
   if (!table) return problem;
-  const added = new Set([
-    ...table.columns.filter((c) => c.absent !== undefined && !shape.hasColumn(table.name, c.name)).map((c) => c.name),
-    ...(isLinesTable(table.name) ? positionColumns(table.name) : []),
-  ]);
+  const added = new Set(table.columns.filter((c) => c.absent !== undefined && !shape.hasColumn(table.name, c.name)).map((c) => c.name));
   if (!added.size) return problem;
   return { ...problem, examples: problem.examples.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !added.has(key)))) };
 }

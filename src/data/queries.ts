@@ -6,6 +6,7 @@
  * comment and against what DuckDB prepares.
  */
 import type { LineStage, Stage } from '../domain/stages.js';
+import type { LineRange } from './line-anchors.js';
 
 /** An id as rows carry it: a number, or a bigint past 2^53 (data/values.ts). */
 export type Id = number | bigint;
@@ -70,18 +71,27 @@ function query<P, R>() {
 
 const LINE_COLUMNS = ['id', 'year', 'amount', 'category_id', 'stage', 'source_id', 'derived'] as const;
 const PAGE = ['limit', 'offset'] as const;
+const LINE_PAGE = ['limit', 'from_id', 'to_id', 'skip'] as const;
+/** Which lines a page of lines holds: its years, category (and subtree), stage and the line stages that stage counts. */
+interface LinesFilter {
+  year: Years;
+  category: Id | null;
+  stage: Stage;
+  line_stages: readonly LineStage[];
+  limit: number;
+}
 
 export const QUERIES = {
-  expenses: query<{ year: Years; category: Id | null; stage: Stage; limit: number; offset: number }, Paged<ExpenseLine>>()(
-    ['year', 'category', 'stage', ...PAGE],
+  expenses: query<LinesFilter & LineRange, Paged<ExpenseLine>>()(
+    ['year', 'category', 'stage', 'line_stages', ...LINE_PAGE],
     ['count', ...LINE_COLUMNS, 'organization_id'],
   ),
   expenses_of_organization: query<
-    { organization: Id; year: Years; category: Id | null; stage: Stage; limit: number; offset: number },
+    { organization: Id } & LinesFilter & LineRange,
     Paged<ExpenseLine>
-  >()(['organization', 'year', 'category', 'stage', ...PAGE], ['count', ...LINE_COLUMNS, 'organization_id']),
-  resources: query<{ year: Years; category: Id | null; stage: Stage; limit: number; offset: number }, Paged<Line>>()(
-    ['year', 'category', 'stage', ...PAGE],
+  >()(['organization', 'year', 'category', 'stage', 'line_stages', ...LINE_PAGE], ['count', ...LINE_COLUMNS, 'organization_id']),
+  resources: query<LinesFilter & LineRange, Paged<Line>>()(
+    ['year', 'category', 'stage', 'line_stages', ...LINE_PAGE],
     ['count', ...LINE_COLUMNS],
   ),
   all_expenses: query<{ year: Years; organization: Id | null; categories: readonly Id[] | null; line_stages: readonly LineStage[] }, ExpenseLine>()(

@@ -99,7 +99,7 @@ export function rulesFor(shape: DropShape, uniqueAlready: ReadonlySet<string>): 
   /**
    * Its key (schema.ts) is unique: with `stage` where the drop has that column; an optional table
    * left out has none, nor a table whose key the load already proved unique (`uniqueAlready`: lines
-   * whose ids it read strictly increasing, src/data/line-positions.ts; 10M lines: 1.3 s apiece).
+   * whose ids it read strictly increasing, src/data/line-anchors.ts; 10M lines: 1.3 s apiece).
    */
   const uniqueKey = (name: TableName): Rule[] => {
     const table = TABLES.find((t) => t.name === name)!;

@@ -1,7 +1,7 @@
 /**
- * DuckDB's vectors as typed arrays, both ways: numbers and which values are null out of a
- * result's chunks (full exports, src/formats/; the lines as loaded, src/data/line-positions.ts),
- * and numbers into a chunk to append (the lines' positions), without a call per value.
+ * DuckDB's vectors as typed arrays: numbers and which values are null out of a result's chunks
+ * (full exports, src/formats/; the lines as loaded, src/data/line-anchors.ts), without a call per
+ * value.
  */
 import type { DuckDBVector } from '@duckdb/node-api';
 
@@ -20,17 +20,6 @@ export function typedItems<K extends keyof typeof TYPED>(vector: DuckDBVector, r
   const values = new Typed(rows);
   for (let i = 0; i < rows; i++) values[i] = vector.getItem(i) as never;
   return values as InstanceType<(typeof TYPED)[K]>;
-}
-
-/**
- * Writes `values` into a vector of a chunk made to be appended (INTEGER, BIGINT or DOUBLE, no
- * nulls), through its typed array when it keeps one (see typedItems), else item by item.
- */
-export function setTypedItems(vector: DuckDBVector, values: TypedValues): void {
-  const items = (vector as unknown as { items?: unknown }).items;
-  if (items instanceof values.constructor && (items as TypedValues).length === values.length) (items as TypedValues).set(values as never);
-  else for (let i = 0; i < values.length; i++) vector.setItem(i, values[i] as never);
-  vector.flush();
 }
 
 /** Which 32-bit half of a BIGINT, as stored, is its high one: the second on little-endian machines. */

@@ -1,6 +1,7 @@
 /** Expense and resource lines: paged flat lists, or category trees with hierarchy=true. */
 import type { LoadedDrop } from '../../data/drop.js';
-import type { PageItem } from '../../data/queries.js';
+import { EVERY_ID, type Grouping, type LineRange, type LinesTable } from '../../data/line-anchors.js';
+import type { Id, PageItem } from '../../data/queries.js';
 import type { NamedBy } from '../../formats/format.js';
 import { flatTable } from '../../formats/table.js';
 import { pageBounds, pagingParams } from '../paging.js';
@@ -64,11 +65,12 @@ const LINE_FILTERS = { category: param.category.optional(), stage: param.stage.o
 
 type LineFilter = { year?: number[]; category?: number | bigint; stage?: Stage };
 
-/** What a list of lines binds for its filters: every line of the years and category at the stage asked for, or the default. */
+/** What a page of lines binds for its filters: every line of the years and category at the stage asked for, or the default. */
 const linesOf = ({ year, category, stage }: LineFilter) => ({
   year: year ?? null,
   category: category ?? null,
   stage: stageOrDefault(stage),
+  line_stages: LINES_OF[stageOrDefault(stage)],
 });
 
 /**
@@ -81,6 +83,30 @@ const allLinesOf = ({ year, category, stage }: LineFilter, { categoryChildren }:
   categories: category === undefined ? null : subtreeOf(categoryChildren, category),
   line_stages: LINES_OF[stageOrDefault(stage)],
 });
+
+/**
+ * What the anchors count a page's lines within (src/data/line-anchors.ts): every line of the
+ * stage, one year's, or one organization's expense lines of every year; null for the other
+ * filters, whose matching lines are sorted among every id.
+ */
+function anchoredBy({ year, category }: LineFilter, organization: Id | undefined): [Grouping, Id] | null {
+  if (category !== undefined) return null;
+  if (organization !== undefined) return year === undefined ? ['organization', organization] : null;
+  if (year === undefined) return ['all', 0];
+  return year.length === 1 ? ['year', year[0]!] : null;
+}
+
+/** Where a page of lines lies: between two anchors of its stage and grouping, or among every id. */
+function rangeOf(
+  { anchors }: LoadedDrop,
+  lines: LinesTable,
+  filter: LineFilter,
+  organization: Id | undefined,
+  { limit, offset }: { limit: number; offset: number },
+): LineRange {
+  const anchored = anchoredBy(filter, organization);
+  return anchored ? anchors.rangeOf(lines, stageOrDefault(filter.stage), ...anchored, offset, limit) : { ...EVERY_ID, skip: offset };
+}
 
 /** How many lines a full export can hold at most: those its stage counts in its years. */
 function linesAtMost({ lineCounts }: LoadedDrop, kind: 'expense' | 'resource', { year, stage }: LineFilter): number {
@@ -106,7 +132,8 @@ export const expenses = define({
       table: EXPENSE_TABLE,
       answer: async (params, lease) => {
         const { organization } = params;
-        const filter = { ...linesOf(params), ...pageBounds(params) };
+        const bounds = pageBounds(params);
+        const filter = { ...linesOf(params), limit: bounds.limit, ...rangeOf(lease.drop.data, 'expenses', params, organization, bounds) };
         const rows =
           organization === undefined
             ? await lease.query('expenses', filter)
@@ -143,8 +170,12 @@ export const resources = define({
       name: 'list',
       item: item.Resource,
       table: RESOURCE_TABLE,
-      answer: async (params, lease) =>
-        page(await lease.query('resources', { ...linesOf(params), ...pageBounds(params) }), resourceItem(lease.drop.data)),
+      answer: async (params, lease) => {
+        const bounds = pageBounds(params);
+        const range = rangeOf(lease.drop.data, 'resources', params, undefined, bounds);
+        const filter = { ...linesOf(params), limit: bounds.limit, ...range };
+        return page(await lease.query('resources', filter), resourceItem(lease.drop.data));
+      },
       exportAll: (params, lease) => ({
         sql: 'all_resources',
         params: allLinesOf(params, lease.drop.data),
