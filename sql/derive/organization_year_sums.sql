@@ -5,14 +5,21 @@
 -- organization/stats says it sums.
 -- Parameters: none.
 CREATE TABLE organization_year_sums AS
-WITH by_line_stage AS (
-  SELECT organization_id, year, stage, sum(expenses) AS expenses, sum(resources) AS resources,
-         list_distinct(list(source_id)) AS source_ids, bool_or(derived) AS derived
+WITH per_source AS (
+  -- Summed per source first: the list of sources is then made of a few rows per group instead of
+  -- every line.
+  SELECT organization_id, year, stage, source_id, sum(expenses) AS expenses, sum(resources) AS resources, bool_or(derived) AS derived
   FROM (
     SELECT organization_id, year, stage, amount AS expenses, 0::DECIMAL(38,6) AS resources, source_id, derived FROM expenses
     UNION ALL
     SELECT organization_id, year, stage, 0::DECIMAL(38,6), amount, source_id, derived FROM resources WHERE organization_id IS NOT NULL
   ) AS lines
+  GROUP BY organization_id, year, stage, source_id
+),
+by_line_stage AS (
+  SELECT organization_id, year, stage, sum(expenses) AS expenses, sum(resources) AS resources,
+         list_distinct(list(source_id)) AS source_ids, bool_or(derived) AS derived
+  FROM per_source
   GROUP BY organization_id, year, stage
 )
 SELECT stage,
