@@ -143,12 +143,7 @@ describe('pages of lines written out of id order', () => {
       ['&organization=2', (e) => e.organization_id === 2],
       ['&year=2023&organization=1', (e) => e.year === 2023 && e.organization_id === 1],
     ];
-    for (const stage of STAGES) {
-      for (const [query, keep] of filters) {
-        const url = `/budget/api/expenses/?limit=${limit}&offset=${offset}&stage=${stage}${query}`;
-        expect(await got(url), url).toEqual(expected(expenses, (e) => LINES_OF[stage].includes(e.stage) && keep(e), limit, offset));
-      }
-    }
+    await expectPagesAtEveryStage(shuffled.app, '/budget/api/expenses/', expenses, filters, limit, offset);
     // Without stage=, the default stage's lines.
     expect(await got(`/budget/api/expenses/?limit=${limit}&offset=${offset}`)).toEqual(
       expected(expenses, (e) => LINES_OF[DEFAULT_STAGE].includes(e.stage), limit, offset),
@@ -258,22 +253,7 @@ describe.each([
       ['&year=2021', (e) => e.year === 2021],
       ['&organization=2', (e) => e.organization_id === 2],
     ];
-    for (const stage of STAGES) {
-      for (const [query, keep] of filters) {
-        const url = `/budget/api/expenses/?stage=${stage}${query}&limit=${limit}&offset=${offset}`;
-        const ids = expenses
-          .filter((e) => LINES_OF[stage].includes(e.stage) && keep(e))
-          .map((e) => e.id)
-          .sort((a, b) => a - b);
-        const res = await request(inOrder.app).get(url);
-        expect(res.status, url).toBe(200);
-        expect(res.body.count, url).toBe(ids.length);
-        expect(
-          res.body.results.map((r: { id: number }) => r.id),
-          url,
-        ).toEqual(ids.slice(offset, offset + limit));
-      }
-    }
+    await expectPagesAtEveryStage(inOrder.app, '/budget/api/expenses/', expenses, filters, limit, offset);
   });
 
   it.each(STAGES)('GET /budget/api/resources/?stage=%s pages through every line, with and without year', async (stage) => {
@@ -317,12 +297,14 @@ describe('pages of organizations whose ids are past 2^53', () => {
   it.each([
     [FAR, (k: number) => k % 3 !== 0],
     [FARTHER, (k: number) => k % 3 === 0],
-  ])("GET /budget/api/expenses/?organization=%s gives that organization's lines only", async (organization, has) => {
+    // Every line counts at the default stage: the anchors of all lines fall every ANCHOR_EVERY-th row.
+    ['', () => true],
+  ])("GET /budget/api/expenses/?organization=%s gives that organization's lines only (none: every line)", async (organization, has) => {
     const ids = Array.from({ length: 3 * ANCHOR_EVERY }, (_, k) => k)
       .filter(has)
       .map((k) => 10 + k);
     for (const offset of [0, ANCHOR_EVERY - 1, ANCHOR_EVERY + 5]) {
-      const url = `/budget/api/expenses/?organization=${organization}&limit=20&offset=${offset}`;
+      const url = `/budget/api/expenses/?organization=${organization}&limit=20&offset=${offset}`.replace('organization=&', '');
       const res = await request(big.app).get(url);
       expect(res.status, url).toBe(200);
       expect(res.body.count, url).toBe(ids.length);
@@ -333,3 +315,32 @@ describe('pages of organizations whose ids are past 2^53', () => {
     }
   });
 });
+
+/**
+ * Asks `app` for the page of `limit` lines past `offset` of `path` under each filter at every
+ * stage, and expects the count and ids that sorting, filtering and slicing `lines` give.
+ */
+async function expectPagesAtEveryStage<L extends { id: number; stage: (typeof LINE_STAGES)[number] }>(
+  app: TestApp['app'],
+  path: string,
+  lines: L[],
+  filters: [string, (line: L) => boolean][],
+  limit: number,
+  offset: number,
+) {
+  for (const stage of STAGES) {
+    for (const [query, keep] of filters) {
+      const url = `${path}?limit=${limit}&offset=${offset}&stage=${stage}${query}`;
+      const ids = lines
+        .filter((line) => LINES_OF[stage].includes(line.stage) && keep(line))
+        .map((line) => line.id)
+        .sort((a, b) => a - b);
+      const res = await request(app).get(url);
+      expect(res.status, url).toBe(200);
+      expect({ count: res.body.count, ids: res.body.results.map((r: { id: number }) => r.id) }, url).toEqual({
+        count: ids.length,
+        ids: ids.slice(offset, offset + limit),
+      });
+    }
+  }
+}

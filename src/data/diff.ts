@@ -500,9 +500,8 @@ export async function downloadDrop(url: string, into: string): Promise<DropSide>
 
 /**
  * The drop's tables as its database holds them (the tables the diff knows, listed in its manifest),
- * with the columns of the drop format only: the service adds columns of its own at load (paging
- * positions, each series row's most final stage), which move when other rows do and are no change
- * to the data.
+ * with the columns of the drop format only: the service adds columns of its own at load (each
+ * series row's most final stage), which move when other rows do and are no change to the data.
  */
 async function tablesOf(connection: DuckDBConnection, drop: LoadedDrop): Promise<Map<string, string[]>> {
   const rows = (
