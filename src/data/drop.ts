@@ -16,7 +16,7 @@ import { DropError, fileProblem, offendingRows, type Problem } from './problems.
 import { DROP_LIMITS, rowCountProblems, textChunkProblems, textLengthProblems, treeDepthProblems, type DropLimits } from './limits.js';
 import { manifestProblems, rulesFor } from './rules.js';
 import { TABLES, fileName, type TableSpec } from './schema.js';
-import { isLinesTable, LineAnchors, storeLines } from './line-anchors.js';
+import { isLinesTable, LinesStore, type LineAnchors } from './line-anchors.js';
 import { DropShape } from './shape.js';
 import { NO_EXTENSIONS, duckdbMemoryLimit, lockDown, scratchDir } from './lockdown.js';
 
@@ -102,21 +102,20 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
   else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
-  // Reads the lines for their anchors while the load's connection stores them (src/data/line-anchors.ts).
-  const reader = await connectTo(instance);
-  const anchors = new LineAnchors();
+  // The lines tables' anchors are read from their files beside the rest of the load (src/data/line-anchors.ts).
+  const linesStore = new LinesStore(() => connectTo(instance));
   let loaded = false;
   const present = new Map<string, ReadonlySet<string>>();
-  // Lines tables whose ids the load saw strictly increasing: their unique-id rule is already met.
-  const uniqueIds = new Set<string>();
   try {
     for (const table of TABLES) {
-      const loadedTable = await loadTable(connection, reader, dir, table, manifest, compress, limits, uniqueIds, anchors);
+      const loadedTable = await loadTable(connection, linesStore, dir, table, manifest, compress, limits);
       if (Array.isArray(loadedTable)) problems.push(...loadedTable);
       else present.set(table.name, loadedTable);
       if (stopAtFirst()) break;
     }
     if (problems.length) throw new DropError(problems);
+    // Lines tables whose ids the load saw strictly increasing: their unique-id rule is already met.
+    const uniqueIds = await linesStore.settle(connection);
 
     const shape = new DropShape(
       new Set(TABLES.filter((t) => t.optional && manifest.files[fileName(t)]).map((t) => t.name)),
@@ -144,9 +143,9 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     // A release's database file stays readable (and writable at its checkpoint) after the lock.
     await lockDown(connection, [await scratchDir(), spill, ...(options.databaseFile ? [path.dirname(options.databaseFile)] : [])]);
     loaded = true;
-    return { instance, connect: () => connectTo(instance), dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), shape, anchors, ...derived };
+    return { instance, connect: () => connectTo(instance), dir, manifest, fingerprint: fingerprintOf(manifest), loadedAt: new Date(), shape, anchors: linesStore.anchors, ...derived };
   } finally {
-    reader.closeSync();
+    await linesStore.close();
     connection.closeSync();
     if (!loaded) instance.closeSync();
   }
@@ -191,14 +190,12 @@ async function readManifest(dir: string): Promise<Manifest> {
  */
 async function loadTable(
   connection: DuckDBConnection,
-  reader: DuckDBConnection,
+  linesStore: LinesStore,
   dir: string,
   table: TableSpec,
   manifest: Manifest,
   compress: () => Promise<unknown>,
   limits: DropLimits,
-  uniqueIds: Set<string>,
-  anchors: LineAnchors,
 ): Promise<ReadonlySet<string> | Problem[]> {
   const file = fileName(table);
   const expected = manifest.files[file];
@@ -244,11 +241,12 @@ async function loadTable(
   const ordered = table.columns
     .map((c) => (types.has(c.name) ? quotedIdentifier(c.name) : `CAST(${c.absent} AS ${c.sqlType}) AS ${quotedIdentifier(c.name)}`))
     .join(', ');
-  const source = `SELECT ${ordered} FROM (SELECT ${typed} FROM ${raw})`;
-  // Lines are stored in id order, with their anchors, before the first compression: compressed
-  // once, they never wait uncompressed beside the other lines table (10M lines: a 2.7 GB spill to disk).
-  if (!isLinesTable(table.name)) await connection.run(`CREATE TABLE ${name} AS ${source}`);
-  else if (await storeLines(connection, reader, table.name, source, anchors)) uniqueIds.add(table.name);
+  const rowsOf = (from: string) => `SELECT ${ordered} FROM (SELECT ${typed} FROM ${from})`;
+  // Lines are stored before the first compression: compressed once, they never wait uncompressed
+  // beside the other lines table (10M lines: a 2.7 GB spill to disk). Their anchors are read from
+  // the file, the same rows in the same order.
+  if (!isLinesTable(table.name)) await connection.run(`CREATE TABLE ${name} AS ${rowsOf(raw)}`);
+  else await linesStore.store(connection, table.name, rowsOf(raw), rowsOf(`read_parquet(${quotedString(filePath)})`));
   await connection.run(`DROP TABLE ${raw}`);
   // Compressed at once (10M lines: 850 MB to about 90 MB), so that the next file, the rules and
   // the derived tables are worked out beside compressed tables.

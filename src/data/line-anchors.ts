@@ -12,8 +12,9 @@
  * Written from the stage vocabulary rather than as .sql files, so that a stage added there gets
  * its anchors. Only constants of the code go into the SQL.
  */
-import { DuckDBTypeId, type DuckDBConnection, type DuckDBVector } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBVector } from '@duckdb/node-api';
 import { LINES_OF, STAGES, type Stage } from '../domain/stages.js';
+import { NO_EXTENSIONS } from './lockdown.js';
 import { HIGH_HALF, int64Halves, typedItems, validBits } from './vectors.js';
 
 export type LinesTable = 'expenses' | 'resources';
@@ -74,22 +75,66 @@ const GROUPINGS: Readonly<Record<LinesTable, readonly { grouping: Grouping; colu
 const counts = (stage: (typeof STAGES)[number]) => `stage IN (${LINES_OF[stage].map((line) => `'${line}'`).join(', ')})`;
 
 /**
- * Stores the lines of `table`, the rows of `source` (a query of the lines as loaded), in id order,
- * and their anchors. Lines in strictly increasing id order, as `budget-data build` and `synth`
- * write them, are stored as read while `reader`, a second connection to the same database, reads
- * them for their anchors: the pass in JS keeps one core busy, DuckDB's copy the other (10M lines:
- * 21.0-23.7 s to load against 24.9-25.1 s one after the other). A drop in any other order is sorted
- * by id once stored, and its anchors read again. Returns whether the ids were seen strictly
- * increasing, which proves them unique; when they were not (duplicate ids, which the load's
- * unique-id rule then reports), the table has no anchors.
+ * Storing the lines tables of one load and their anchors. Each table is stored as read while a
+ * pass in JS reads the same lines from the Parquet file for their anchors, in a DuckDB instance of
+ * its own: the load's checkpoints then go on beside the pass (any reader of the load's database,
+ * even of a file only, makes a checkpoint after a later commit fail). JS keeps one core busy,
+ * DuckDB the other.
  */
-export async function storeLines(connection: DuckDBConnection, reader: DuckDBConnection, table: LinesTable, source: string, anchors: LineAnchors): Promise<boolean> {
-  const [stored, anchored] = await Promise.allSettled([connection.run(`CREATE TABLE ${table} AS ${source}`), anchorLines(reader, table, `(${source})`, anchors)]);
-  if (stored.status === 'rejected') throw stored.reason;
-  if (anchored.status === 'rejected') throw anchored.reason;
-  if (anchored.value) return true;
-  await connection.run(`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${table} ORDER BY id`);
-  return anchorLines(reader, table, table, anchors);
+export class LinesStore {
+  readonly anchors = new LineAnchors();
+  private readonly passes = new Map<LinesTable, { reader: DuckDBConnection; anchored: Promise<boolean> }>();
+  private files: DuckDBInstance | undefined;
+
+  /** `connect`: a connection to the load's database, for a table not in id order (see settle). */
+  constructor(private readonly connect: () => Promise<DuckDBConnection>) {}
+
+  /**
+   * Stores `table` from `source` (a query of the lines as loaded) and starts its pass over
+   * `fileLines` (the same query over the Parquet file, so in the same order). `settle` waits for it.
+   */
+  async store(connection: DuckDBConnection, table: LinesTable, source: string, fileLines: string): Promise<void> {
+    this.files ??= await DuckDBInstance.create(':memory:', { threads: '1', ...NO_EXTENSIONS });
+    const reader = await this.files.connect();
+    const anchored = anchorLines(reader, table, `(${fileLines})`, this.anchors);
+    anchored.catch(() => undefined); // awaited by settle or close: not an unhandled rejection meanwhile
+    this.passes.set(table, { reader, anchored });
+    await connection.run(`CREATE TABLE ${table} AS ${source}`);
+  }
+
+  /**
+   * Waits for every pass. Lines in strictly increasing id order, as `budget-data build` and
+   * `synth` write them, are anchored as stored; a table in any other order is sorted by id, and
+   * anchored again from the table. Returns the tables whose ids were seen strictly increasing,
+   * which proves them unique; a table whose were not (duplicate ids, which the load's unique-id
+   * rule then reports) has no anchors.
+   */
+  async settle(connection: DuckDBConnection): Promise<Set<LinesTable>> {
+    const unique = new Set<LinesTable>();
+    for (const [table, { anchored }] of this.passes) {
+      if (await anchored) unique.add(table);
+      else {
+        await connection.run(`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${table} ORDER BY id`);
+        const sorted = await this.connect();
+        try {
+          if (await anchorLines(sorted, table, table, this.anchors)) unique.add(table);
+        } finally {
+          sorted.closeSync();
+        }
+      }
+    }
+    return unique;
+  }
+
+  /** Stops the passes still running (a load that failed) and closes their connections. */
+  async close(): Promise<void> {
+    for (const { reader, anchored } of this.passes.values()) {
+      reader.interrupt();
+      await anchored.catch(() => undefined);
+      reader.closeSync();
+    }
+    this.files?.closeSync();
+  }
 }
 
 /**
