@@ -190,28 +190,29 @@ async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: s
   return true;
 }
 
-/** A key per line for its grouping value (a number, or a bigint past 2^53), undefined for a null one. */
-type Keys = ArrayLike<number | bigint | undefined>;
+/** A key per line for its grouping value: a number, or a bigint past 2^53. */
+type Keys = ArrayLike<number | bigint>;
 
-/** A grouping column's values as keys: a typed array when every value is a safe integer and none is null. */
+/**
+ * A grouping column's values as keys: a typed array when every value is a safe integer. The load
+ * refuses a null year or expense organization before it stores the lines (columns.ts), so none
+ * comes here.
+ */
 function groupingKeys(vector: DuckDBVector, rows: number): Keys {
-  const valid = validBits(vector, rows);
-  if (!valid && vector.type.typeId === DuckDBTypeId.INTEGER) return typedItems(vector, rows, 'int32');
-  if (!valid) {
-    const values = typedItems(vector, rows, 'int64');
-    const halves = int64Halves(values);
-    const keys = new Float64Array(rows);
-    for (let row = 0; row < rows; row++) {
-      const high = halves[2 * row + HIGH_HALF]!;
-      if (high > 0x1fffff || high < -0x200000) return Array.from(values, toKey);
-      keys[row] = high * 2 ** 32 + (halves[2 * row + 1 - HIGH_HALF]! >>> 0);
-    }
-    return keys;
+  if (validBits(vector, rows)) throw new Error('line anchors: a null grouping value, which the load refuses before storing lines');
+  if (vector.type.typeId === DuckDBTypeId.INTEGER) return typedItems(vector, rows, 'int32');
+  const values = typedItems(vector, rows, 'int64');
+  const halves = int64Halves(values);
+  const keys = new Float64Array(rows);
+  for (let row = 0; row < rows; row++) {
+    const high = halves[2 * row + HIGH_HALF]!;
+    if (high > 0x1fffff || high < -0x200000) return Array.from(values, toKey);
+    keys[row] = high * 2 ** 32 + (halves[2 * row + 1 - HIGH_HALF]! >>> 0);
   }
-  return Array.from({ length: rows }, (_, row) => ((valid[row >>> 5]! >>> (row & 31)) & 1 ? toKey(vector.getItem(row) as bigint | number) : undefined));
+  return keys;
 }
 
-const toKey = (value: bigint | number): number | bigint => (Number.isSafeInteger(Number(value)) ? Number(value) : value);
+const toKey = (value: bigint): number | bigint => (Number.isSafeInteger(Number(value)) ? Number(value) : value);
 
 /** One grouping's running counts per stage and grouping value, and the ids of its anchors. */
 class Anchors {
@@ -225,13 +226,12 @@ class Anchors {
   readonly ids: bigint[][][] = STAGES.map(() => []);
   private counts: Int32Array[] = STAGES.map(() => new Int32Array(64));
 
-  /** The index of each line's grouping value (-1 for a null one), a new index for a value not seen yet. */
+  /** The index of each line's grouping value, a new index for a value not seen yet. */
   indexesOf(keys: Keys, rows: number): Int32Array {
     const indexes = new Int32Array(rows);
     for (let row = 0; row < rows; row++) {
-      const key = keys[row];
-      if (key === undefined) indexes[row] = -1;
-      else if (typeof key === 'number') {
+      const key = keys[row]!;
+      if (typeof key === 'number') {
         const at = key - this.base;
         const index = at >= 0 && at < this.direct.length ? this.direct[at]! : -1;
         indexes[row] = index >= 0 ? index : this.indexOf(key);
@@ -288,7 +288,7 @@ class Anchors {
     for (let row = 0; row < rows; row++) {
       if (counted && !((counted[row >>> 5]! >>> (row & 31)) & 1)) continue;
       const index = indexes[row]!;
-      if (index >= 0 && counts[index]!++ % ANCHOR_EVERY === 0) anchors[index]!.push(ids[row]!);
+      if (counts[index]!++ % ANCHOR_EVERY === 0) anchors[index]!.push(ids[row]!);
     }
   }
 }
