@@ -40,16 +40,6 @@ if ! podman image exists docker.io/library/redis:7-bookworm && ! timeout 60 podm
   podman build --pull=never -q -t docker.io/library/redis:7-bookworm -f "$work/Containerfile.redis" "$work" >/dev/null
 fi
 
-# A fixed subnet, so that TRUST_PROXY can name it: the client below stands in for the ingress.
-podman network create --subnet 10.89.77.0/24 "$net" >/dev/null
-cat >"$work/config.yaml" <<YAML
-apiVersion: v1
-kind: ConfigMap
-metadata: { name: budget-api }
-data:
-  RATE_LIMIT: "5"
-  TRUST_PROXY: "10.89.77.0/24"
-YAML
 # Podman 4.3 publishes every containerPort on the host's every address, one host port for all
 # replicas: the copies played here declare no ports (probes name the port by number) and leave
 # out the Services, which podman does not run; the pods are reached on the podman network by name.
@@ -59,6 +49,27 @@ unpublish() { awk 'BEGIN { RS = "---\n"; ORS = "---\n" } !/kind: Service/' | sed
 secret() { sed -e 's#valueFrom: { secretKeyRef: { name: budget-api-redis, key: password } }#value: kube-play-test#' -e 's#redis://:$(REDIS_PASSWORD)@redis:6379#redis://:kube-play-test@redis-pod-0:6379#'; }
 sed 's#image: budget-api:latest#image: localhost/budget-api:latest#' deploy/kubernetes/budget-api.yaml | secret | unpublish >"$work/api.play.yaml"
 secret <deploy/kubernetes/redis.yaml | unpublish >"$work/redis.play.yaml"
+
+# A run cut short (its machine restarted under it) never ran its cleanup: its pods, named as
+# these, and its network would make this run fail. Only one run plays these pods at a time.
+for f in "$work"/*.play.yaml; do podman kube down "$f" >/dev/null 2>&1 || true; done
+for stale in $(podman network ls --format '{{.Name}}' | grep '^budget-kube-' || true); do
+  [ "$stale" = "$net" ] || podman network rm -f "$stale" >/dev/null 2>&1 || true
+done
+
+# The network's subnet is podman's choice (a fixed one may be taken, on the host or by another
+# network); TRUST_PROXY names it, since the client below stands in for the ingress.
+podman network create "$net" >/dev/null
+subnet=$(podman network inspect "$net" --format '{{range .Subnets}}{{.Subnet}}{{end}}')
+[[ "$subnet" =~ ^[0-9.]+/[0-9]+$ ]] || fail "podman gave the network $net no IPv4 subnet: '$subnet'"
+cat >"$work/config.yaml" <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata: { name: budget-api }
+data:
+  RATE_LIMIT: "5"
+  TRUST_PROXY: "$subnet"
+YAML
 
 t0=$(date +%s%3N)
 podman kube play --network "$net" "$work/redis.play.yaml" >/dev/null
