@@ -9,7 +9,7 @@ import { ENDPOINTS } from '../../src/api/endpoints/index.js';
 // The stage= samples page deep into one stage's lines (in a drop from synth --stages, about 65% of
 // the lines are initial, 25% outturn, 10% amendments); in a drop without stages they are cheap
 // (outturn has no lines) or the same as the default.
-const QUERY_SAMPLES: Record<string, string[]> = {
+export const QUERY_SAMPLES: Record<string, string[]> = {
   '/budget/api/totals/': [
     '',
     'include_complementary=false',
