@@ -1,4 +1,5 @@
--- One page of one organization's expense lines, and how many lines match; as expenses.sql.
+-- One page of one organization's expense lines of some years or of a category, and how many
+-- lines match. Its lines of every year and category: expenses.sql.
 -- $organization BIGINT              the organization
 -- $year         INTEGER[] or NULL   only these years
 -- $category     BIGINT or NULL      only lines of this category and its subtree
@@ -10,7 +11,7 @@
 -- $skip         BIGINT
 -- All its lines of a stage lie between two of its anchors (src/data/line-anchors.ts); its lines
 -- of some years or of a category, between every id, are few enough to sort. The stages are a
--- list, as in derive/line_page.sql.
+-- list, as in expenses.sql.
 WITH total AS (
   SELECT CASE WHEN $category::BIGINT IS NULL
            THEN (SELECT coalesce(sum(lines), 0) FROM line_counts

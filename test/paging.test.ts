@@ -86,8 +86,9 @@ describe('GET /budget/api/expenses/ paging', () => {
 /**
  * Pages lie between anchors found at load (src/data/line-anchors.ts), after the lines are sorted
  * by id. Lines written in shuffled order, with gaps between ids, over three years, two
- * organizations and the three line stages, must page exactly as sorting, filtering and slicing
- * them would, at every stage.
+ * organizations, three categories and the three line stages, must page exactly as sorting,
+ * filtering and slicing them would, at every stage. A page of every category is counted from the
+ * line counts made at load, a page of one category (and its subtree) with its page.
  */
 describe('pages of lines written out of id order', () => {
   const N = 240;
@@ -97,7 +98,7 @@ describe('pages of lines written out of id order', () => {
     id: 5 + k * 3,
     year: 2021 + (k % 3),
     amount: (k * 53) % N, // not in id order: positions numbered in another order (say by amount) page other ids
-    category_id: 11,
+    category_id: [11, 13, 12][k % 3]!, // 13 is under 11, both under 10
     organization_id: 1 + (Math.floor(k / 5) % 2),
     stage: LINE_STAGES[Math.floor(k / 4) % 3]!,
   }));
@@ -105,7 +106,7 @@ describe('pages of lines written out of id order', () => {
     id: 1000 - k * 2,
     year: 2021 + (Math.floor(k / 7) % 3),
     amount: (k * 53) % N,
-    category_id: 31,
+    category_id: [31, 32][Math.floor(k / 2) % 2]!,
     organization_id: null,
     stage: LINE_STAGES[(k * 7) % 3]!,
   }));
@@ -142,6 +143,12 @@ describe('pages of lines written out of id order', () => {
       ['&organization=1', (e) => e.organization_id === 1],
       ['&organization=2', (e) => e.organization_id === 2],
       ['&year=2023&organization=1', (e) => e.year === 2023 && e.organization_id === 1],
+      ['&year=2021,2023', (e) => e.year === 2021 || e.year === 2023],
+      ['&year=2019', () => false],
+      ['&category=10', () => true],
+      ['&category=11', (e) => e.category_id === 11 || e.category_id === 13],
+      ['&category=12&year=2022', (e) => e.category_id === 12 && e.year === 2022],
+      ['&category=20', () => false],
     ];
     await expectPagesAtEveryStage(shuffled.app, '/budget/api/expenses/', expenses, filters, limit, offset);
     // Without stage=, the default stage's lines.
@@ -168,6 +175,13 @@ describe('pages of lines written out of id order', () => {
       const url = `/budget/api/resources/?limit=${limit}&offset=${offset}&stage=${stage}`;
       expect(await got(url), url).toEqual(expected(resources, counted, limit, offset));
       expect(await got(`${url}&year=2021`), `${url}&year=2021`).toEqual(expected(resources, (r) => counted(r) && r.year === 2021, limit, offset));
+      expect(await got(`${url}&year=2021,2023`), `${url}&year=2021,2023`).toEqual(
+        expected(resources, (r) => counted(r) && r.year !== 2022, limit, offset),
+      );
+      expect(await got(`${url}&category=32`), `${url}&category=32`).toEqual(
+        expected(resources, (r) => counted(r) && r.category_id === 32, limit, offset),
+      );
+      expect(await got(`${url}&category=30`), `${url}&category=30`).toEqual(expected(resources, counted, limit, offset));
     }
   });
 });

@@ -3,7 +3,7 @@
  * 1st, the 129th, ...) in id order, overall, in each year and, for expenses, in each
  * organization. A page at any depth is then a range of ids between two anchors, which DuckDB's
  * zone maps find in the lines table, kept in id order, without reading the lines before it
- * (sql/derive/line_page.sql, sql/expenses_of_organization.sql). The anchors are kept in JS
+ * (sql/expenses.sql, resources.sql, expenses_of_organization.sql). The anchors are kept in JS
  * (10M lines: about 650,000 ids, 5 MB), so finding a page's range costs no query.
  * One anchor every ANCHOR_EVERY lines per stage and grouping instead of a position column per
  * stage and grouping on every line: 10M lines load about 10 s faster, and a page reads at most
@@ -42,9 +42,17 @@ export const EVERY_ID = { from_id: MIN_ID, to_id: MAX_ID } as const;
 /** The anchors of both lines tables, by `expenses:amended:organization:7` (table, stage, grouping and value). */
 export class LineAnchors {
   private readonly ids = new Map<string, BigInt64Array>();
+  private readonly lines = new Map<string, number>();
 
-  set(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint, ids: BigInt64Array): void {
+  /** `lines`: how many lines the stage counts in the grouping value, of which `ids` are the anchors. */
+  set(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint, ids: BigInt64Array, lines: number): void {
     this.ids.set(`${table}:${stage}:${grouping}:${value}`, ids);
+    this.lines.set(`${table}:${stage}:${grouping}:${value}`, lines);
+  }
+
+  /** How many lines of one grouping value a stage counts (0 for a value without any): a page's count. */
+  linesOf(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint): number {
+    return this.lines.get(`${table}:${stage}:${grouping}:${value}`) ?? 0;
   }
 
   /** Where the page of `limit` lines past `offset` lies among the lines of one stage and grouping value. */
@@ -185,7 +193,9 @@ async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: s
   }
   for (let g = 0; g < groupings.length; g++) {
     const { values, ids } = anchors[g]!;
-    STAGES.forEach((stage, s) => values.forEach((value, index) => lineAnchors.set(table, stage, groupings[g]!.grouping, value, BigInt64Array.from(ids[s]![index]!))));
+    STAGES.forEach((stage, s) =>
+      values.forEach((value, index) => lineAnchors.set(table, stage, groupings[g]!.grouping, value, BigInt64Array.from(ids[s]![index]!), anchors[g]!.linesOf(s, index))),
+    );
   }
   return true;
 }
@@ -225,6 +235,11 @@ class Anchors {
   /** Per stage, the ids of each value's anchors, by the value's index. */
   readonly ids: bigint[][][] = STAGES.map(() => []);
   private counts: Int32Array[] = STAGES.map(() => new Int32Array(64));
+
+  /** How many lines of the value at `index` stage `s` counts. */
+  linesOf(s: number, index: number): number {
+    return this.counts[s]![index]!;
+  }
 
   /** The index of each line's grouping value, a new index for a value not seen yet. */
   indexesOf(keys: Keys, rows: number): Int32Array {

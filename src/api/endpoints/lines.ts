@@ -1,10 +1,11 @@
 /** Expense and resource lines: paged flat lists, or category trees with hierarchy=true. */
 import type { LoadedDrop } from '../../data/drop.js';
+import type { Lease } from '../../data/lease.js';
 import { EVERY_ID, type Grouping, type LineRange, type LinesTable } from '../../data/line-anchors.js';
 import type { Id, PageItem } from '../../data/queries.js';
 import type { NamedBy } from '../../formats/format.js';
 import { flatTable } from '../../formats/table.js';
-import { pageBounds, pagingParams } from '../paging.js';
+import { pageBounds, pagingParams, type Page } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
@@ -74,6 +75,36 @@ const linesOf = ({ year, category, stage }: LineFilter) => ({
 });
 
 /**
+ * A page of expense or resource lines of every category, or of one organization's (expenses) in
+ * every year: the matching lines between two anchors, counted at load (lineCounts, the anchors);
+ * or, without an organization, one category's, counted with its page.
+ */
+async function linesPage<T extends LinesTable>(
+  lease: Lease,
+  table: T,
+  params: LineFilter & { limit?: number; offset?: number },
+  organization?: Id,
+): Promise<Page> {
+  const data = lease.drop.data;
+  const bounds = pageBounds(params);
+  const { year, line_stages } = linesOf(params);
+  if (params.category !== undefined && organization === undefined) {
+    const filter = { category: params.category, year, line_stages, limit: bounds.limit, skip: bounds.offset };
+    return table === 'expenses'
+      ? page(await lease.query('expenses_in_category', filter), expenseItem(data))
+      : page(await lease.query('resources_in_category', filter), resourceItem(data));
+  }
+  const filter = { year, line_stages, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
+  const count =
+    organization === undefined
+      ? linesCounted(data, table === 'expenses' ? 'expense' : 'resource', params)
+      : data.anchors.linesOf(table, stageOrDefault(params.stage), 'organization', organization);
+  return table === 'expenses'
+    ? { count, items: (await lease.query('expenses', { ...filter, organization: organization ?? null })).map(expenseItem(data)) }
+    : { count, items: (await lease.query('resources', filter)).map(resourceItem(data)) };
+}
+
+/**
  * The same filters as a full export binds them: the category's subtree and the stage's line
  * stages as lists, so that its statement has no join that would lose the lines' id order
  * (sql/derive/all_lines.sql).
@@ -108,10 +139,13 @@ function rangeOf(
   return anchored ? anchors.rangeOf(lines, stageOrDefault(filter.stage), ...anchored, offset, limit) : { ...EVERY_ID, skip: offset };
 }
 
-/** How many lines a full export can hold at most: those its stage counts in its years. */
-function linesAtMost({ lineCounts }: LoadedDrop, kind: 'expense' | 'resource', { year, stage }: LineFilter): number {
+/**
+ * How many lines the stage counts in the years asked, of every category and organization: the
+ * count of a page of such lines, and at most the lines of a full export.
+ */
+function linesCounted({ lineCounts }: LoadedDrop, kind: 'expense' | 'resource', { year, stage }: LineFilter): number {
   const perYear = lineCounts.get(`${kind}:${stageOrDefault(stage)}`) ?? new Map<number, number>();
-  return (year ?? [...perYear.keys()]).reduce((sum, y) => sum + (perYear.get(y) ?? 0), 0);
+  return [...new Set(year ?? perYear.keys())].reduce((sum, y) => sum + (perYear.get(y) ?? 0), 0);
 }
 
 export const expenses = define({
@@ -132,18 +166,17 @@ export const expenses = define({
       table: EXPENSE_TABLE,
       answer: async (params, lease) => {
         const { organization } = params;
+        // One organization's lines of some years or of a category are counted with their page.
+        if (organization === undefined || (params.year === undefined && params.category === undefined))
+          return linesPage(lease, 'expenses', params, organization);
         const bounds = pageBounds(params);
         const filter = { ...linesOf(params), limit: bounds.limit, ...rangeOf(lease.drop.data, 'expenses', params, organization, bounds) };
-        const rows =
-          organization === undefined
-            ? await lease.query('expenses', filter)
-            : await lease.query('expenses_of_organization', { organization, ...filter });
-        return page(rows, expenseItem(lease.drop.data));
+        return page(await lease.query('expenses_of_organization', { organization, ...filter }), expenseItem(lease.drop.data));
       },
       exportAll: (params, lease) => ({
         sql: 'all_expenses',
         params: { ...allLinesOf(params, lease.drop.data), organization: params.organization ?? null },
-        rowsAtMost: linesAtMost(lease.drop.data, 'expense', params),
+        rowsAtMost: linesCounted(lease.drop.data, 'expense', params),
         named: {
           category: categoryNamed(lease.drop.data),
           organization_name: organizationNamed(lease.drop.data, 'name'),
@@ -170,16 +203,11 @@ export const resources = define({
       name: 'list',
       item: item.Resource,
       table: RESOURCE_TABLE,
-      answer: async (params, lease) => {
-        const bounds = pageBounds(params);
-        const range = rangeOf(lease.drop.data, 'resources', params, undefined, bounds);
-        const filter = { ...linesOf(params), limit: bounds.limit, ...range };
-        return page(await lease.query('resources', filter), resourceItem(lease.drop.data));
-      },
+      answer: (params, lease) => linesPage(lease, 'resources', params),
       exportAll: (params, lease) => ({
         sql: 'all_resources',
         params: allLinesOf(params, lease.drop.data),
-        rowsAtMost: linesAtMost(lease.drop.data, 'resource', params),
+        rowsAtMost: linesCounted(lease.drop.data, 'resource', params),
         named: { source: categoryNamed(lease.drop.data) },
       }),
     },

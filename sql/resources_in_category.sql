@@ -1,0 +1,10 @@
+-- One page of the resource lines of one category and its subtree, and how many lines match.
+-- $category    BIGINT              the category
+-- $year        INTEGER[] or NULL   only these years
+-- $line_stages VARCHAR[]           the line stages the asked stage counts (LINES_OF in src/domain/stages.ts)
+-- $limit       INTEGER             page size
+-- $skip        BIGINT              the lines before the page
+-- Found as every page of a category's lines is (derive/line_page.sql).
+SELECT count, id, year, ROUND(amount, 3)::DOUBLE AS amount, category_id, stage, source_id, derived
+FROM resources_category_page($line_stages::VARCHAR[], $year::INTEGER[], $category::BIGINT, $limit::INTEGER, $skip::BIGINT)
+ORDER BY id;
