@@ -41,23 +41,21 @@ export const EVERY_ID = { from_id: MIN_ID, to_id: MAX_ID } as const;
 
 /** The anchors of both lines tables, by `expenses:amended:organization:7` (table, stage, grouping and value). */
 export class LineAnchors {
-  private readonly ids = new Map<string, BigInt64Array>();
-  private readonly lines = new Map<string, number>();
+  /** Per key, the anchors' ids and how many lines the stage counts in the grouping value. */
+  private readonly anchored = new Map<string, { ids: BigInt64Array; count: number }>();
 
-  /** `lines`: how many lines the stage counts in the grouping value, of which `ids` are the anchors. */
-  set(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint, ids: BigInt64Array, lines: number): void {
-    this.ids.set(`${table}:${stage}:${grouping}:${value}`, ids);
-    this.lines.set(`${table}:${stage}:${grouping}:${value}`, lines);
+  set(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint, ids: BigInt64Array, count: number): void {
+    this.anchored.set(`${table}:${stage}:${grouping}:${value}`, { ids, count });
   }
 
   /** How many lines of one grouping value a stage counts (0 for a value without any): a page's count. */
-  linesOf(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint): number {
-    return this.lines.get(`${table}:${stage}:${grouping}:${value}`) ?? 0;
+  countOf(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint): number {
+    return this.anchored.get(`${table}:${stage}:${grouping}:${value}`)?.count ?? 0;
   }
 
   /** Where the page of `limit` lines past `offset` lies among the lines of one stage and grouping value. */
   rangeOf(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint, offset: number, limit: number): LineRange {
-    const ids = this.ids.get(`${table}:${stage}:${grouping}:${value}`);
+    const ids = this.anchored.get(`${table}:${stage}:${grouping}:${value}`)?.ids;
     if (!ids?.length) return { from_id: MAX_ID, to_id: MIN_ID, skip: 0 }; // no such line: an empty range
     // Anchor i is the line at position i * ANCHOR_EVERY + 1: from the last one at or before the
     // page's first line to the line before the first one past its last.
@@ -194,7 +192,7 @@ async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: s
   for (let g = 0; g < groupings.length; g++) {
     const { values, ids } = anchors[g]!;
     STAGES.forEach((stage, s) =>
-      values.forEach((value, index) => lineAnchors.set(table, stage, groupings[g]!.grouping, value, BigInt64Array.from(ids[s]![index]!), anchors[g]!.linesOf(s, index))),
+      values.forEach((value, index) => lineAnchors.set(table, stage, groupings[g]!.grouping, value, BigInt64Array.from(ids[s]![index]!), anchors[g]!.countOf(s, index))),
     );
   }
   return true;
@@ -237,7 +235,7 @@ class Anchors {
   private counts: Int32Array[] = STAGES.map(() => new Int32Array(64));
 
   /** How many lines of the value at `index` stage `s` counts. */
-  linesOf(s: number, index: number): number {
+  countOf(s: number, index: number): number {
     return this.counts[s]![index]!;
   }
 

@@ -75,20 +75,25 @@ const linesOf = ({ year, category, stage }: LineFilter) => ({
 });
 
 /**
- * A page of expense or resource lines of every category, or of one organization's (expenses) in
- * every year: the matching lines between two anchors, counted at load (lineCounts, the anchors);
- * or, without an organization, one category's, counted with its page.
+ * A page of expense or resource lines (one organization's: expenses only). Of every category, or
+ * of one organization's in every year: the matching lines between two anchors, counted at load
+ * (lineCounts, the anchors). Else counted with the page: one category's, or one organization's
+ * of some years or a category.
  */
-async function linesPage<T extends LinesTable>(
+async function linesPage(
   lease: Lease,
-  table: T,
+  table: LinesTable,
   params: LineFilter & { limit?: number; offset?: number },
   organization?: Id,
 ): Promise<Page> {
   const data = lease.drop.data;
   const bounds = pageBounds(params);
   const { year, line_stages } = linesOf(params);
-  if (params.category !== undefined && organization === undefined) {
+  if (organization !== undefined && (year !== null || params.category !== undefined)) {
+    const filter = { organization, ...linesOf(params), limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
+    return page(await lease.query('expenses_of_organization', filter), expenseItem(data));
+  }
+  if (params.category !== undefined) {
     const filter = { category: params.category, year, line_stages, limit: bounds.limit, skip: bounds.offset };
     return table === 'expenses'
       ? page(await lease.query('expenses_in_category', filter), expenseItem(data))
@@ -98,7 +103,7 @@ async function linesPage<T extends LinesTable>(
   const count =
     organization === undefined
       ? linesCounted(data, table === 'expenses' ? 'expense' : 'resource', params)
-      : data.anchors.linesOf(table, stageOrDefault(params.stage), 'organization', organization);
+      : data.anchors.countOf(table, stageOrDefault(params.stage), 'organization', organization);
   return table === 'expenses'
     ? { count, items: (await lease.query('expenses', { ...filter, organization: organization ?? null })).map(expenseItem(data)) }
     : { count, items: (await lease.query('resources', filter)).map(resourceItem(data)) };
@@ -145,7 +150,7 @@ function rangeOf(
  */
 function linesCounted({ lineCounts }: LoadedDrop, kind: 'expense' | 'resource', { year, stage }: LineFilter): number {
   const perYear = lineCounts.get(`${kind}:${stageOrDefault(stage)}`) ?? new Map<number, number>();
-  return [...new Set(year ?? perYear.keys())].reduce((sum, y) => sum + (perYear.get(y) ?? 0), 0);
+  return (year ?? [...perYear.keys()]).reduce((sum, y) => sum + (perYear.get(y) ?? 0), 0);
 }
 
 export const expenses = define({
@@ -164,15 +169,7 @@ export const expenses = define({
       name: 'list',
       item: item.Expense,
       table: EXPENSE_TABLE,
-      answer: async (params, lease) => {
-        const { organization } = params;
-        // One organization's lines of some years or of a category are counted with their page.
-        if (organization === undefined || (params.year === undefined && params.category === undefined))
-          return linesPage(lease, 'expenses', params, organization);
-        const bounds = pageBounds(params);
-        const filter = { ...linesOf(params), limit: bounds.limit, ...rangeOf(lease.drop.data, 'expenses', params, organization, bounds) };
-        return page(await lease.query('expenses_of_organization', { organization, ...filter }), expenseItem(lease.drop.data));
-      },
+      answer: (params, lease) => linesPage(lease, 'expenses', params, params.organization),
       exportAll: (params, lease) => ({
         sql: 'all_expenses',
         params: { ...allLinesOf(params, lease.drop.data), organization: params.organization ?? null },
