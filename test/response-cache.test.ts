@@ -40,19 +40,19 @@ describe('the response cache', () => {
         await held;
         return query(name, params);
       };
+      // A search is one of the answers still read from DuckDB at each request (the roll-ups are read at load).
       const inFlight = request(t.app)
-        .get('/budget/api/deficit/')
+        .get('/budget/api/organization/?search=agence')
         .then((res) => res);
       await inQuery;
-      t.store.swap(await loadDrop(await writeDrop({ ...small, deficit: [{ year: 2024, value: 2 }] })));
+      const added = { id: 4, name: 'Agence nouvelle', code: 'NEW' };
+      t.store.swap(await loadDrop(await writeDrop({ ...small, organizations: [...small.organizations!, added] })));
       release();
       const res = await inFlight;
       expect(res.status).toBe(200);
-      expect(res.body).toHaveLength(2);
+      expect(res.body.results.map((o: { id: number }) => o.id)).toEqual([3]);
       // The next request renders on the new drop.
-      expect((await request(t.app).get('/budget/api/deficit/')).body).toEqual([
-        { year: 2024, value: 2, percent: 25, published_percent: null, gdp: 8, stage: null, source_id: null, derived: false },
-      ]);
+      expect((await request(t.app).get('/budget/api/organization/?search=agence')).body.results.map((o: { id: number }) => o.id)).toEqual([3, 4]);
     } finally {
       t.close();
     }
@@ -166,7 +166,7 @@ describe('the response cache', () => {
       const accepts = [undefined, '*/*', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/json'];
       const bodies = [];
       for (const accept of accepts) {
-        const req = request(t.app).get('/budget/api/totals/');
+        const req = request(t.app).get('/budget/api/organization/?search=min');
         bodies.push((await (accept ? req.set('Accept', accept) : req)).text);
       }
       expect(new Set(bodies).size).toBe(1);
@@ -204,9 +204,9 @@ describe('the response cache', () => {
       return { ...held, query: counted };
     };
     try {
-      const short = await request(t.app).get('/budget/api/deficit/?year=2023');
-      const long = await request(t.app).get(`/budget/api/deficit/?year=${'2023,'.repeat(300)}2023`);
-      const longAgain = await request(t.app).get(`/budget/api/deficit/?year=${'2023,'.repeat(300)}2023`);
+      const short = await request(t.app).get('/budget/api/organization/?search=min&year=2023');
+      const long = await request(t.app).get(`/budget/api/organization/?search=min&year=${'2023,'.repeat(300)}2023`);
+      const longAgain = await request(t.app).get(`/budget/api/organization/?search=min&year=${'2023,'.repeat(300)}2023`);
       expect([short.status, long.status, longAgain.status]).toEqual([200, 200, 200]);
       expect(long.text).toBe(short.text);
       expect(longAgain.text).toBe(short.text);

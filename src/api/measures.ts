@@ -12,6 +12,7 @@
 import type { LoadedDrop } from '../data/drop.js';
 import type { Lease, Row } from '../data/lease.js';
 import { problem } from '../domain/errors.js';
+import { rowsOf } from '../data/rows-at-load.js';
 import type { Stage } from '../domain/stages.js';
 import { roundHalfAway } from '../domain/numbers.js';
 
@@ -220,8 +221,8 @@ export async function shareTotals(lease: Lease, years: readonly number[] | undef
   const year = years ?? null;
   const rows =
     'lines' in of
-      ? await lease.query('share_totals', { year, stage: of.lines })
-      : (await lease.query('debt', { year, top_level: true, parent: null, stage: of.debt })).map((r): Row => ({
+      ? await rowsOf(lease, 'share_totals', { year, stage: of.lines })
+      : (await rowsOf(lease, 'debt', { year, top_level: true, parent: null, stage: of.debt })).map((r): Row => ({
           ...r,
           kind: 'debt',
           total: r.value,

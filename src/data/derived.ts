@@ -4,12 +4,12 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainRow } from './problems.js';
-import { LINE_STAGES, SERIES_STAGES, STAGE_LINES, STAGES, type Stage } from '../domain/stages.js';
-import type { RowOf } from './queries.js';
+import { LINE_STAGES, SERIES_STAGES, STAGE_LINES, STAGES } from '../domain/stages.js';
 import { named } from '../domain/names.js';
 import { buildForest, deepFreeze, type TreeNode, type TreeRow } from '../domain/tree.js';
 import type { DropShape } from './shape.js';
 import { readSql } from './sql.js';
+import { readRowsAtLoad, type RowsAtLoad } from './rows-at-load.js';
 
 /** Tables (and a type) built once per drop, in this order, so that requests read small pre-computed sums. */
 const DERIVED_TABLES = [
@@ -51,9 +51,6 @@ const PARAMS: Record<string, Record<string, string>> = {
   'derive/line_stage_type': { line_stages: JSON.stringify(LINE_STAGES) },
 };
 
-/** A row of sql/budget_categories.sql. */
-export type CategoryRollup = RowOf<'budget_categories'>;
-
 /** Per table of figures, its years: per stage where the table has stages (docs/api.md, "/meta/"). */
 export type Coverage = Record<string, number[] | Record<string, number[]>>;
 
@@ -75,13 +72,8 @@ export interface Derived {
    * load. Frozen: answers share them, and a measure makes measured copies.
    */
   categoryForests: ReadonlyMap<string, readonly TreeNode[]>;
-  /**
-   * sql/budget_categories.sql's rows per stage, read once at load: every category per year
-   * (`perYear`) and over all years (`allYears`). The query has a branch per filter, and DuckDB
-   * runs every branch of a prepared statement: 4-5 ms a request at 1M lines, against a filter in
-   * JS. Frozen: answers share them.
-   */
-  categoryRollups: ReadonlyMap<Stage, { perYear: readonly CategoryRollup[]; allYears: readonly CategoryRollup[] }>;
+  /** The small roll-ups' rows, every year of them, read once (rows-at-load.ts). */
+  rowsAtLoad: RowsAtLoad;
   organizations: ReadonlyMap<unknown, Readonly<{ id: unknown; name: string; code: string }>>;
 }
 
@@ -124,14 +116,8 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
       categoryForests.set(`${type}:${stage}`, deepFreeze(buildForest(rows as unknown as TreeRow[], nameOf)));
     }
   }
-  const categoryRollups = new Map<Stage, { perYear: readonly CategoryRollup[]; allYears: readonly CategoryRollup[] }>();
-  const rollupSql = await readSql('budget_categories');
-  const rollupRows = async (stage: Stage, by_year: boolean) =>
-    Object.freeze(
-      (await connection.runAndReadAll(rollupSql, { year: null, type: null, stage, by_year })).getRowObjects().map((r) => Object.freeze(plainRow(r) as unknown as CategoryRollup)),
-    );
-  for (const stage of STAGES) categoryRollups.set(stage, { perYear: await rollupRows(stage, true), allYears: await rollupRows(stage, false) });
-  return { years, coverage, gaps: gapsIn(coverage), lineCounts, categoryNames, categoryChildren, organizations, categoryForests, categoryRollups };
+  const rowsAtLoad = await readRowsAtLoad(connection);
+  return { years, coverage, gaps: gapsIn(coverage), lineCounts, categoryNames, categoryChildren, organizations, categoryForests, rowsAtLoad };
 }
 
 /**

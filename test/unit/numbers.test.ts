@@ -27,4 +27,22 @@ describe('roundHalfAway', () => {
     expect(roundHalfAway(Infinity, 2)).toBe(Infinity);
     expect(roundHalfAway(Number.NaN, 2)).toBeNaN();
   });
+  it('rounds figures at their decimals, their neighbours, halves and quotients as reading their digits does', () => {
+    // The rounding read digit by digit, as it was before figures at their decimals were passed as they are.
+    const byDigits = (value: number, digits: number) => {
+      const [mantissa, exponent] = Math.abs(value).toExponential(14).split('e') as [string, string];
+      return Math.sign(value) * Number(`${Math.floor(Number(`${mantissa}e${Number(exponent) + digits}`) + 0.5)}e-${digits}`);
+    };
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let i = 0; i < 20_000; i++) {
+      const digits = i % 4;
+      const value = Math.round((random() - 0.5) * 10 ** (2 + (i % 12))) / 10 ** digits;
+      const noise = [value * (1 + Number.EPSILON), value * (1 - Number.EPSILON), value * (1 + 4e-15), value * (1 - 4e-15)];
+      const halves = [value + 0.5 / 10 ** (digits + 1), value - 0.5 / 10 ** (digits + 1)];
+      for (const v of [value, ...noise, ...halves, value / 3, value * 1.0005, (value * 100) / 7, random() * 10 ** (i % 16)]) {
+        expect(roundHalfAway(v, digits), `${v} to ${digits}`).toBe(byDigits(v, digits));
+      }
+    }
+  });
 });

@@ -2,7 +2,7 @@ import { flatTable } from '../../formats/table.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import type { LoadedDrop } from '../../data/drop.js';
+import { rowsOf } from '../../data/rows-at-load.js';
 import type { RowOf } from '../../data/queries.js';
 import type { ShareKind } from '../measures.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
@@ -39,9 +39,8 @@ export const budgetCategories = define({
           return measuredSums(
             params,
             lease,
-            async (year: number[] | undefined, by_year: boolean) =>
-              readAtLoad(lease.drop.data, year, params.type, stage, by_year) ??
-              (await lease.query('budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year })),
+            (year: number[] | undefined, by_year: boolean) =>
+              rowsOf(lease, 'budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
             [
               { name: 'expenses', kind },
               { name: 'resources', kind },
@@ -68,23 +67,3 @@ export const budgetCategories = define({
     },
   ],
 });
-
-/**
- * The rows budget_categories.sql gives, from those read at load (derived.ts), in its order (id,
- * then year); undefined for several years summed, which the query sums.
- */
-function readAtLoad(
-  data: LoadedDrop,
-  year: number[] | undefined,
-  type: 'expense' | 'resource' | undefined,
-  stage: Stage,
-  byYear: boolean,
-): RowOf<'budget_categories'>[] | undefined {
-  const { perYear, allYears } = data.categoryRollups.get(stage)!;
-  let rows: readonly RowOf<'budget_categories'>[];
-  if (byYear) rows = year ? perYear.filter((r) => year.includes(r.year!)) : perYear;
-  else if (!year) rows = allYears;
-  else if (year.length === 1) rows = perYear.filter((r) => r.year === year[0]).map((r) => ({ ...r, year: null }));
-  else return undefined;
-  return type ? rows.filter((r) => r.type === type) : [...rows];
-}

@@ -3,6 +3,7 @@
  * year (the one asked for, or each year's most final one; docs/api.md, "Stages").
  */
 import type { RowOf } from '../../data/queries.js';
+import { rowsOf } from '../../data/rows-at-load.js';
 import { flatTable } from '../../formats/table.js';
 import { roundHalfAway } from '../../domain/numbers.js';
 import { param } from '../params.js';
@@ -31,7 +32,7 @@ export const debt = define({
       item: item.Debt,
       stages: (params) => seriesStagesOf(params.stage),
       query: (lease, year, stage, params) =>
-        lease.query('debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
+        rowsOf(lease, 'debt', { year: year ?? null, top_level: params.parent === null, parent: params.parent ?? null, stage }),
       figures: ['value'],
       shape: (r: RowOf<'debt'>) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }),
       options: (stage) => ({ key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } }),
@@ -57,12 +58,12 @@ export const outstandingDebt = define({
         const years = Array.isArray(year) ? year : undefined;
         const shape = (r: RowOf<'outstanding_debt'>) => ({ ...r, value: percent(r.value) });
         const answer = async (stage: Stage | null) => {
-          if (!change) return (await lease.query('outstanding_debt', { year: years ?? null, last, stage })).map(shape);
+          if (!change) return (await rowsOf(lease, 'outstanding_debt', { year: years ?? null, last, stage })).map(shape);
           // The year before each year asked for (the last one's too) is read for its change.
           const rows = await measuredSeries(
             { year: years, change },
             lease,
-            (withPrevious: number[] | undefined) => lease.query('outstanding_debt', { year: withPrevious ?? null, last: false, stage }),
+            (withPrevious: number[] | undefined) => rowsOf(lease, 'outstanding_debt', { year: withPrevious ?? null, last: false, stage }),
             ['outstanding_debt'],
             shape,
           );
@@ -86,7 +87,7 @@ export const deficit = define({
     seriesList({
       item: item.Deficit,
       stages: (params) => seriesStagesOf(params.stage),
-      query: (lease, year, stage) => lease.query('deficit', { year: year ?? null, stage }),
+      query: (lease, year, stage) => rowsOf(lease, 'deficit', { year: year ?? null, stage }),
       figures: ['value'],
       shape: (r: RowOf<'deficit'>) => ({ ...r, percent: percent(r.percent) }),
     }),

@@ -4,6 +4,7 @@ import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
+import { rowsOf } from '../../data/rows-at-load.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { perStage } from './stage-lists.js';
 import { define, ORDER, page } from './endpoint.js';
@@ -38,7 +39,7 @@ export const organizations = define({
             : [{ ...organization, year: null, expenses: null, resources: null }],
       ),
       answer: async ({ year, search, stage, ...paged }, lease) => {
-        const rows = await lease.query('organizations', {
+        const rows = await rowsOf(lease, 'organizations', {
           year: year ?? null,
           search: search ?? null,
           stage: stageOrDefault(stage),
@@ -81,7 +82,7 @@ export const organizationStats = define({
             params,
             lease,
             (year: number[] | undefined, by_year: boolean) =>
-              lease.query('organization_stats', { year: year ?? null, organization_id: params.organization_id ?? null, stage, by_year }),
+              rowsOf(lease, 'organization_stats', { year: year ?? null, organization_id: params.organization_id ?? null, stage, by_year }),
             [
               { name: 'total_expenses', kind: () => 'expense' },
               { name: 'total_resources', kind: () => 'resource' },

@@ -1,4 +1,5 @@
 /** The documents the drop's figures come from (docs/api.md, "Sources"). */
+import { rowsOf } from '../../data/rows-at-load.js';
 import { flatTable } from '../../formats/table.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
@@ -15,7 +16,7 @@ export const sources = define({
       name: 'list',
       item: item.Source,
       table: flatTable(item.Source),
-      answer: (_params, lease) => lease.query('sources'),
+      answer: (_params, lease) => rowsOf(lease, 'sources', {}),
     },
   ],
 });

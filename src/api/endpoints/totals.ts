@@ -3,6 +3,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { RowOf } from '../../data/queries.js';
+import { rowsOf } from '../../data/rows-at-load.js';
 import { stageOfComplementary, stageOrDefault, type Stage } from '../../domain/stages.js';
 import { define, ORDER } from './endpoint.js';
 import { seriesList } from './stage-lists.js';
@@ -28,7 +29,7 @@ export const totals = define({
     seriesList({
       item: item.Total,
       stages: (params) => totalsStages(params.include_complementary, params.stage),
-      query: (lease, year, stage: Stage) => lease.query('totals', { year: year ?? null, stage }),
+      query: (lease, year, stage: Stage) => rowsOf(lease, 'totals', { year: year ?? null, stage }),
       figures: ['total_expenses', 'total_resources', 'balance'],
       shape: (r: RowOf<'totals'>, stage: Stage) => ({
         year: r.year,
