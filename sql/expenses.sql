@@ -12,6 +12,9 @@
 -- $skip        BIGINT
 -- One plain statement: DuckDB plans a statement with parameters again at every run, and this
 -- one plans in a third of the time of one that also counts (docs/performance.md#what-is-still-slow).
+-- No ORDER BY: the table is kept in id order, and a scan of one table comes in table order
+-- (preserve_insertion_order), as the full exports read it; sorting the page cost 0.3-1.3 ms of
+-- DuckDB's 2-3 ms (scripts/bench/query-time.ts).
 -- Categories and organizations are named from the drop's names by id (derive/category_names.sql,
 -- organization_names.sql).
 SELECT id, year, ROUND(amount, 3)::DOUBLE AS amount, category_id, organization_id, stage, source_id, derived
@@ -20,5 +23,4 @@ WHERE id BETWEEN $from_id::BIGINT AND $to_id::BIGINT
   AND ($organization::BIGINT IS NULL OR organization_id = $organization::BIGINT)
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
   AND list_contains($line_stages::VARCHAR[], stage)
-ORDER BY id
 LIMIT $limit::INTEGER OFFSET $skip::BIGINT;

@@ -12,5 +12,4 @@ FROM resources
 WHERE id BETWEEN $from_id::BIGINT AND $to_id::BIGINT
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
   AND list_contains($line_stages::VARCHAR[], stage)
-ORDER BY id
 LIMIT $limit::INTEGER OFFSET $skip::BIGINT;
