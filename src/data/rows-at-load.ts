@@ -1,7 +1,7 @@
 /**
  * The roll-ups small enough to keep whole in JS (totals, categories, organizations and their
- * stats, debt, outstanding debt, deficit, and the sources), read once at load with every year, organization and
- * origin in them; a request filters those rows instead of running its statement.
+ * stats, debt, outstanding debt, deficit, and the sources), read once at load with every year,
+ * organization and origin in them; a request filters those rows instead of running its statement.
  *
  * Why: DuckDB 1.5 plans a prepared statement with parameters again at every run, and planning
  * and setting up these statements' operators took 2-9 ms at 1M lines, most of an answer
@@ -9,7 +9,7 @@
  * Each filter below is the statement's own WHERE clause on its output columns, so it gives the
  * statement's rows in its order (test/rows-at-load.test.ts holds each against its statement).
  * Where a filter would have to sum rows again (several years summed) or mirror DuckDB's text
- * functions (a search), the statement answers: `rowsAtLoad` gives undefined.
+ * functions (a search), its filter gives undefined and `rowsOf` runs the statement.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { STAGES, type Stage } from '../domain/stages.js';
