@@ -1,10 +1,10 @@
 /**
- * The small roll-ups answered from rows read at load (src/data/rows-at-load.ts) give exactly the
- * rows their statement gives, in its order, for every filter: each is run both ways on the same
- * real drop and compared.
+ * The small roll-ups answered from rows read at load (src/data/rows-at-load.ts, filtered by
+ * src/api/filtered-rows.ts) give exactly the rows their statement gives, in its order, for every
+ * filter: each is run both ways on the same real drop and compared.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf, type AtLoadName } from '../src/data/rows-at-load.js';
+import { rowsOf, type AtLoadName } from '../src/api/filtered-rows.js';
 import type { ParamsOf } from '../src/data/queries.js';
 import { STAGES } from '../src/domain/stages.js';
 import { small } from './fixtures/small.js';

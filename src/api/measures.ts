@@ -12,7 +12,7 @@
 import type { LoadedDrop } from '../data/drop.js';
 import type { Lease, Row } from '../data/lease.js';
 import { problem } from '../domain/errors.js';
-import { rowsOf } from '../data/rows-at-load.js';
+import { rowsOf } from './filtered-rows.js';
 import type { Stage } from '../domain/stages.js';
 import { roundHalfAway } from '../domain/numbers.js';
 

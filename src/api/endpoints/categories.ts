@@ -2,7 +2,7 @@ import { flatTable } from '../../formats/table.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { rowsOf } from '../../data/rows-at-load.js';
+import { rowsOf } from '../filtered-rows.js';
 import type { RowOf } from '../../data/queries.js';
 import type { ShareKind } from '../measures.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';

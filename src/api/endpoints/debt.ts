@@ -3,7 +3,7 @@
  * year (the one asked for, or each year's most final one; docs/api.md, "Stages").
  */
 import type { RowOf } from '../../data/queries.js';
-import { rowsOf } from '../../data/rows-at-load.js';
+import { rowsOf } from '../filtered-rows.js';
 import { flatTable } from '../../formats/table.js';
 import { roundHalfAway } from '../../domain/numbers.js';
 import { param } from '../params.js';

@@ -4,7 +4,7 @@ import { pageBounds, pagingParams } from '../paging.js';
 import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
-import { rowsOf } from '../../data/rows-at-load.js';
+import { rowsOf } from '../filtered-rows.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { perStage } from './stage-lists.js';
 import { define, ORDER, page } from './endpoint.js';

@@ -1,5 +1,5 @@
 /** The documents the drop's figures come from (docs/api.md, "Sources"). */
-import { rowsOf } from '../../data/rows-at-load.js';
+import { rowsOf } from '../filtered-rows.js';
 import { flatTable } from '../../formats/table.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';

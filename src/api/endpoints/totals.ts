@@ -3,7 +3,7 @@ import { param } from '../params.js';
 import * as item from '../responses.js';
 import { API_PREFIX } from '../routes.js';
 import type { RowOf } from '../../data/queries.js';
-import { rowsOf } from '../../data/rows-at-load.js';
+import { rowsOf } from '../filtered-rows.js';
 import { stageOfComplementary, stageOrDefault, type Stage } from '../../domain/stages.js';
 import { define, ORDER } from './endpoint.js';
 import { seriesList } from './stage-lists.js';
