@@ -42,8 +42,8 @@ const CASES: { [N in AtLoadName]: ParamsOf<N>[] } = {
 };
 
 /** An organization's budget as the list reads it: JSON, where DuckDB writes 100.0 and JS 100. */
-const readable = (rows: Record<string, unknown>[]) =>
-  rows.map((r) => (typeof r.budget === 'string' ? { ...r, budget: JSON.parse(r.budget) as unknown } : r));
+const readable = (rows: readonly object[]) =>
+  rows.map((r) => ('budget' in r && typeof r.budget === 'string' ? { ...r, budget: JSON.parse(r.budget) as unknown } : r));
 
 describe.each([
   ['a drop without stages', withIdleOrganization],
