@@ -9,38 +9,15 @@
  * decimals, money (nominal, real) to 3, half away from zero. pct_gdp is the same division as the
  * outstanding-debt ratio (figure × 100 ÷ GDP, as a double, then rounded), so the two agree.
  */
-import type { LoadedDrop } from '../data/drop.js';
+import type { MeasureSeries } from '../data/derived.js';
 import type { Lease, Row } from '../data/lease.js';
 import { problem } from '../domain/errors.js';
 import { rowsOf } from './filtered-rows.js';
 import type { Stage } from '../domain/stages.js';
 import { roundHalfAway } from '../domain/numbers.js';
 
-type SeriesName = 'gdp' | 'population' | 'cpi';
-const SERIES_FILES: Record<SeriesName, string> = { gdp: 'gdp.parquet', population: 'population.parquet', cpi: 'cpi.parquet' };
-
-/** Each drop's series by year, each read once, when a measure first needs it. */
-const seriesByDrop = new WeakMap<LoadedDrop, Map<SeriesName, Promise<ReadonlyMap<number, number> | null>>>();
-
-/** A drop's GDP, population or CPI by year; null when the drop has no such file. */
-function seriesOf(lease: Lease, name: SeriesName): Promise<ReadonlyMap<number, number> | null> {
-  const drop = lease.drop.data;
-  let loaded = seriesByDrop.get(drop);
-  if (!loaded) seriesByDrop.set(drop, (loaded = new Map()));
-  let series = loaded.get(name);
-  if (!series) {
-    series = loadSeries(lease, name);
-    series.catch(() => loaded.delete(name));
-    loaded.set(name, series);
-  }
-  return series;
-}
-
-async function loadSeries(lease: Lease, name: SeriesName): Promise<ReadonlyMap<number, number> | null> {
-  if (!(SERIES_FILES[name] in lease.drop.data.manifest.files)) return null;
-  const rows = await lease.query(`measure_${name}`);
-  return new Map(rows.map((r) => [Number(r.year), Number(r.value)]));
-}
+/** A drop's GDP, population or CPI by year, read at load (data/derived.ts); empty when the drop has none. */
+const seriesOf = (lease: Lease, name: MeasureSeries): ReadonlyMap<number, number> => lease.drop.data.measureSeries[name];
 
 /** Turns one year's figure into the measure asked for, unrounded; null when the year lacks the value. */
 export interface Measurer {
@@ -112,39 +89,39 @@ export const MEASURES = {
     description: "pct_gdp: percent of the year's GDP",
     round: percent,
     ofSums: false,
-    make: async ({ lease }) => {
-      const gdp = need(await seriesOf(lease, 'gdp'), 'gdp', 'pct_gdp');
-      return { header: 'pct_gdp; unit="% of GDP"', apply: (figure, year) => ratio(figure, 100, gdp.get(year as number)) };
+    make: ({ lease }) => {
+      const gdp = need(seriesOf(lease, 'gdp'), 'gdp', 'pct_gdp');
+      return Promise.resolve({ header: 'pct_gdp; unit="% of GDP"', apply: (figure, year) => ratio(figure, 100, gdp.get(year as number)) });
     },
   },
   per_capita: {
     description: 'per_capita: currency units per inhabitant',
     round: percent,
     ofSums: false,
-    make: async ({ lease }) => {
-      const population = need(await seriesOf(lease, 'population'), 'population', 'per_capita');
+    make: ({ lease }) => {
+      const population = need(seriesOf(lease, 'population'), 'population', 'per_capita');
       const units = lease.drop.data.manifest.units;
       if (units === undefined) throw missing('units.scale in drop.json', 'per_capita');
       const { scale } = units;
-      return {
+      return Promise.resolve({
         header: `per_capita; unit="${quotable(units.currency)} per inhabitant"`,
         apply: (figure, year) => ratio(figure, scale, population.get(year as number)),
-      };
+      });
     },
   },
   real: {
     description: 'real: at the prices of base_year (CPI)',
     round: money,
     ofSums: false,
-    make: async ({ lease, base_year }) => {
-      const cpi = need(await seriesOf(lease, 'cpi'), 'cpi', 'real');
+    make: ({ lease, base_year }) => {
+      const cpi = need(seriesOf(lease, 'cpi'), 'cpi', 'real');
       const base = base_year ?? Math.max(...cpi.keys());
       const baseIndex = cpi.get(base);
       if (baseIndex === undefined) throw invalid('base_year', `must be a year with a CPI in this drop (${base} has none)`);
-      return {
+      return Promise.resolve({
         header: `real; base_year=${base}; unit="${unitOf(lease)}, ${base} prices"`,
         apply: (figure, year) => ratio(figure, baseIndex, cpi.get(year as number)),
-      };
+      });
     },
   },
   share: {
@@ -199,8 +176,8 @@ function quotable(text: string): string {
     .replace(/["\\]/g, '\\$&');
 }
 
-function need(series: ReadonlyMap<number, number> | null, name: SeriesName, measure: Measure): ReadonlyMap<number, number> {
-  if (series === null || series.size === 0) throw missing(`the ${name} series`, measure);
+function need(series: ReadonlyMap<number, number>, name: MeasureSeries, measure: Measure): ReadonlyMap<number, number> {
+  if (series.size === 0) throw missing(`the ${name} series`, measure);
   return series;
 }
 

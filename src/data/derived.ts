@@ -51,6 +51,10 @@ const PARAMS: Record<string, Record<string, string>> = {
   'derive/line_stage_type': { line_stages: JSON.stringify(LINE_STAGES) },
 };
 
+/** The series a measure divides by. */
+export const MEASURE_SERIES = ['gdp', 'population', 'cpi'] as const;
+export type MeasureSeries = (typeof MEASURE_SERIES)[number];
+
 /** Per table of figures, its years: per stage where the table has stages (docs/api.md, "/meta/"). */
 export type Coverage = Record<string, number[] | Record<string, number[]>>;
 
@@ -75,6 +79,8 @@ export interface Derived {
   /** The small roll-ups' rows, every year of them, read once (rows-at-load.ts). */
   rowsAtLoad: RowsAtLoad;
   organizations: ReadonlyMap<unknown, Readonly<{ id: unknown; name: string; code: string }>>;
+  /** GDP, population and CPI by year, which the measures divide by (sql/measure_*.sql); empty when the drop has none. */
+  measureSeries: Readonly<Record<MeasureSeries, ReadonlyMap<number, number>>>;
 }
 
 /** Builds the derived tables in the drop's database and reads what JS keeps. Runs after every rule has passed. */
@@ -117,7 +123,11 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
     }
   }
   const rowsAtLoad = await readRowsAtLoad(connection);
-  return { years, coverage, gaps: gapsIn(coverage), lineCounts, categoryNames, categoryChildren, organizations, categoryForests, rowsAtLoad };
+  const measureSeries = {} as Record<MeasureSeries, ReadonlyMap<number, number>>;
+  for (const name of MEASURE_SERIES) {
+    measureSeries[name] = new Map((await rowsOf(connection, `measure_${name}`)).map((r) => [Number(r.year), Number(r.value)]));
+  }
+  return { years, coverage, gaps: gapsIn(coverage), lineCounts, categoryNames, categoryChildren, organizations, categoryForests, rowsAtLoad, measureSeries };
 }
 
 /**

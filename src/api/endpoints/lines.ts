@@ -88,9 +88,10 @@ async function linesPage(
 ): Promise<Page> {
   const data = lease.drop.data;
   const bounds = pageBounds(params);
-  const { year, line_stages } = linesOf(params);
+  const lines = linesOf(params);
+  const { year, line_stages } = lines;
   if (organization !== undefined && (year !== null || params.category !== undefined)) {
-    const filter = { organization, ...linesOf(params), limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
+    const filter = { organization, ...lines, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
     return page(await lease.query('expenses_of_organization', filter), expenseItem(data));
   }
   if (params.category !== undefined) {
