@@ -67,6 +67,8 @@ export interface Derived {
   categoryNames: ReadonlyMap<unknown, string>;
   /** Lines per year that each stage counts, by `expense:amended` (kind and stage). */
   lineCounts: ReadonlyMap<string, ReadonlyMap<number, number>>;
+  /** Each category's parent's id, null for a root (an organization's expense tree rolls up along them). */
+  categoryParents: ReadonlyMap<unknown, unknown>;
   /** Each category's children's ids, in id order (categories without children are absent). */
   categoryChildren: ReadonlyMap<unknown, readonly unknown[]>;
   /**
@@ -100,6 +102,7 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
   }
   const categoryRows = await rowsOf(connection, 'derive/category_names');
   const categoryNames = new Map(categoryRows.map((r) => [r.id, String(r.name)]));
+  const categoryParents = new Map(categoryRows.map((r) => [r.id, r.parent_id]));
   const categoryChildren = new Map<unknown, unknown[]>();
   for (const { id, parent_id } of categoryRows) {
     if (parent_id === null) continue;
@@ -127,7 +130,7 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
   for (const name of MEASURE_SERIES) {
     measureSeries[name] = new Map((await rowsOf(connection, `measure_${name}`)).map((r) => [Number(r.year), Number(r.value)]));
   }
-  return { years, coverage, gaps: gapsIn(coverage), lineCounts, categoryNames, categoryChildren, organizations, categoryForests, rowsAtLoad, measureSeries };
+  return { years, coverage, gaps: gapsIn(coverage), lineCounts, categoryNames, categoryParents, categoryChildren, organizations, categoryForests, rowsAtLoad, measureSeries };
 }
 
 /**

@@ -132,6 +132,10 @@ export const QUERIES = {
     ['organization', 'year', 'stage'],
     ['year', 'id', 'parent_id', 'amount'],
   ),
+  organization_expense_sums: query<
+    { organization: Id; year: Years; line_stages: readonly LineStage[] },
+    { year: number; category_id: Id; millionths: number | bigint }
+  >()(['organization', 'year', 'line_stages'], ['year', 'category_id', 'millionths']),
   totals: query<{ year: Years; stage: Stage }, Summed & { year: number; total_expenses: number; total_resources: number; balance: number }>()(
     ['year', 'stage'],
     ['year', 'total_expenses', 'total_resources', 'balance', 'source_ids', 'derived'],

@@ -44,6 +44,58 @@ export function buildForest(rows: readonly TreeRow[], nameOf: (id: TreeRow['id']
   return roots;
 }
 
+/** A category's exact sum in one year, in millionths: money is DECIMAL(38,6) (sql/organization_expense_sums.sql). */
+export interface CategorySum {
+  year: number;
+  category_id: TreeRow['id'];
+  millionths: number | bigint;
+}
+
+const HALF_THOUSANDTH = 500n;
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The rows organization_expense_tree.sql gives for the sums it would roll up: per year, every
+ * category with a sum under it, its amount the exact sum of its own and its descendants',
+ * rounded half away from zero to three decimals as DuckDB rounds a DECIMAL, then made a double,
+ * in year then id order. `parents`: each category's parent id (null for a root); the load has
+ * refused cycles and lines of unknown categories. Undefined when an amount's thousandths pass
+ * 2^53, past which a double no longer holds them exactly: the statement answers then.
+ */
+export function rollUp(sums: readonly CategorySum[], parents: ReadonlyMap<unknown, unknown>): TreeRow[] | undefined {
+  const years = new Map<number, Map<TreeRow['id'], bigint>>();
+  for (const { year, category_id, millionths } of sums) {
+    let nodes = years.get(year);
+    if (!nodes) years.set(year, (nodes = new Map()));
+    const amount = BigInt(millionths);
+    for (let id: unknown = category_id; id !== null && id !== undefined; id = parents.get(id)) {
+      const key = id as TreeRow['id'];
+      nodes.set(key, (nodes.get(key) ?? 0n) + amount);
+    }
+  }
+  const rows: TreeRow[] = [];
+  for (const year of [...years.keys()].sort((a, b) => a - b)) {
+    const nodes = years.get(year)!;
+    for (const id of [...nodes.keys()].sort(byId)) {
+      const millionths = nodes.get(id)!;
+      const size = millionths < 0n ? -millionths : millionths;
+      const thousandths = (size + HALF_THOUSANDTH) / 1000n;
+      if (thousandths > MAX_EXACT) return undefined;
+      const amount = Number(thousandths) / 1000;
+      rows.push({
+        year,
+        id,
+        parent_id: (parents.get(id) ?? null) as TreeRow['parent_id'],
+        amount: millionths < 0n && amount !== 0 ? -amount : amount,
+      });
+    }
+  }
+  return rows;
+}
+
+/** Ids in order, numbers and bigints past 2^53 alike. */
+const byId = (a: TreeRow['id'], b: TreeRow['id']) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** `nodes` and all their descendants made read-only: shared trees that no answer may change. */
 export function deepFreeze(nodes: TreeNode[]): readonly TreeNode[] {
   for (const node of nodes) {

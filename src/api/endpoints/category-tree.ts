@@ -3,9 +3,9 @@ import type { Lease } from '../../data/lease.js';
 import { float64, int32, int64, table, utf8 } from '../../formats/table.js';
 import { pageBounds } from '../paging.js';
 import * as item from '../responses.js';
-import { buildForest, flattenTree, mapAmounts, type TreeNode } from '../../domain/tree.js';
+import { buildForest, flattenTree, mapAmounts, rollUp, type TreeNode, type TreeRow } from '../../domain/tree.js';
 import { invalid, type MeasureRequest } from '../measures.js';
-import type { Stage } from '../../domain/stages.js';
+import { LINES_OF, type Stage } from '../../domain/stages.js';
 import { named } from '../../domain/names.js';
 import type { Variant } from './endpoint.js';
 import { measureHeader, measurerFor } from './measured-rows.js';
@@ -45,7 +45,7 @@ export function treeVariant<P extends TreeParams>(trees: (params: P, lease: Leas
 
 /**
  * The trees built at load answer the whole tree (derived.ts), shared and read-only; one
- * organization's expense tree reads its sums per category. Nodes are named from the drop's category names (sql/derive/category_names.sql). With a
+ * organization's expense tree rolls up its sums per category (organizationTreeRows). Nodes are named from the drop's category names (sql/derive/category_names.sql). With a
  * category, each year's tree is that category's subtree; with a measure, every node of a copy is measured.
  */
 export async function categoryTree(
@@ -59,11 +59,20 @@ export async function categoryTree(
   const forest =
     organization === undefined
       ? categoryForests.get(`${type}:${stage}`)!.filter((root) => !year || year.includes(root.year))
-      : buildForest(await lease.query('organization_expense_tree', { organization, year: year ?? null, stage }), (id) => named(categoryNames, id));
+      : buildForest(await organizationTreeRows(lease, organization, year ?? null, stage), (id) => named(categoryNames, id));
   const roots = category === undefined ? forest : forest.flatMap((root) => subtree(root, category));
   if ((params.measure ?? 'nominal') === 'nominal') return roots;
   const m = await measurerFor(params, lease, year, { lines: stage });
   return roots.map((root) => mapAmounts(root, (node) => m.round(m.apply(node.amount, node.year, type))));
+}
+
+/**
+ * One organization's expense tree as rows: its sums per category rolled up in JS, or the
+ * statement's own roll-up where a sum would not fit a double exactly (rollUp).
+ */
+async function organizationTreeRows(lease: Lease, organization: number | bigint, year: number[] | null, stage: Stage): Promise<TreeRow[]> {
+  const sums = await lease.query('organization_expense_sums', { organization, year, line_stages: LINES_OF[stage] });
+  return rollUp(sums, lease.drop.data.categoryParents) ?? (await lease.query('organization_expense_tree', { organization, year, stage }));
 }
 
 /** The node of `id` in a tree, as a list of none or one. Ids are compared as the drop gives them (numbers, or bigints past 2^53). */
