@@ -5,6 +5,7 @@
  * several figures, as the JSON objects flatten with `_`).
  */
 import type { FlatRow, Table } from '../formats/table.js';
+import { extended } from '../lib/extended.js';
 
 export function downloadTable(table: Table, figures: readonly string[] | undefined, params: Record<string, unknown>): Table {
   if (!figures) return table;
@@ -26,7 +27,7 @@ export function downloadTable(table: Table, figures: readonly string[] | undefin
               [`change_pct_${f}`, (change_pct as Record<string, unknown>)[f]],
             ]),
           );
-      return table.rows(item).map((row) => ({ ...row, ...extra }));
+      return table.rows(item).map((row) => extended(row, extra));
     },
   };
 }

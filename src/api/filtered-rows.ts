@@ -23,7 +23,12 @@ const sameId = (a: unknown, b: unknown) => a == b;
  * several years are summed by the statement.
  */
 function sums<R extends { year: number | null }>(rows: Sums<R>, years: readonly number[] | null, byYear: boolean): R[] | undefined {
-  if (byYear) return inYears(rows.perYear, years);
+  if (byYear) {
+    if (!years) return [...rows.perYear];
+    // The years' rows, back in the statement's order.
+    const positions = [...new Set(years)].flatMap((year) => rows.atYear.get(year) ?? []).sort((a, b) => a - b);
+    return positions.map((at) => rows.perYear[at]!);
+  }
   if (!years) return [...rows.allYears];
   if (years.length === 1) return [...(rows.oneYear.get(years[0]!) ?? [])];
   return undefined;

@@ -15,6 +15,7 @@ import { problem } from '../domain/errors.js';
 import { rowsOf } from './filtered-rows.js';
 import type { Stage } from '../domain/stages.js';
 import { roundHalfAway } from '../domain/numbers.js';
+import { extended } from '../lib/extended.js';
 
 /** A drop's GDP, population or CPI by year, read at load (data/derived.ts); empty when the drop has none. */
 const seriesOf = (lease: Lease, name: MeasureSeries): ReadonlyMap<number, number> => lease.drop.data.measureSeries[name];
@@ -214,8 +215,9 @@ export async function shareTotals(lease: Lease, years: readonly number[] | undef
 }
 
 /** A row with the named figures rounded as the measure shows them. */
-export function rounded<R>(row: R, fields: readonly (keyof R & string)[], measurer: Measurer): R {
-  const copy = { ...row } as Record<string, unknown>;
+export function rounded<R extends object>(row: R, fields: readonly (keyof R & string)[], measurer: Measurer): R {
+  // A copy that withChanges gives more fields to.
+  const copy = extended(row) as Record<string, unknown>;
   for (const field of fields) copy[field] = measurer.round(row[field] as number | null);
   return copy as R;
 }
@@ -247,30 +249,44 @@ export function changeOf(current: number | null, previous: number | null | undef
  * Adds `change` and `change_pct` to rows keyed by year (and `key` within a year, e.g. a debt
  * origin), from the rows of the calendar year before, then rounds every figure once. One figure:
  * numbers; several: objects keyed by the figures' names. Rows hold unrounded measured figures.
+ * `shown`: the rows to give (all by default); the others are only compared with.
  */
 export function withChanges<R extends { year: number }>(
   rows: readonly R[],
   fields: readonly (keyof R & string)[],
   measurer: Measurer,
   key: (row: R) => unknown = () => '',
+  shown: (row: R) => boolean = () => true,
 ): (R & { change: unknown; change_pct: unknown })[] {
   // A figure is compared only with the previous year's figure of the same stage
   // (docs/api.md#what-every-figure-means): a series' default picks each year's most final stage,
   // and a forecast minus an outturn is no change of anything.
   const stageOf = (row: R) => ('stage' in row ? String(row.stage) : '');
-  const byYear = new Map(rows.map((row) => [`${row.year}:${stageOf(row)}:${String(key(row))}`, row]));
-  return rows.map((row) => {
-    const previous = byYear.get(`${row.year - 1}:${stageOf(row)}:${String(key(row))}`);
-    const changes = fields.map((field) => changeOf(row[field] as number | null, previous?.[field] as number | null | undefined));
-    const shown = rounded(row, fields, measurer) as Record<string, unknown>;
-    if (fields.length === 1) {
-      shown.change = measurer.round(changes[0]!.change);
-      shown.change_pct = percent(changes[0]!.change_pct);
-    } else {
-      shown.change = Object.fromEntries(fields.map((f, i) => [f, measurer.round(changes[i]!.change)]));
-      shown.change_pct = Object.fromEntries(fields.map((f, i) => [f, percent(changes[i]!.change_pct)]));
+  // Rows by year, stage and key, in maps rather than under joined keys: no string made per row.
+  const byYear = new Map<number, Map<string, Map<unknown, R>>>();
+  for (const row of rows) {
+    let stages = byYear.get(row.year);
+    if (!stages) byYear.set(row.year, (stages = new Map()));
+    let keys = stages.get(stageOf(row));
+    if (!keys) stages.set(stageOf(row), (keys = new Map()));
+    keys.set(key(row), row);
+  }
+  return rows.filter(shown).map((row) => {
+    const previous = byYear
+      .get(row.year - 1)
+      ?.get(stageOf(row))
+      ?.get(key(row));
+    const out = rounded(row, fields, measurer) as Record<string, unknown>;
+    const change: Record<string, number | null> = {};
+    const change_pct: Record<string, number | null> = {};
+    for (const field of fields) {
+      const changed = changeOf(row[field] as number | null, previous?.[field] as number | null | undefined);
+      change[field] = measurer.round(changed.change);
+      change_pct[field] = percent(changed.change_pct);
     }
-    return shown as R & { change: unknown; change_pct: unknown };
+    out.change = fields.length === 1 ? change[fields[0]!] : change;
+    out.change_pct = fields.length === 1 ? change_pct[fields[0]!] : change_pct;
+    return out as R & { change: unknown; change_pct: unknown };
   });
 }
 

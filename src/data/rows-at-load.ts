@@ -37,11 +37,14 @@ export interface RowsAtLoad {
 /**
  * Rows summed per year (`by_year`), over every year, and over each single year: the last are the
  * per-year rows of that year without it, kept apart since a single year is what most requests ask.
+ * `atYear`: where each year's rows lie in `perYear`, so that a filter of a few years reads only
+ * theirs (a change reads two years of 300 organizations' 3,900 rows at 1M lines).
  */
 export interface Sums<R extends { year: number | null }> {
   perYear: readonly R[];
   allYears: readonly R[];
   oneYear: ReadonlyMap<number, readonly R[]>;
+  atYear: ReadonlyMap<number, readonly number[]>;
 }
 
 export interface OrganizationBudget {
@@ -98,13 +101,17 @@ export async function readRowsAtLoad(connection: DuckDBConnection): Promise<Rows
 /** The sums of `Sums`, each single year's made from the per-year rows. */
 function sumsOf<R extends { year: number | null }>(perYear: readonly R[], allYears: readonly R[]): Sums<R> {
   const oneYear = new Map<number, R[]>();
-  for (const row of perYear) {
-    if (row.year === null) continue;
+  const atYear = new Map<number, number[]>();
+  perYear.forEach((row, at) => {
+    if (row.year === null) return;
     let rows = oneYear.get(row.year);
     if (!rows) oneYear.set(row.year, (rows = []));
     rows.push(deepFrozen({ ...row, year: null }));
-  }
-  return { perYear, allYears, oneYear };
+    let positions = atYear.get(row.year);
+    if (!positions) atYear.set(row.year, (positions = []));
+    positions.push(at);
+  });
+  return { perYear, allYears, oneYear, atYear };
 }
 
 /** Frozen all the way down: answers share these rows, and a request that changed one would change the next one's. */

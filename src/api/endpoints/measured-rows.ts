@@ -108,10 +108,18 @@ export async function measuredSums<Q extends { year: number | null; source_ids: 
     const rows = (await query(years, true)).map((r) => {
       const out = shape(r) as Record<string, unknown>;
       for (const f of fields) out[f.name] = m.apply(figureOf(r[f.name]), Number(r.year), f.kind(r));
-      return { ...out, year: Number(r.year) } as R & { year: number };
+      // shape made this object: the year is set on it, not spread into a copy of it.
+      out.year = Number(r.year);
+      return out as R & { year: number };
     });
-    const changed = withChanges(rows, names as (keyof (typeof rows)[number] & string)[], m, (r) => r[id]);
-    return changed.filter((r) => r.year === year).map(({ year: _year, ...r }) => r as unknown as R);
+    const changed = withChanges(
+      rows,
+      names as (keyof (typeof rows)[number] & string)[],
+      m,
+      (r) => r[id],
+      (r) => r.year === year,
+    );
+    return changed.map(({ year: _year, ...r }) => r as unknown as R);
   }
   if (measureSpec(measure).ofSums) {
     return (await query(params.year, false)).map((r) => {

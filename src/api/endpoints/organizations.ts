@@ -7,6 +7,7 @@ import { API_PREFIX } from '../routes.js';
 import { rowsOf } from '../filtered-rows.js';
 import { stageOrDefault, type Stage } from '../../domain/stages.js';
 import { perStage } from './stage-lists.js';
+import { extended } from '../../lib/extended.js';
 import { define, ORDER, page } from './endpoint.js';
 import { changing, measuredSums, measuring, ordered, sumsHeader } from './measured-rows.js';
 
@@ -35,8 +36,8 @@ export const organizations = define({
         ],
         ({ budget, ...organization }) =>
           budget.length > 0
-            ? budget.map((year) => ({ ...organization, ...year }))
-            : [{ ...organization, year: null, expenses: null, resources: null }],
+            ? budget.map((year) => extended(organization, year))
+            : [extended(organization, { year: null, expenses: null, resources: null })],
       ),
       answer: async ({ year, search, stage, ...paged }, lease) => {
         const rows = await rowsOf(lease, 'organizations', {
