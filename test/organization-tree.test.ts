@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { LINES_OF, STAGES } from '../src/domain/stages.js';
+import { LINES_OF, STAGES, type Stage } from '../src/domain/stages.js';
 import { rollUp } from '../src/domain/tree.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import type { DropData } from './helpers/drop.js';
@@ -38,6 +38,16 @@ function drop(amount: string): DropData {
             FROM range(1, ${LINES + 1}) AS t(i)`,
     },
   };
+}
+
+/** The rows organization_expense_tree.sql gives: the roll-up in DuckDB. */
+async function statementRows(t: TestApp, organization: number, year: number[], stage: Stage) {
+  const lease = t.store.lease()!;
+  try {
+    return await lease.query('organization_expense_tree', { organization, year, stage });
+  } finally {
+    lease.release();
+  }
 }
 
 /** Amounts of up to ±100 with four decimals, a tenth of them negative. */
@@ -73,13 +83,7 @@ describe('One organization’s expense tree', () => {
   });
 
   it('answers over HTTP with the rolled-up amounts, every node with its ancestors', async () => {
-    const lease = t.store.lease()!;
-    let statement;
-    try {
-      statement = await lease.query('organization_expense_tree', { organization: 2, year: [2022], stage: 'amended' });
-    } finally {
-      lease.release();
-    }
+    const statement = await statementRows(t, 2, [2022], 'amended');
     const response = await request(t.app).get('/budget/api/expenses/?hierarchy=true&organization=2&year=2022&stage=amended').expect(200);
     const flat = (nodes: { id: number; amount: number; children: unknown[] }[]): { id: number; amount: number }[] =>
       nodes.flatMap((node) => [{ id: node.id, amount: node.amount }, ...flat(node.children as never)]);
@@ -108,13 +112,7 @@ describe('One organization’s expense tree with sums past 2^53 thousandths', ()
   });
 
   it('answers with the statement’s own roll-up', async () => {
-    const lease = t.store.lease()!;
-    let statement;
-    try {
-      statement = await lease.query('organization_expense_tree', { organization: 1, year: [2021], stage: 'outturn' });
-    } finally {
-      lease.release();
-    }
+    const statement = await statementRows(t, 1, [2021], 'outturn');
     const response = await request(t.app).get('/budget/api/expenses/?hierarchy=true&organization=1&year=2021&stage=outturn').expect(200);
     const root = response.body.results.find((node: { id: number }) => node.id === 1);
     expect(root.amount).toBe(statement.find((row) => row.id === 1)!.amount);
