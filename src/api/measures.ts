@@ -72,7 +72,7 @@ interface MeasureSpec {
    */
   ofSums: boolean;
   /** The header and the arithmetic, after checking the drop has what the measure needs (a 400 otherwise). */
-  make(ctx: MeasureContext): Promise<Pick<Measurer, 'header' | 'apply'>>;
+  make(ctx: MeasureContext): Pick<Measurer, 'header' | 'apply'>;
 }
 
 /**
@@ -84,7 +84,7 @@ export const MEASURES = {
     description: 'nominal (default): amounts as recorded',
     round: money,
     ofSums: true,
-    make: ({ lease }) => Promise.resolve({ header: `nominal; unit="${unitOf(lease)}"`, apply: (figure) => figure }),
+    make: ({ lease }) => ({ header: `nominal; unit="${unitOf(lease)}"`, apply: (figure) => figure }),
   },
   pct_gdp: {
     description: "pct_gdp: percent of the year's GDP",
@@ -92,7 +92,7 @@ export const MEASURES = {
     ofSums: false,
     make: ({ lease }) => {
       const gdp = need(seriesOf(lease, 'gdp'), 'gdp', 'pct_gdp');
-      return Promise.resolve({ header: 'pct_gdp; unit="% of GDP"', apply: (figure, year) => ratio(figure, 100, gdp.get(year as number)) });
+      return { header: 'pct_gdp; unit="% of GDP"', apply: (figure, year) => ratio(figure, 100, gdp.get(year as number)) };
     },
   },
   per_capita: {
@@ -104,10 +104,10 @@ export const MEASURES = {
       const units = lease.drop.data.manifest.units;
       if (units === undefined) throw missing('units.scale in drop.json', 'per_capita');
       const { scale } = units;
-      return Promise.resolve({
+      return {
         header: `per_capita; unit="${quotable(units.currency)} per inhabitant"`,
         apply: (figure, year) => ratio(figure, scale, population.get(year as number)),
-      });
+      };
     },
   },
   real: {
@@ -119,10 +119,10 @@ export const MEASURES = {
       const base = base_year ?? Math.max(...cpi.keys());
       const baseIndex = cpi.get(base);
       if (baseIndex === undefined) throw invalid('base_year', `must be a year with a CPI in this drop (${base} has none)`);
-      return Promise.resolve({
+      return {
         header: `real; base_year=${base}; unit="${unitOf(lease)}, ${base} prices"`,
         apply: (figure, year) => ratio(figure, baseIndex, cpi.get(year as number)),
-      });
+      };
     },
   },
   share: {
@@ -131,14 +131,13 @@ export const MEASURES = {
     ofParts: true,
     needsTotals: true,
     ofSums: true,
-    make: ({ shares }) =>
-      Promise.resolve({
-        header: 'share; unit="% of total"',
-        apply: (figure, year, kind) => {
-          if (!shares) throw new Error('measure=share applied without the totals it divides by');
-          return ratio(figure, 100, shares.get(`${kind}:${year}`));
-        },
-      }),
+    make: ({ shares }) => ({
+      header: 'share; unit="% of total"',
+      apply: (figure, year, kind) => {
+        if (!shares) throw new Error('measure=share applied without the totals it divides by');
+        return ratio(figure, 100, shares.get(`${kind}:${year}`));
+      },
+    }),
   },
 } as const satisfies Record<string, MeasureSpec>;
 
@@ -155,13 +154,9 @@ const unitOf = (lease: Lease) => quotable(lease.drop.data.manifest.units?.name ?
  * missing series, or a base_year without a CPI. `shares` are the totals a share divides by
  * (shareTotals), needed to apply measure=share but not for its header.
  */
-export async function measurer(
-  { measure = 'nominal', base_year }: MeasureRequest,
-  lease: Lease,
-  shares?: ReadonlyMap<string, number>,
-): Promise<Measurer> {
+export function measurer({ measure = 'nominal', base_year }: MeasureRequest, lease: Lease, shares?: ReadonlyMap<string, number>): Measurer {
   const spec = measureSpec(measure);
-  return { measure, ...(await spec.make({ lease, base_year, shares })), round: spec.round };
+  return { measure, ...spec.make({ lease, base_year, shares }), round: spec.round };
 }
 
 /**
@@ -267,8 +262,9 @@ export function withChanges<R extends { year: number }>(
   for (const row of rows) {
     let stages = byYear.get(row.year);
     if (!stages) byYear.set(row.year, (stages = new Map()));
-    let keys = stages.get(stageOf(row));
-    if (!keys) stages.set(stageOf(row), (keys = new Map()));
+    const stage = stageOf(row);
+    let keys = stages.get(stage);
+    if (!keys) stages.set(stage, (keys = new Map()));
     keys.set(key(row), row);
   }
   return rows.filter(shown).map((row) => {

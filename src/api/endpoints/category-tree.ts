@@ -86,7 +86,7 @@ function subtree(node: TreeNode, id: number | bigint): TreeNode[] {
 }
 
 /** Budget-Measure on a tree; lines are not measured, so measure (other than nominal) is refused on them. */
-export async function treeHeaders(params: MeasureRequest & { hierarchy?: boolean }, lease: Lease): Promise<Record<string, string>> {
+export function treeHeaders(params: MeasureRequest & { hierarchy?: boolean }, lease: Lease): Record<string, string> {
   if (!params.hierarchy && (params.measure ?? 'nominal') !== 'nominal') {
     throw invalid('measure', 'applies only to the category tree (hierarchy=true)');
   }

@@ -62,7 +62,7 @@ interface EndpointSpec<S extends Shape> {
    * Checks what the request needs of the drop, before any tag or query (a 400 otherwise), and
    * gives the headers of its answer: Budget-Measure on endpoints that take a measure.
    */
-  headers?(params: Params<S>, lease: Lease): Promise<Record<string, string>>;
+  headers?(params: Params<S>, lease: Lease): Record<string, string> | Promise<Record<string, string>>;
   /** What of this endpoint is deprecated (docs/api.md#versioning-and-deprecation); nothing the seed names ever is. */
   deprecations?: Deprecations & { parameters?: { [K in keyof S | 'format']?: Deprecations['endpoint'] } };
 }

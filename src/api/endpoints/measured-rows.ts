@@ -29,8 +29,8 @@ export const measuringWithoutShare = { ...measuring, measure: param.measureWitho
 export const changing = { change: param.change.optional() };
 
 /** The Budget-Measure header of a request; building the measurer checks the drop has its series. */
-export async function measureHeader(params: MeasureRequest, lease: Lease): Promise<Record<string, string>> {
-  return { 'Budget-Measure': (await measurer(params, lease)).header };
+export function measureHeader(params: MeasureRequest, lease: Lease): Record<string, string> {
+  return { 'Budget-Measure': measurer(params, lease).header };
 }
 
 /** The measurer of a request, with the totals a share divides by when it is one: those of `of`'s stage. */
@@ -47,7 +47,7 @@ export function singleYear(params: { year?: number[]; change?: string }): number
 }
 
 /** The headers of rows that sum a filter's years (measuredSums): the change's year checked first, then Budget-Measure. */
-export async function sumsHeader(params: MeasureRequest & { year?: number[]; change?: string }, lease: Lease): Promise<Record<string, string>> {
+export function sumsHeader(params: MeasureRequest & { year?: number[]; change?: string }, lease: Lease): Record<string, string> {
   singleYear(params);
   return measureHeader(params, lease);
 }
