@@ -4,7 +4,7 @@
 -- $year         INTEGER[] or NULL only these years
 -- $organization BIGINT or NULL    only lines of this organization
 -- $categories   BIGINT[] or NULL  only lines of these categories (a category and its subtree)
--- $line_stages  VARCHAR[]         the line stages counted at the stage asked (LINES_OF in src/domain/stages.ts; docs/api.md, "Stages")
+-- $line_stages  VARCHAR[] or NULL the line stages counted at the stage asked (LINES_OF in src/domain/stages.ts; docs/api.md, "Stages"); NULL: every line
 SELECT id, year, amount, category_id, organization_id, stage, source_id, derived
 FROM expenses_all($line_stages::VARCHAR[], $year::INTEGER[], $categories::BIGINT[])
 WHERE $organization::BIGINT IS NULL OR organization_id = $organization::BIGINT;

@@ -3,6 +3,6 @@
 -- without ORDER BY (derive/all_lines.sql).
 -- $year        INTEGER[] or NULL only these years
 -- $categories  BIGINT[] or NULL  only lines of these categories (a category and its subtree)
--- $line_stages VARCHAR[]         the line stages counted at the stage asked (LINES_OF in src/domain/stages.ts; docs/api.md, "Stages")
+-- $line_stages VARCHAR[] or NULL the line stages counted at the stage asked (LINES_OF in src/domain/stages.ts; docs/api.md, "Stages"); NULL: every line
 SELECT id, year, amount, category_id, stage, source_id, derived
 FROM resources_all($line_stages::VARCHAR[], $year::INTEGER[], $categories::BIGINT[]);

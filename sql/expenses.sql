@@ -5,7 +5,7 @@
 -- expenses_of_organization.sql.
 -- $organization BIGINT or NULL     only this organization's lines
 -- $year        INTEGER[] or NULL   only these years
--- $line_stages VARCHAR[]           the line stages the asked stage counts (LINES_OF in src/domain/stages.ts)
+-- $line_stages VARCHAR[] or NULL   the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line
 -- $limit       INTEGER             page size
 -- $from_id     BIGINT              where the page lies: the matching lines between these ids,
 -- $to_id       BIGINT              past the first $skip of them
@@ -22,5 +22,5 @@ FROM expenses
 WHERE id BETWEEN $from_id::BIGINT AND $to_id::BIGINT
   AND ($organization::BIGINT IS NULL OR organization_id = $organization::BIGINT)
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
-  AND list_contains($line_stages::VARCHAR[], stage)
+  AND ($line_stages::VARCHAR[] IS NULL OR list_contains($line_stages::VARCHAR[], stage))
 LIMIT $limit::INTEGER OFFSET $skip::BIGINT;

@@ -4,7 +4,7 @@
 -- $year         INTEGER[] or NULL   only these years
 -- $category     BIGINT or NULL      only lines of this category and its subtree
 -- $stage        VARCHAR             initial, amended or outturn: the stage asked (docs/api.md, "Stages")
--- $line_stages  VARCHAR[]           the line stages it counts (LINES_OF in src/domain/stages.ts)
+-- $line_stages  VARCHAR[] or NULL   the line stages it counts (LINES_OF in src/domain/stages.ts); NULL: every line
 -- $limit        INTEGER             page size
 -- $from_id      BIGINT              where the page lies: the matching lines between these ids,
 -- $to_id        BIGINT              past the first $skip of them (src/data/line-anchors.ts)
@@ -17,7 +17,7 @@ WITH total AS (
            THEN (SELECT coalesce(sum(lines), 0) FROM line_counts
                  WHERE kind = 'expense' AND stage = $stage::VARCHAR AND organization_id = $organization::BIGINT AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)))
            ELSE (SELECT count(*) FROM expenses
-                 WHERE organization_id = $organization::BIGINT AND category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND list_contains($line_stages::VARCHAR[], stage))
+                 WHERE organization_id = $organization::BIGINT AND category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT) AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year)) AND ($line_stages::VARCHAR[] IS NULL OR list_contains($line_stages::VARCHAR[], stage)))
          END AS count
 ),
 page AS (
@@ -26,7 +26,7 @@ page AS (
     AND organization_id = $organization::BIGINT
     AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
     AND ($category::BIGINT IS NULL OR category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT))
-    AND list_contains($line_stages::VARCHAR[], stage)
+    AND ($line_stages::VARCHAR[] IS NULL OR list_contains($line_stages::VARCHAR[], stage))
   ORDER BY id LIMIT $limit::INTEGER OFFSET $skip::BIGINT
 )
 SELECT total.count,

@@ -1,7 +1,7 @@
 -- One page of resource lines of every category, as expenses.sql finds a page of expense lines.
 -- A category's lines: resources_in_category.sql.
 -- $year        INTEGER[] or NULL   only these years
--- $line_stages VARCHAR[]           the line stages the asked stage counts (LINES_OF in src/domain/stages.ts)
+-- $line_stages VARCHAR[] or NULL   the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line
 -- $limit       INTEGER             page size
 -- $from_id     BIGINT              where the page lies: the matching lines between these ids,
 -- $to_id       BIGINT              past the first $skip of them (src/data/line-anchors.ts)
@@ -11,5 +11,5 @@ SELECT id, year, ROUND(amount, 3)::DOUBLE AS amount, category_id, stage, source_
 FROM resources
 WHERE id BETWEEN $from_id::BIGINT AND $to_id::BIGINT
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
-  AND list_contains($line_stages::VARCHAR[], stage)
+  AND ($line_stages::VARCHAR[] IS NULL OR list_contains($line_stages::VARCHAR[], stage))
 LIMIT $limit::INTEGER OFFSET $skip::BIGINT;

@@ -1,7 +1,7 @@
 -- One page of the resource lines of one category and its subtree, and how many lines match.
 -- $category    BIGINT              the category
 -- $year        INTEGER[] or NULL   only these years
--- $line_stages VARCHAR[]           the line stages the asked stage counts (LINES_OF in src/domain/stages.ts)
+-- $line_stages VARCHAR[] or NULL   the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line
 -- $limit       INTEGER             page size
 -- $skip        BIGINT              the lines before the page
 -- Found as every page of a category's lines is (derive/line_page.sql).

@@ -3,7 +3,7 @@
 -- macro for each table of lines (data/derived.ts names the table for `line_table`: expenses_all,
 -- resources_all). Every column comes out, the amount rounded and the stage as the line_stage ENUM
 -- (derive/line_stage_type.sql); each query picks the download's columns (docs/api.md#columns).
---   line_stages    VARCHAR[]: the line stages the asked stage counts (LINES_OF in src/domain/stages.ts)
+--   line_stages    VARCHAR[] or NULL: the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line
 --   in_years       INTEGER[] or NULL: only these years
 --   in_categories  BIGINT[] or NULL: only these categories (a category's subtree, from JS)
 -- No ORDER BY: the table is kept in id order (src/data/line-anchors.ts) and DuckDB returns a
@@ -24,4 +24,4 @@ SELECT * REPLACE (
 FROM line_table
 WHERE (in_years IS NULL OR list_contains(in_years, year))
   AND (in_categories IS NULL OR list_contains(in_categories, category_id))
-  AND list_contains(line_stages, stage);
+  AND (line_stages IS NULL OR list_contains(line_stages, stage));

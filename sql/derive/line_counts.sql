@@ -4,15 +4,7 @@
 -- Parameters: none.
 CREATE TABLE line_counts AS
 SELECT lines.kind, stage_lines.stage, lines.year, lines.organization_id, sum(lines.lines) AS lines
-FROM (
-  SELECT kind, stage, year, organization_id, count(*) AS lines
-  FROM (
-    SELECT 'expense' AS kind, stage, year, organization_id FROM expenses
-    UNION ALL
-    SELECT 'resource', stage, year, organization_id FROM resources
-  ) AS all_lines
-  GROUP BY kind, stage, year, organization_id
-) AS lines
-JOIN stage_lines ON stage_lines.line_stage = lines.stage
+FROM line_stage_counts AS lines
+JOIN stage_lines ON stage_lines.line_stage = lines.line_stage
 GROUP BY lines.kind, stage_lines.stage, lines.year, lines.organization_id
 ORDER BY lines.kind, stage_lines.stage, lines.year, lines.organization_id;

@@ -2,7 +2,7 @@
 -- the shape that expenses_in_category.sql and resources_in_category.sql share, made at load as a
 -- table macro for each table of lines (data/derived.ts names the table for `line_table`:
 -- expenses_category_page, resources_category_page).
---   line_stages    VARCHAR[]: the line stages the asked stage counts (LINES_OF in src/domain/stages.ts)
+--   line_stages    VARCHAR[] or NULL: the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line
 --   in_years       INTEGER[] or NULL: only these years
 --   in_category    BIGINT: that category and its subtree
 --   page_size      the page's size
@@ -17,7 +17,7 @@ WITH matching AS (
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM line_table
   WHERE category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = in_category)
     AND (in_years IS NULL OR list_contains(in_years, year))
-    AND list_contains(line_stages, stage)
+    AND (line_stages IS NULL OR list_contains(line_stages, stage))
 ),
 total AS (SELECT count(*) AS count FROM matching),
 page AS (SELECT * FROM matching ORDER BY id LIMIT page_size OFFSET skip)

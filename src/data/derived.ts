@@ -24,6 +24,7 @@ const DERIVED_TABLES = [
   'derive/organization_year_sums',
   'derive/organization_category_sums',
   'derive/organization_budgets',
+  'derive/line_stage_counts',
   'derive/line_counts',
   'derive/debt_stages',
   'derive/outstanding_debt_stages',
@@ -67,6 +68,8 @@ export interface Derived {
   categoryNames: ReadonlyMap<unknown, string>;
   /** Lines per year that each stage counts, by `expense:amended` (kind and stage). */
   lineCounts: ReadonlyMap<string, ReadonlyMap<number, number>>;
+  /** The line stages each year's lines have, by kind (`expense`, `resource`) then year. */
+  lineStages: ReadonlyMap<string, ReadonlyMap<number, ReadonlySet<string>>>;
   /** Each category's parent's id, null for a root (an organization's expense tree rolls up along them). */
   categoryParents: ReadonlyMap<unknown, unknown>;
   /** Each category's children's ids, in id order (categories without children are absent). */
@@ -100,6 +103,12 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
     if (!lineCounts.has(key)) lineCounts.set(key, new Map());
     lineCounts.get(key)!.set(Number(year), Number(lines));
   }
+  const lineStages = new Map<string, Map<number, Set<string>>>();
+  for (const { kind, year, line_stage } of await rowsOf(connection, 'derive/line_stages_by_year')) {
+    const years = lineStages.get(String(kind)) ?? lineStages.set(String(kind), new Map()).get(String(kind))!;
+    const stages = years.get(Number(year)) ?? years.set(Number(year), new Set()).get(Number(year))!;
+    stages.add(String(line_stage));
+  }
   const categoryRows = await rowsOf(connection, 'derive/category_names');
   const categoryNames = new Map(categoryRows.map((r) => [r.id, String(r.name)]));
   const categoryParents = new Map(categoryRows.map((r) => [r.id, r.parent_id]));
@@ -130,7 +139,7 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
   for (const name of MEASURE_SERIES) {
     measureSeries[name] = new Map((await rowsOf(connection, `measure_${name}`)).map((r) => [Number(r.year), Number(r.value)]));
   }
-  return { years, coverage, gaps: gapsIn(coverage), lineCounts, categoryNames, categoryParents, categoryChildren, organizations, categoryForests, rowsAtLoad, measureSeries };
+  return { years, coverage, gaps: gapsIn(coverage), lineCounts, lineStages, categoryNames, categoryParents, categoryChildren, organizations, categoryForests, rowsAtLoad, measureSeries };
 }
 
 /**

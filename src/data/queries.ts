@@ -72,12 +72,18 @@ function query<P, R>() {
 const LINE_COLUMNS = ['id', 'year', 'amount', 'category_id', 'stage', 'source_id', 'derived'] as const;
 const PAGE = ['limit', 'offset'] as const;
 const LINE_PAGE = ['limit', 'from_id', 'to_id', 'skip'] as const;
+/**
+ * The line stages that a stage counts, as a statement over lines filters on them; null when they
+ * are every line read (src/api/endpoints/lines.ts, lineStagesOf).
+ */
+type LineStages = readonly LineStage[] | null;
+
 /** Which lines a page of lines holds: its years, category (and subtree), stage and the line stages that stage counts. */
 interface LinesFilter {
   year: Years;
   category: Id | null;
   stage: Stage;
-  line_stages: readonly LineStage[];
+  line_stages: LineStages;
   limit: number;
 }
 /** A page of the lines of every category, between two anchors: its years and the line stages the asked stage counts. */
@@ -100,11 +106,11 @@ export const QUERIES = {
   >()(['organization', 'year', 'category', 'stage', 'line_stages', ...LINE_PAGE], ['count', ...LINE_COLUMNS, 'organization_id']),
   resources: query<RangeFilter, Line>()(['year', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
   resources_in_category: query<CategoryFilter, Paged<Line>>()(['category', 'year', 'line_stages', 'limit', 'skip'], ['count', ...LINE_COLUMNS]),
-  all_expenses: query<{ year: Years; organization: Id | null; categories: readonly Id[] | null; line_stages: readonly LineStage[] }, ExpenseLine>()(
+  all_expenses: query<{ year: Years; organization: Id | null; categories: readonly Id[] | null; line_stages: LineStages }, ExpenseLine>()(
     ['year', 'organization', 'categories', 'line_stages'],
     [...LINE_COLUMNS, 'organization_id'],
   ),
-  all_resources: query<{ year: Years; categories: readonly Id[] | null; line_stages: readonly LineStage[] }, Line>()(
+  all_resources: query<{ year: Years; categories: readonly Id[] | null; line_stages: LineStages }, Line>()(
     ['year', 'categories', 'line_stages'],
     LINE_COLUMNS,
   ),
