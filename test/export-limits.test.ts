@@ -6,11 +6,15 @@
  * Over a real listening server, because all of it depends on a real socket's backpressure.
  */
 import { readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { writeDrop } from './helpers/drop.js';
 import { SCRATCH_DIR } from '../src/data/lockdown.js';
+import { ExportFiles, type WriteExport } from '../src/http/export-files.js';
 import { appServing, listen, type TestApp } from './helpers/app.js';
 
 const LINES = 300_000;
@@ -92,6 +96,8 @@ function get(base: string, path: string): Promise<{ status: number; headers: htt
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
         res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        // A download cut short ends without 'end': a failure, not a wait until the test's time is up.
+        res.on('close', () => res.complete || reject(new Error(`${path}: the answer was cut short after ${body.length} characters`)));
       })
       .on('error', reject);
   });
@@ -253,6 +259,27 @@ describe('a full CSV export, which DuckDB writes itself', () => {
     const { status, body } = await second;
     expect(status).toBe(200);
     expect(body.trimEnd().split('\r\n')).toHaveLength(LINES + 1);
+  });
+
+  it('is written again for a request that comes just after its last reader left, not cut short', async () => {
+    const { t } = await serve({});
+    const lease = t.store.lease()!;
+    const root = await mkdtemp(path.join(tmpdir(), 'export-files-test-'));
+    const files = new ExportFiles(root, 2 ** 30, 0);
+    const write: WriteExport = (part, signal) => lease.copy('SELECT * FROM expenses', {}, part, 'FORMAT csv, USE_TMP_FILE false', signal);
+    try {
+      const leaving = files.written('drop', 'every line', SCRATCH_DIR, write)[Symbol.asyncIterator]();
+      expect((await leaving.next()).done).toBe(false);
+      // The only reader leaves, which stops DuckDB; the next request asks before it has stopped.
+      await leaving.return!(undefined);
+      let text = '';
+      for await (const chunk of files.written('drop', 'every line', SCRATCH_DIR, write)) text += chunk.toString('utf8');
+      expect(text.trimEnd().split('\n')).toHaveLength(LINES + 1);
+    } finally {
+      lease.release();
+      await files.clear();
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('still counts against EXPORTS_AT_ONCE while it is sent', async () => {

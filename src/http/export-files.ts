@@ -154,7 +154,8 @@ export class ExportFiles {
   written(fingerprint: string, key: string, scratch: string, write: WriteExport): AsyncIterable<Buffer> {
     const file = this.fileOf(fingerprint, key);
     let writing = this.copying.get(file);
-    if (!writing) {
+    // One whose readers have all left is being stopped: joining it would end in its interruption.
+    if (!writing || writing.stop.signal.aborted) {
       const part = path.join(scratch, `export-${randomUUID()}.part`);
       // There before DuckDB opens it, so that a reader can open it at once (COPY's own temporary
       // file is turned off by the caller: it writes this very file, in place).
@@ -166,13 +167,13 @@ export class ExportFiles {
           // must find the file. Until the part is removed, a request joining reads it.
           await this.keep(fingerprint, part, file);
           started.finished = true;
-          this.copying.delete(file);
+          this.forget(file, started);
           await rm(part, { force: true });
         },
         async (error: unknown) => {
           started.finished = true;
           started.failure = error instanceof Error ? error : new Error(String(error));
-          this.copying.delete(file);
+          this.forget(file, started);
           await rm(part, { force: true });
         },
       );
@@ -183,6 +184,11 @@ export class ExportFiles {
     const fd = openSync(writing.part, 'r');
     writing.readers += 1;
     return this.tail(fd, writing);
+  }
+
+  /** Done with `writing`, unless a new writing of the same export has taken its place. */
+  private forget(file: string, writing: Writing): void {
+    if (this.copying.get(file) === writing) this.copying.delete(file);
   }
 
   private async *tail(fd: number, writing: Writing): AsyncGenerator<Buffer> {
