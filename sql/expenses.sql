@@ -1,10 +1,12 @@
--- One page of expense lines of every category, or of one organization's in every year: the
--- matching lines between two ids, past the first $skip of them (src/data/line-anchors.ts); how
--- many lines match is counted at load (derive/line_counts_by_year.sql, the anchors). A category's
--- lines: expenses_in_category.sql; one organization's of some years or a category:
+-- One page of expense lines of every category, of one category's (and its subtree's) in every
+-- year, or of one organization's in every year: the matching lines between two ids, past the
+-- first $skip of them (src/data/line-anchors.ts); how many lines match is counted at load
+-- (derive/line_counts_by_year.sql, the anchors). A category's lines of some years:
+-- expenses_in_category.sql; one organization's of some years or a category:
 -- expenses_of_organization.sql.
 -- $organization BIGINT or NULL     only this organization's lines
 -- $year        INTEGER[] or NULL   only these years
+-- $categories  BIGINT[] or NULL    only these categories (a category and its subtree, from JS)
 -- $line_stages VARCHAR[] or NULL   the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line
 -- $limit       INTEGER             page size
 -- $from_id     BIGINT              where the page lies: the matching lines between these ids,
@@ -22,5 +24,6 @@ FROM expenses
 WHERE id BETWEEN $from_id::BIGINT AND $to_id::BIGINT
   AND ($organization::BIGINT IS NULL OR organization_id = $organization::BIGINT)
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
+  AND ($categories::BIGINT[] IS NULL OR list_contains($categories::BIGINT[], category_id))
   AND ($line_stages::VARCHAR[] IS NULL OR list_contains($line_stages::VARCHAR[], stage))
 LIMIT $limit::INTEGER OFFSET $skip::BIGINT;

@@ -1,6 +1,8 @@
--- One page of resource lines of every category, as expenses.sql finds a page of expense lines.
--- A category's lines: resources_in_category.sql.
+-- One page of resource lines of every category or of one category's in every year, as
+-- expenses.sql finds a page of expense lines. A category's lines of some years:
+-- resources_in_category.sql.
 -- $year        INTEGER[] or NULL   only these years
+-- $categories  BIGINT[] or NULL    only these categories (a category and its subtree, from JS)
 -- $line_stages VARCHAR[] or NULL   the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line
 -- $limit       INTEGER             page size
 -- $from_id     BIGINT              where the page lies: the matching lines between these ids,
@@ -11,5 +13,6 @@ SELECT id, year, ROUND(amount, 3)::DOUBLE AS amount, category_id, stage, source_
 FROM resources
 WHERE id BETWEEN $from_id::BIGINT AND $to_id::BIGINT
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
+  AND ($categories::BIGINT[] IS NULL OR list_contains($categories::BIGINT[], category_id))
   AND ($line_stages::VARCHAR[] IS NULL OR list_contains($line_stages::VARCHAR[], stage))
 LIMIT $limit::INTEGER OFFSET $skip::BIGINT;

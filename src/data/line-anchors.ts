@@ -1,7 +1,7 @@
 /**
  * The lines tables' anchors: for each stage, the id of every ANCHOR_EVERY-th line it counts (the
- * 1st, the 129th, ...) in id order, overall, in each year and, for expenses, in each
- * organization. A page at any depth is then a range of ids between two anchors, which DuckDB's
+ * 1st, the 129th, ...) in id order, overall, in each year, under each category (its subtree's
+ * lines) and, for expenses, in each organization. A page at any depth is then a range of ids between two anchors, which DuckDB's
  * zone maps find in the lines table, kept in id order, without reading the lines before it
  * (sql/expenses.sql, resources.sql, expenses_of_organization.sql). The anchors are kept in JS
  * (10M lines: about 650,000 ids, 5 MB), so finding a page's range costs no query.
@@ -24,8 +24,11 @@ export const isLinesTable = (table: string): table is LinesTable => table === 'e
 /** One anchor every this many lines of a stage and grouping value: what a page reads at most beyond its own lines. */
 export const ANCHOR_EVERY = 128;
 
-/** What a page's lines are counted within: every line of the stage, one year's, one organization's (expenses only). */
-export type Grouping = 'all' | 'year' | 'organization';
+/**
+ * What a page's lines are counted within: every line of the stage, one year's, one category's
+ * and its subtree's, one organization's (expenses only).
+ */
+export type Grouping = 'all' | 'year' | 'category' | 'organization';
 
 /** Where a page of lines lies: the lines a query matches between two ids, past the first `skip` of them. */
 export interface LineRange {
@@ -65,17 +68,23 @@ export class LineAnchors {
   }
 }
 
-const GROUPINGS: Readonly<Record<LinesTable, readonly { grouping: Grouping; column: string | null }[]>> = {
+/** A grouping's column; `subtree`: a line counts under its category and under each of its ancestors. */
+const GROUPINGS: Readonly<Record<LinesTable, readonly { grouping: Grouping; column: string | null; subtree?: true }[]>> = {
   expenses: [
     { grouping: 'all', column: null },
     { grouping: 'year', column: 'year' },
+    { grouping: 'category', column: 'category_id', subtree: true },
     { grouping: 'organization', column: 'organization_id' },
   ],
   resources: [
     { grouping: 'all', column: null },
     { grouping: 'year', column: 'year' },
+    { grouping: 'category', column: 'category_id', subtree: true },
   ],
 };
+
+/** Each category's parent by id (as grouping keys), null for a root. */
+export type Parents = ReadonlyMap<number | bigint, number | bigint | null>;
 
 /** The lines `stage` counts, as a condition on a line's own stage. */
 const counts = (stage: (typeof STAGES)[number]) => `stage IN (${LINES_OF[stage].map((line) => `'${line}'`).join(', ')})`;
@@ -91,6 +100,7 @@ export class LinesStore {
   readonly anchors = new LineAnchors();
   private readonly passes = new Map<LinesTable, { reader: DuckDBConnection; anchored: Promise<boolean> }>();
   private files: DuckDBInstance | undefined;
+  private parents: Parents | undefined;
 
   /** `connect`: a connection to the load's database, for a table not in id order (see settle). */
   constructor(private readonly connect: () => Promise<DuckDBConnection>) {}
@@ -101,8 +111,9 @@ export class LinesStore {
    */
   async store(connection: DuckDBConnection, table: LinesTable, source: string, fileLines: string): Promise<void> {
     this.files ??= await DuckDBInstance.create(':memory:', { threads: '1', ...NO_EXTENSIONS });
+    this.parents ??= await parentsOf(connection);
     const reader = await this.files.connect();
-    const anchored = anchorLines(reader, table, `(${fileLines})`, this.anchors);
+    const anchored = anchorLines(reader, table, `(${fileLines})`, this.anchors, this.parents);
     anchored.catch(() => undefined); // awaited by settle or close: not an unhandled rejection meanwhile
     this.passes.set(table, { reader, anchored });
     await connection.run(`CREATE TABLE ${table} AS ${source}`);
@@ -123,7 +134,7 @@ export class LinesStore {
         await connection.run(`CREATE OR REPLACE TABLE ${table} AS SELECT * FROM ${table} ORDER BY id`);
         const sorted = await this.connect();
         try {
-          if (await anchorLines(sorted, table, table, this.anchors)) unique.add(table);
+          if (await anchorLines(sorted, table, table, this.anchors, this.parents ?? new Map())) unique.add(table);
         } finally {
           sorted.closeSync();
         }
@@ -144,13 +155,30 @@ export class LinesStore {
 }
 
 /**
+ * The categories' parents, read before the lines (the categories table is loaded first). Their
+ * rules run after the lines are stored: a category whose table did not load has no ancestors
+ * here, a cycle stops the walk up (Anchors.chainOf), and either way the load then fails.
+ */
+async function parentsOf(connection: DuckDBConnection): Promise<Parents> {
+  const parents = new Map<number | bigint, number | bigint | null>();
+  let reader;
+  try {
+    reader = await connection.runAndReadAll('SELECT id, parent_id FROM categories WHERE id IS NOT NULL');
+  } catch {
+    return parents;
+  }
+  for (const [id, parent] of reader.getRows()) parents.set(toKey(BigInt(id as bigint)), parent === null ? null : toKey(BigInt(parent as bigint)));
+  return parents;
+}
+
+/**
  * One pass over `table`'s ids, groupings and stages as stored: a running count per stage and
  * grouping value, and an anchor at each ANCHOR_EVERY-th line. Ids are compared as the two 32-bit
  * halves of their BIGINT, years and organizations read as numbers, and which lines a stage counts
  * from a validity mask: no JS value is made per line. Stores the anchors and returns true only
  * when every id is greater than the one before it.
  */
-async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: string, lineAnchors: LineAnchors): Promise<boolean> {
+async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: string, lineAnchors: LineAnchors, parents: Parents): Promise<boolean> {
   const groupings = GROUPINGS[table];
   const flags = STAGES.map((stage) => `CASE WHEN ${counts(stage)} THEN 0 END::TINYINT`);
   const columns = groupings.flatMap(({ column }) => (column ? [column] : []));
@@ -179,7 +207,11 @@ async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: s
       for (let g = 0, column = 1; g < groupings.length; g++) {
         // Every line has the same value of the grouping of all lines: it is counted without an index.
         const indexes = groupings[g]!.column ? anchors[g]!.indexesOf(groupingKeys(chunk.getColumnVector(column++), rows), rows) : undefined;
-        for (let s = 0; s < STAGES.length; s++) anchors[g]!.count(s, indexes, counted[s], ids, rows);
+        const chains = groupings[g]!.subtree ? anchors[g]!.chainsOf(indexes!, rows, parents) : undefined;
+        for (let s = 0; s < STAGES.length; s++) {
+          if (chains) anchors[g]!.countUp(s, indexes!, chains, counted[s], ids, rows);
+          else anchors[g]!.count(s, indexes, counted[s], ids, rows);
+        }
       }
     }
     read = true;
@@ -234,6 +266,9 @@ class Anchors {
   readonly ids: bigint[][][] = STAGES.map(() => []);
   private counts: Int32Array[] = STAGES.map(() => new Int32Array(64));
 
+  /** Per value's index, the indexes of the value and of each of its ancestors (chainsOf). */
+  private chains: (Int32Array | undefined)[] = [];
+
   /** How many lines of the value at `index` stage `s` counts. */
   countOf(s: number, index: number): number {
     return this.counts[s]![index]!;
@@ -263,6 +298,39 @@ class Anchors {
     if (index === this.counts[0]!.length) this.counts = this.counts.map((counts) => growTo(counts, index! * 2));
     if (typeof key === 'number') this.directly(key, index);
     return index;
+  }
+
+  /**
+   * The chain of each line's value (`indexes`): its own index and its ancestors', made once per
+   * value, before any line is counted, so that counting adds no value. A cycle ends the walk up.
+   */
+  chainsOf(indexes: Int32Array, rows: number, parents: Parents): (Int32Array | undefined)[] {
+    for (let row = 0; row < rows; row++) {
+      const index = indexes[row]!;
+      if (this.chains[index]) continue;
+      const chain = [index];
+      const seen = new Set([this.values[index]!]);
+      for (let parent = parents.get(this.values[index]!); parent !== null && parent !== undefined && !seen.has(parent); parent = parents.get(parent)) {
+        seen.add(parent);
+        chain.push(this.indexOf(parent));
+      }
+      this.chains[index] = Int32Array.from(chain);
+    }
+    return this.chains;
+  }
+
+  /** As count, but each line counts under every value of its chain (chainsOf): a category and its ancestors. */
+  countUp(s: number, indexes: Int32Array, chains: readonly (Int32Array | undefined)[], counted: Uint32Array | undefined, ids: BigInt64Array, rows: number): void {
+    const counts = this.counts[s]!;
+    const anchors = this.ids[s]!;
+    for (let row = 0; row < rows; row++) {
+      if (counted && !((counted[row >>> 5]! >>> (row & 31)) & 1)) continue;
+      const chain = chains[indexes[row]!]!;
+      for (let k = 0; k < chain.length; k++) {
+        const index = chain[k]!;
+        if (counts[index]!++ % ANCHOR_EVERY === 0) anchors[index]!.push(ids[row]!);
+      }
+    }
   }
 
   /** Keeps a number's index in the direct table when it lies within DIRECT_SPAN of the first. */

@@ -86,14 +86,17 @@ interface LinesFilter {
   line_stages: LineStages;
   limit: number;
 }
-/** A page of the lines of every category, between two anchors: its years and the line stages the asked stage counts. */
-type RangeFilter = Pick<LinesFilter, 'year' | 'line_stages' | 'limit'> & LineRange;
+/**
+ * A page of lines between two anchors: its years, the line stages the asked stage counts, and the
+ * category's subtree (null: every category).
+ */
+type RangeFilter = Pick<LinesFilter, 'year' | 'line_stages' | 'limit'> & LineRange & { categories: readonly Id[] | null };
 /** A page of one category's lines (and its subtree's), past the first `skip` of them. */
 type CategoryFilter = Pick<LinesFilter, 'year' | 'line_stages' | 'limit'> & { category: Id; skip: number };
 
 export const QUERIES = {
   expenses: query<RangeFilter & { organization: Id | null }, ExpenseLine>()(
-    ['organization', 'year', 'line_stages', ...LINE_PAGE],
+    ['organization', 'year', 'categories', 'line_stages', ...LINE_PAGE],
     [...LINE_COLUMNS, 'organization_id'],
   ),
   expenses_in_category: query<CategoryFilter, Paged<ExpenseLine>>()(
@@ -104,7 +107,7 @@ export const QUERIES = {
     { organization: Id } & LinesFilter & LineRange,
     Paged<ExpenseLine>
   >()(['organization', 'year', 'category', 'stage', 'line_stages', ...LINE_PAGE], ['count', ...LINE_COLUMNS, 'organization_id']),
-  resources: query<RangeFilter, Line>()(['year', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
+  resources: query<RangeFilter, Line>()(['year', 'categories', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
   resources_in_category: query<CategoryFilter, Paged<Line>>()(['category', 'year', 'line_stages', 'limit', 'skip'], ['count', ...LINE_COLUMNS]),
   all_expenses: query<{ year: Years; organization: Id | null; categories: readonly Id[] | null; line_stages: LineStages }, ExpenseLine>()(
     ['year', 'organization', 'categories', 'line_stages'],

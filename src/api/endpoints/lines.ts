@@ -111,17 +111,19 @@ async function linesPage(
     const filter = { organization, ...lines, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
     return page(await lease.query('expenses_of_organization', filter), expenseItem(data));
   }
-  if (params.category !== undefined) {
+  const anchored = anchoredBy(params, organization);
+  if (params.category !== undefined && anchored === null) {
     const filter = { category: params.category, year, line_stages, limit: bounds.limit, skip: bounds.offset };
     return table === 'expenses'
       ? page(await lease.query('expenses_in_category', filter), expenseItem(data))
       : page(await lease.query('resources_in_category', filter), resourceItem(data));
   }
-  const filter = { year, line_stages, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
+  const categories = params.category === undefined ? null : subtreeOf(data.categoryChildren, params.category);
+  const filter = { year, line_stages, categories, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
   const count =
-    organization === undefined
-      ? linesCounted(data, table === 'expenses' ? 'expense' : 'resource', params)
-      : data.anchors.countOf(table, stageOrDefault(params.stage), 'organization', organization);
+    anchored?.[0] === 'organization' || anchored?.[0] === 'category'
+      ? data.anchors.countOf(table, stageOrDefault(params.stage), ...anchored)
+      : linesCounted(data, table === 'expenses' ? 'expense' : 'resource', params);
   return table === 'expenses'
     ? { count, items: (await lease.query('expenses', { ...filter, organization: organization ?? null })).map(expenseItem(data)) }
     : { count, items: (await lease.query('resources', filter)).map(resourceItem(data)) };
@@ -140,11 +142,11 @@ const allLinesOf = (data: LoadedDrop, kind: LinesKind, filter: LineFilter) => ({
 
 /**
  * What the anchors count a page's lines within (src/data/line-anchors.ts): every line of the
- * stage, one year's, or one organization's expense lines of every year; null for the other
- * filters, whose matching lines are sorted among every id.
+ * stage, one year's, one category's (its subtree's) of every year, or one organization's expense
+ * lines of every year; null for the other filters, whose matching lines are sorted among every id.
  */
 function anchoredBy({ year, category }: LineFilter, organization: Id | undefined): [Grouping, Id] | null {
-  if (category !== undefined) return null;
+  if (category !== undefined) return year === undefined && organization === undefined ? ['category', category] : null;
   if (organization !== undefined) return year === undefined ? ['organization', organization] : null;
   if (year === undefined) return ['all', 0];
   return year.length === 1 ? ['year', year[0]!] : null;
