@@ -187,8 +187,9 @@ describe('pages of lines written out of id order', () => {
 });
 
 /**
- * Lines written in id order are anchored in one pass as stored, a running count per stage, year
- * and organization carried from one chunk of 2,048 rows to the next (src/data/line-anchors.ts).
+ * Lines written in id order are anchored in one pass as stored, a running count per stage, year,
+ * category (under each ancestor, in every year and in each) and organization carried from one
+ * chunk of 2,048 rows to the next (src/data/line-anchors.ts).
  * A pass that finds a line out of order, chunks in, stops; the lines are sorted by id and
  * anchored again, and the next table's pass must still work. Every page of every filter at every
  * stage must be what sorting, filtering and slicing give.
@@ -202,7 +203,8 @@ describe.each([
     id: 7 + k * 2 + (k > 2500 ? 1_000_000 : 0),
     year: 2019 + ((k * 7) % 5),
     amount: k,
-    category_id: 11,
+    // Categories 11 and 13 (its child), and 12: 10 is the root of all three.
+    category_id: [11, 12, 13][Math.floor(k / 5) % 3]!,
     organization_id: 1 + (Math.floor(k / 3) % 2),
     stage: LINE_STAGES[(k * 5 + Math.floor(k / 11)) % 3]!,
   }));
@@ -242,6 +244,11 @@ describe.each([
       ['&year=2021', (e) => e.year === 2021],
       ['&organization=2', (e) => e.organization_id === 2],
       ['&year=2023&organization=1', (e) => e.year === 2023 && e.organization_id === 1],
+      ['&category=10', () => true],
+      ['&category=11', (e) => e.category_id === 11 || e.category_id === 13],
+      ['&category=11&year=2022', (e) => (e.category_id === 11 || e.category_id === 13) && e.year === 2022],
+      ['&category=13&year=2021', (e) => e.category_id === 13 && e.year === 2021],
+      ['&category=10&year=2020,2022', (e) => e.year === 2020 || e.year === 2022],
     ];
     for (const [query, keep] of filters) {
       const url = `/budget/api/expenses/?stage=${stage}${query}`;
@@ -266,6 +273,8 @@ describe.each([
       ['', () => true],
       ['&year=2021', (e) => e.year === 2021],
       ['&organization=2', (e) => e.organization_id === 2],
+      ['&category=11', (e) => e.category_id === 11 || e.category_id === 13],
+      ['&category=10&year=2022', (e) => e.year === 2022],
     ];
     await expectPagesAtEveryStage(inOrder.app, '/budget/api/expenses/', expenses, filters, limit, offset);
   });
