@@ -4,7 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainRow } from './problems.js';
-import { LINE_STAGES, SERIES_STAGES, STAGE_LINES, STAGES } from '../domain/stages.js';
+import { LINE_STAGES, SERIES_STAGES, STAGE_LINES, STAGES, type LineStage } from '../domain/stages.js';
 import { named } from '../domain/names.js';
 import { buildForest, deepFreeze, type TreeNode, type TreeRow } from '../domain/tree.js';
 import type { DropShape } from './shape.js';
@@ -69,7 +69,7 @@ export interface Derived {
   /** Lines per year that each stage counts, by `expense:amended` (kind and stage). */
   lineCounts: ReadonlyMap<string, ReadonlyMap<number, number>>;
   /** The line stages each year's lines have, by kind (`expense`, `resource`) then year. */
-  lineStages: ReadonlyMap<string, ReadonlyMap<number, ReadonlySet<string>>>;
+  lineStages: ReadonlyMap<string, ReadonlyMap<number, ReadonlySet<LineStage>>>;
   /** Each category's parent's id, null for a root (an organization's expense tree rolls up along them). */
   categoryParents: ReadonlyMap<unknown, unknown>;
   /** Each category's children's ids, in id order (categories without children are absent). */
@@ -103,11 +103,13 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
     if (!lineCounts.has(key)) lineCounts.set(key, new Map());
     lineCounts.get(key)!.set(Number(year), Number(lines));
   }
-  const lineStages = new Map<string, Map<number, Set<string>>>();
+  const lineStages = new Map<string, Map<number, Set<LineStage>>>();
   for (const { kind, year, line_stage } of await rowsOf(connection, 'derive/line_stages_by_year')) {
-    const years = lineStages.get(String(kind)) ?? lineStages.set(String(kind), new Map()).get(String(kind))!;
-    const stages = years.get(Number(year)) ?? years.set(Number(year), new Set()).get(Number(year))!;
-    stages.add(String(line_stage));
+    if (!lineStages.has(String(kind))) lineStages.set(String(kind), new Map());
+    const years = lineStages.get(String(kind))!;
+    if (!years.has(Number(year))) years.set(Number(year), new Set());
+    // One of LINE_STAGES: the load's rules refuse any other stage before derive runs.
+    years.get(Number(year))!.add(line_stage as LineStage);
   }
   const categoryRows = await rowsOf(connection, 'derive/category_names');
   const categoryNames = new Map(categoryRows.map((r) => [r.id, String(r.name)]));

@@ -1,10 +1,11 @@
 /**
  * The lines tables' anchors: for each stage, the id of every ANCHOR_EVERY-th line it counts (the
  * 1st, the 129th, ...) in id order, overall, in each year, under each category (its subtree's
- * lines) and, for expenses, in each organization. A page at any depth is then a range of ids between two anchors, which DuckDB's
- * zone maps find in the lines table, kept in id order, without reading the lines before it
- * (sql/expenses.sql, resources.sql, expenses_of_organization.sql). The anchors are kept in JS
- * (10M lines: about 650,000 ids, 5 MB), so finding a page's range costs no query.
+ * lines) and, for expenses, in each organization. A page at any depth is then a range of ids
+ * between two anchors, which DuckDB's zone maps find in the lines table, kept in id order, without
+ * reading the lines before it (sql/expenses.sql, resources.sql, expenses_of_organization.sql). The
+ * anchors are kept in JS (10M lines: about 1.9M ids, 15 MB), so finding a page's range costs no
+ * query.
  * One anchor every ANCHOR_EVERY lines per stage and grouping instead of a position column per
  * stage and grouping on every line: 10M lines load about 10 s faster, and a page reads at most
  * ANCHOR_EVERY lines of its stage and grouping more than it serves (docs/performance.md#load).
@@ -84,7 +85,7 @@ const GROUPINGS: Readonly<Record<LinesTable, readonly { grouping: Grouping; colu
 };
 
 /** Each category's parent by id (as grouping keys), null for a root. */
-export type Parents = ReadonlyMap<number | bigint, number | bigint | null>;
+type Parents = ReadonlyMap<number | bigint, number | bigint | null>;
 
 /** The lines `stage` counts, as a condition on a line's own stage. */
 const counts = (stage: (typeof STAGES)[number]) => `stage IN (${LINES_OF[stage].map((line) => `'${line}'`).join(', ')})`;
@@ -157,7 +158,7 @@ export class LinesStore {
 /**
  * The categories' parents, read before the lines (the categories table is loaded first). Their
  * rules run after the lines are stored: a category whose table did not load has no ancestors
- * here, a cycle stops the walk up (Anchors.chainOf), and either way the load then fails.
+ * here, a cycle stops the walk up (Anchors.chainsOf), and either way the load then fails.
  */
 async function parentsOf(connection: DuckDBConnection): Promise<Parents> {
   const parents = new Map<number | bigint, number | bigint | null>();
@@ -319,7 +320,11 @@ class Anchors {
     return this.chains;
   }
 
-  /** As count, but each line counts under every value of its chain (chainsOf): a category and its ancestors. */
+  /**
+   * As count, but each line counts under every value of its chain (chainsOf): a category and its
+   * ancestors. Apart from count, whose groupings (a year, an organization) have one value a line:
+   * this is the load's hottest loop, run for every line of every stage.
+   */
   countUp(s: number, indexes: Int32Array, chains: readonly (Int32Array | undefined)[], counted: Uint32Array | undefined, ids: BigInt64Array, rows: number): void {
     const counts = this.counts[s]!;
     const anchors = this.ids[s]!;
@@ -376,7 +381,7 @@ class Anchors {
 
 /**
  * The ids of one value's anchors as they are found, in a typed array that grows: 10M lines have
- * about 1.5M anchors, which as arrays of bigints kept about 100 MB more of the heap through the load.
+ * about 1.9M anchors, which as arrays of bigints left the RSS after loading about 60 MB higher.
  */
 class IdList {
   private ids = new BigInt64Array(4);

@@ -76,9 +76,9 @@ type LinesKind = 'expense' | 'resource';
  */
 function lineStagesOf({ lineStages }: LoadedDrop, kind: LinesKind, { year, stage }: LineFilter): readonly LineStage[] | null {
   const counted = LINES_OF[stageOrDefault(stage)];
-  const perYear = lineStages.get(kind) ?? new Map<number, ReadonlySet<string>>();
+  const perYear = lineStages.get(kind) ?? new Map<number, ReadonlySet<LineStage>>();
   for (const y of year ?? perYear.keys()) {
-    for (const lineStage of perYear.get(y) ?? []) if (!counted.includes(lineStage as LineStage)) return counted;
+    for (const lineStage of perYear.get(y) ?? []) if (!counted.includes(lineStage)) return counted;
   }
   return null;
 }
@@ -105,7 +105,8 @@ async function linesPage(
 ): Promise<Page> {
   const data = lease.drop.data;
   const bounds = pageBounds(params);
-  const lines = linesOf(data, table === 'expenses' ? 'expense' : 'resource', params);
+  const kind = table === 'expenses' ? 'expense' : 'resource';
+  const lines = linesOf(data, kind, params);
   const { year, line_stages } = lines;
   if (organization !== undefined && (year !== null || params.category !== undefined)) {
     const filter = { organization, ...lines, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
@@ -120,10 +121,8 @@ async function linesPage(
   }
   const categories = params.category === undefined ? null : subtreeOf(data.categoryChildren, params.category);
   const filter = { year, line_stages, categories, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
-  const count =
-    anchored?.[0] === 'organization' || anchored?.[0] === 'category'
-      ? data.anchors.countOf(table, stageOrDefault(params.stage), ...anchored)
-      : linesCounted(data, table === 'expenses' ? 'expense' : 'resource', params);
+  // The anchors count the lines of their grouping value as the load counted them all.
+  const count = anchored ? data.anchors.countOf(table, stageOrDefault(params.stage), ...anchored) : linesCounted(data, kind, params);
   return table === 'expenses'
     ? { count, items: (await lease.query('expenses', { ...filter, organization: organization ?? null })).map(expenseItem(data)) }
     : { count, items: (await lease.query('resources', filter)).map(resourceItem(data)) };
