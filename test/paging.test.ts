@@ -288,6 +288,56 @@ describe.each([
 });
 
 /**
+ * A category's lines of one year are anchored under the category and each ancestor in that year,
+ * in a table whose room for years grows as years are found (here, 11 years in the first chunks,
+ * then 76), and an organization's below the first one seen by more than the room left under it.
+ */
+describe('pages of one category in one year, once more years and lower ids turn up', () => {
+  const lines = Array.from({ length: 8000 }, (_, k) => ({
+    id: 7 + k * 2,
+    year: k < 3000 ? 1990 + (k % 11) : k % 2 ? 1990 : 1950 + ((k * 37) % 76),
+    amount: k,
+    category_id: [11, 12, 13][Math.floor(k / 5) % 3]!,
+    // 200 and 201 first, then 1 and 2, below the room left under 200.
+    organization_id: [200, 201, 1, 2][k % 4]!,
+    stage: LINE_STAGES[(k * 5 + Math.floor(k / 11)) % 3]!,
+  }));
+  const resources = lines.map((line) => ({ ...line, category_id: 31, organization_id: null }));
+  let many: TestApp;
+  beforeAll(async () => {
+    const organizations = [
+      ...small.organizations!,
+      { id: 200, name: 'Office des années', code: 'YEARS' },
+      { id: 201, name: 'Office des mois', code: 'MONTHS' },
+    ];
+    many = await appFor({ ...small, organizations, expenses: lines, resources });
+  });
+  afterAll(() => many.close());
+
+  const K = ANCHOR_EVERY;
+  it.each([
+    [50, 0],
+    [K, K + 1],
+    [7, 5 * K - 7],
+    [100, 1500],
+  ] as const)('gives the page of limit=%i&offset=%i of a category and year, at every stage', async (limit, offset) => {
+    const filters: [string, (line: (typeof lines)[number]) => boolean][] = [
+      ['&category=11&year=1990', (e) => (e.category_id === 11 || e.category_id === 13) && e.year === 1990],
+      ['&category=10&year=1995', (e) => e.year === 1995],
+      ['&category=13&year=1960', (e) => e.category_id === 13 && e.year === 1960],
+      ['&category=12&year=2025', (e) => e.category_id === 12 && e.year === 2025],
+      ['&category=12&year=1949', () => false],
+      ['&organization=1', (e) => e.organization_id === 1],
+      ['&organization=2', (e) => e.organization_id === 2],
+      ['&organization=201', (e) => e.organization_id === 201],
+      ['&year=1951', (e) => e.year === 1951],
+    ];
+    await expectPagesAtEveryStage(many.app, '/budget/api/expenses/', lines, filters, limit, offset);
+    await expectPagesAtEveryStage(many.app, '/budget/api/resources/', resources, [['&category=31&year=1990', (r) => r.year === 1990]], limit, offset);
+  });
+});
+
+/**
  * Organization ids past 2^53 that JavaScript numbers cannot tell apart (9007199254740995 and
  * 9007199254740997 both read as 9007199254740996): each organization's lines are counted and
  * paged apart.

@@ -1,10 +1,10 @@
 /**
  * The lines tables' anchors: for each stage, the id of every ANCHOR_EVERY-th line it counts (the
  * 1st, the 129th, ...) in id order, overall, in each year, under each category (its subtree's
- * lines) and, for expenses, in each organization. A page at any depth is then a range of ids
- * between two anchors, which DuckDB's zone maps find in the lines table, kept in id order, without
- * reading the lines before it (sql/expenses.sql, resources.sql, expenses_of_organization.sql). The
- * anchors are kept in JS (10M lines: about 1.9M ids, 15 MB), so finding a page's range costs no
+ * lines), under each category in each year and, for expenses, in each organization. A page at
+ * any depth is then a range of ids between two anchors, which DuckDB's zone maps find in the lines
+ * table, kept in id order, without reading the lines before it (sql/expenses.sql, resources.sql, expenses_of_organization.sql). The
+ * anchors are kept in JS (10M lines: about 3M ids, 24 MB), so finding a page's range costs no
  * query.
  * One anchor every ANCHOR_EVERY lines per stage and grouping instead of a position column per
  * stage and grouping on every line: 10M lines load about 10 s faster, and a page reads at most
@@ -27,9 +27,13 @@ export const ANCHOR_EVERY = 128;
 
 /**
  * What a page's lines are counted within: every line of the stage, one year's, one category's
- * and its subtree's, one organization's (expenses only).
+ * and its subtree's in every year or in one (a value made by categoryYear), one organization's
+ * (expenses only).
  */
-export type Grouping = 'all' | 'year' | 'category' | 'organization';
+export type Grouping = 'all' | 'year' | 'category' | 'category-year' | 'organization';
+
+/** The value of one category's (and its subtree's) lines of one year among the anchors. */
+export const categoryYear = (category: number | bigint, year: number): string => `${category}/${year}`;
 
 /** Where a page of lines lies: the lines a query matches between two ids, past the first `skip` of them. */
 export interface LineRange {
@@ -45,31 +49,66 @@ export const EVERY_ID = { from_id: MIN_ID, to_id: MAX_ID } as const;
 
 /** The anchors of both lines tables, by `expenses:amended:organization:7` (table, stage, grouping and value). */
 export class LineAnchors {
-  /** Per key, the anchors' ids and how many lines the stage counts in the grouping value. */
-  private readonly anchored = new Map<string, { ids: BigInt64Array; count: number }>();
+  /** Per key, its slot in `spans`. */
+  private readonly slots = new Map<string, number>();
+  /** Per slot, where its anchors lie in `ids` (from, to) and how many lines the stage counts in the value. */
+  private spans = new Float64Array(3 * 64);
+  /**
+   * Every key's anchors, one key's after another's: 10M lines have about 50,000 keys, most of one
+   * category in one year, and a typed array for each kept about 45 MB more in the JS heap.
+   */
+  private readonly ids = new IdList();
 
-  set(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint, ids: BigInt64Array, count: number): void {
-    this.anchored.set(`${table}:${stage}:${grouping}:${value}`, { ids, count });
+  set(table: LinesTable, stage: Stage, grouping: Grouping, value: Value, ids: IdList, count: number): void {
+    const slot = this.slots.size;
+    if (3 * slot + 3 > this.spans.length) {
+      const grown = new Float64Array(this.spans.length * 2);
+      grown.set(this.spans);
+      this.spans = grown;
+    }
+    this.spans[3 * slot] = this.ids.size;
+    this.ids.append(ids);
+    this.spans[3 * slot + 1] = this.ids.size;
+    this.spans[3 * slot + 2] = count;
+    this.slots.set(`${table}:${stage}:${grouping}:${value}`, slot);
   }
 
   /** How many lines of one grouping value a stage counts (0 for a value without any): a page's count. */
-  countOf(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint): number {
-    return this.anchored.get(`${table}:${stage}:${grouping}:${value}`)?.count ?? 0;
+  countOf(table: LinesTable, stage: Stage, grouping: Grouping, value: Value): number {
+    const slot = this.slots.get(`${table}:${stage}:${grouping}:${value}`);
+    return slot === undefined ? 0 : this.spans[3 * slot + 2]!;
   }
 
   /** Where the page of `limit` lines past `offset` lies among the lines of one stage and grouping value. */
-  rangeOf(table: LinesTable, stage: Stage, grouping: Grouping, value: number | bigint, offset: number, limit: number): LineRange {
-    const ids = this.anchored.get(`${table}:${stage}:${grouping}:${value}`)?.ids;
-    if (!ids?.length) return { from_id: MAX_ID, to_id: MIN_ID, skip: 0 }; // no such line: an empty range
+  rangeOf(table: LinesTable, stage: Stage, grouping: Grouping, value: Value, offset: number, limit: number): LineRange {
+    const slot = this.slots.get(`${table}:${stage}:${grouping}:${value}`);
+    const from = slot === undefined ? 0 : this.spans[3 * slot]!;
+    const anchors = slot === undefined ? 0 : this.spans[3 * slot + 1]! - from;
+    if (!anchors) return { from_id: MAX_ID, to_id: MIN_ID, skip: 0 }; // no such line: an empty range
     // Anchor i is the line at position i * ANCHOR_EVERY + 1: from the last one at or before the
     // page's first line to the line before the first one past its last.
-    const first = Math.min(Math.floor(offset / ANCHOR_EVERY), ids.length - 1);
+    const first = Math.min(Math.floor(offset / ANCHOR_EVERY), anchors - 1);
     const after = Math.floor((offset + limit - 1) / ANCHOR_EVERY) + 1;
-    return { from_id: ids[first]!, to_id: after < ids.length ? ids[after]! - 1n : MAX_ID, skip: offset - first * ANCHOR_EVERY };
+    return {
+      from_id: this.ids.at(from + first),
+      to_id: after < anchors ? this.ids.at(from + after) - 1n : MAX_ID,
+      skip: offset - first * ANCHOR_EVERY,
+    };
+  }
+
+  /** Gives back the room the ids grew into: no anchor is added after the load. */
+  trim(): void {
+    this.ids.trim();
   }
 }
 
-/** A grouping's column; `subtree`: a line counts under its category and under each of its ancestors. */
+/** A grouping value as the anchors key it: a year, an id, or a categoryYear. */
+type Value = number | bigint | string;
+
+/**
+ * A grouping's column; `subtree`: a line counts under its category and under each of its
+ * ancestors, and under each of them in its year (the grouping 'category-year').
+ */
 const GROUPINGS: Readonly<Record<LinesTable, readonly { grouping: Grouping; column: string | null; subtree?: true }[]>> = {
   expenses: [
     { grouping: 'all', column: null },
@@ -83,6 +122,8 @@ const GROUPINGS: Readonly<Record<LinesTable, readonly { grouping: Grouping; colu
     { grouping: 'category', column: 'category_id', subtree: true },
   ],
 };
+/** Where the year grouping is in GROUPINGS: its values' indexes split a category's lines by year. */
+const YEAR = 1;
 
 /** Each category's parent by id (as grouping keys), null for a root. */
 type Parents = ReadonlyMap<number | bigint, number | bigint | null>;
@@ -141,6 +182,7 @@ export class LinesStore {
         }
       }
     }
+    this.anchors.trim();
     return unique;
   }
 
@@ -205,12 +247,17 @@ async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: s
         lastLow = low;
       }
       const counted = STAGES.map((_, s) => validBits(chunk.getColumnVector(1 + columns.length + s), rows));
+      // A stage that counts none of the chunk's lines (outturn, in a drop of budgets) is not counted.
+      const stages = STAGES.flatMap((_, s) => (counted[s]?.some((bits) => bits !== 0) ?? true ? [s] : []));
+      let years: Int32Array | undefined;
       for (let g = 0, column = 1; g < groupings.length; g++) {
         // Every line has the same value of the grouping of all lines: it is counted without an index.
         const indexes = groupings[g]!.column ? anchors[g]!.indexesOf(groupingKeys(chunk.getColumnVector(column++), rows), rows) : undefined;
+        if (g === YEAR) years = indexes;
         const chains = groupings[g]!.subtree ? anchors[g]!.chainsOf(indexes!, rows, parents) : undefined;
-        for (let s = 0; s < STAGES.length; s++) {
-          if (chains) anchors[g]!.countUp(s, indexes!, chains, counted[s], ids, rows);
+        if (chains) anchors[g]!.byYear.fit(anchors[g]!.values.length, anchors[YEAR]!.values.length);
+        for (const s of stages) {
+          if (chains) anchors[g]!.countUp(s, indexes!, chains, counted[s], ids, rows, years!);
           else anchors[g]!.count(s, indexes, counted[s], ids, rows);
         }
       }
@@ -223,10 +270,14 @@ async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: s
     }
   }
   for (let g = 0; g < groupings.length; g++) {
-    const { values, ids } = anchors[g]!;
-    STAGES.forEach((stage, s) =>
-      values.forEach((value, index) => lineAnchors.set(table, stage, groupings[g]!.grouping, value, ids[s]![index]!.done(), anchors[g]!.countOf(s, index))),
-    );
+    const { values, ids, byYear } = anchors[g]!;
+    STAGES.forEach((stage, s) => {
+      values.forEach((value, index) => lineAnchors.set(table, stage, groupings[g]!.grouping, value, ids[s]![index]!, anchors[g]!.countOf(s, index)));
+      if (!groupings[g]!.subtree) return;
+      byYear.each(s, (index, year, yearIds, count) =>
+        lineAnchors.set(table, stage, 'category-year', categoryYear(values[index]!, anchors[YEAR]!.values[year] as number), yearIds, count),
+      );
+    });
   }
   return true;
 }
@@ -269,6 +320,8 @@ class Anchors {
 
   /** Per value's index, the indexes of the value and of each of its ancestors (chainsOf). */
   private chains: (Int32Array | undefined)[] = [];
+  /** A category grouping's counts and anchors per value and year (countUp). */
+  readonly byYear = new ByYear();
 
   /** How many lines of the value at `index` stage `s` counts. */
   countOf(s: number, index: number): number {
@@ -322,30 +375,59 @@ class Anchors {
 
   /**
    * As count, but each line counts under every value of its chain (chainsOf): a category and its
-   * ancestors. Apart from count, whose groupings (a year, an organization) have one value a line:
-   * this is the load's hottest loop, run for every line of every stage.
+   * ancestors, and under each of them in its year (`years`: each line's year's index; byYear,
+   * fitted to the values and years first). Apart from count, whose groupings (a year, an
+   * organization) have one value a line: this is the load's hottest loop, run for every line of
+   * every stage.
    */
-  countUp(s: number, indexes: Int32Array, chains: readonly (Int32Array | undefined)[], counted: Uint32Array | undefined, ids: BigInt64Array, rows: number): void {
+  countUp(
+    s: number,
+    indexes: Int32Array,
+    chains: readonly (Int32Array | undefined)[],
+    counted: Uint32Array | undefined,
+    ids: BigInt64Array,
+    rows: number,
+    years: Int32Array,
+  ): void {
     const counts = this.counts[s]!;
     const anchors = this.ids[s]!;
+    const stride = this.byYear.stride;
+    const yearCounts = this.byYear.counts[s]!;
+    const yearAnchors = this.byYear.ids[s]!;
     for (let row = 0; row < rows; row++) {
       if (counted && !((counted[row >>> 5]! >>> (row & 31)) & 1)) continue;
       const chain = chains[indexes[row]!]!;
+      const year = years[row]!;
       for (let k = 0; k < chain.length; k++) {
         const index = chain[k]!;
         if (counts[index]!++ % ANCHOR_EVERY === 0) anchors[index]!.push(ids[row]!);
+        const at = index * stride + year;
+        if (yearCounts[at]!++ % ANCHOR_EVERY === 0) (yearAnchors[at] ??= new IdList()).push(ids[row]!);
       }
     }
   }
 
-  /** Keeps a number's index in the direct table when it lies within DIRECT_SPAN of the first. */
+  /**
+   * Keeps a number's index in the direct table when the table, from its lowest key to its highest,
+   * spans at most DIRECT_SPAN. It grows downwards too: the first value seen is any year or id, and
+   * a value below it was looked up in the Map for every line (half of the years of a drop).
+   */
   private directly(key: number, index: number): void {
     if (!this.direct.length) {
-      this.base = key;
+      this.base = key - DIRECT_BELOW;
       this.direct = new Int32Array(1024).fill(-1);
     }
+    if (key < this.base) {
+      const base = key - DIRECT_BELOW;
+      const end = this.base + this.direct.length;
+      if (end - base > DIRECT_SPAN) return;
+      const grown = new Int32Array(end - base).fill(-1);
+      grown.set(this.direct, this.base - base);
+      this.direct = grown;
+      this.base = base;
+    }
     const at = key - this.base;
-    if (at < 0 || at >= DIRECT_SPAN) return;
+    if (at >= DIRECT_SPAN) return;
     if (at >= this.direct.length) {
       const grown = new Int32Array(Math.min(DIRECT_SPAN, Math.max(at + 1, this.direct.length * 2))).fill(-1);
       grown.set(this.direct);
@@ -380,29 +462,77 @@ class Anchors {
 }
 
 /**
- * The ids of one value's anchors as they are found, in a typed array that grows: 10M lines have
- * about 1.9M anchors, which as arrays of bigints left the RSS after loading about 60 MB higher.
+ * A category grouping's running counts and anchors per stage, value and year, at `value * stride +
+ * year` (the indexes of the grouping's value and of the year grouping's). Its arrays grow as values
+ * and years are found; the anchors of a pair without lines are never made.
  */
-class IdList {
-  private ids = new BigInt64Array(4);
-  private length = 0;
+class ByYear {
+  stride = 32;
+  counts: Int32Array[] = STAGES.map(() => new Int32Array(0));
+  ids: (IdList | undefined)[][] = STAGES.map(() => []);
 
-  push(id: bigint): void {
-    if (this.length === this.ids.length) {
-      const grown = new BigInt64Array(this.length * 2);
-      grown.set(this.ids);
-      this.ids = grown;
+  /** Makes room for `values` values of `years` years, before a chunk is counted. */
+  fit(values: number, years: number): void {
+    if (years > this.stride) {
+      const stride = Math.max(years, this.stride * 2);
+      const spread = <T, A extends { [at: number]: T }>(from: ArrayLike<T>, to: A): A => {
+        for (let at = 0; at < from.length; at++) if (from[at]) to[Math.floor(at / this.stride) * stride + (at % this.stride)] = from[at]!;
+        return to;
+      };
+      this.counts = this.counts.map((counts) => spread(counts, new Int32Array((counts.length / this.stride) * stride)));
+      this.ids = this.ids.map((ids) => spread(ids, [] as (IdList | undefined)[]));
+      this.stride = stride;
     }
-    this.ids[this.length++] = id;
+    if (values * this.stride > this.counts[0]!.length) this.counts = this.counts.map((counts) => growTo(counts, values * 2 * this.stride));
   }
 
-  done(): BigInt64Array {
-    return this.ids.slice(0, this.length);
+  /** Calls `found` with each (value index, year index) pair that has lines of stage `s`. */
+  each(s: number, found: (index: number, year: number, ids: IdList, count: number) => void): void {
+    this.ids[s]!.forEach((ids, at) => {
+      if (ids) found(Math.floor(at / this.stride), at % this.stride, ids, this.counts[s]![at]!);
+    });
   }
 }
 
-/** How far from the first value seen a grouping value is looked up in a typed array rather than a Map. */
+/**
+ * Ids of anchors in a typed array that grows: one value's as they are found, every value's once
+ * found (LineAnchors). As arrays of bigints, the 1.9M anchors of 10M lines left the RSS after
+ * loading about 60 MB higher.
+ */
+class IdList {
+  private ids = new BigInt64Array(4);
+  size = 0;
+
+  push(id: bigint): void {
+    if (this.size === this.ids.length) this.resize(this.size * 2);
+    this.ids[this.size++] = id;
+  }
+
+  append(other: IdList): void {
+    if (this.size + other.size > this.ids.length) this.resize(Math.max(this.ids.length * 2, this.size + other.size));
+    this.ids.set(other.ids.subarray(0, other.size), this.size);
+    this.size += other.size;
+  }
+
+  at(index: number): bigint {
+    return this.ids[index]!;
+  }
+
+  trim(): void {
+    this.resize(this.size);
+  }
+
+  private resize(length: number): void {
+    const resized = new BigInt64Array(length);
+    resized.set(this.ids.subarray(0, Math.min(this.size, length)));
+    this.ids = resized;
+  }
+}
+
+/** How far apart the grouping values looked up in a typed array rather than a Map may lie. */
 const DIRECT_SPAN = 1 << 20;
+/** Room left in the direct table below a value that lowers it. */
+const DIRECT_BELOW = 64;
 
 function growTo(counts: Int32Array, length: number): Int32Array {
   const grown = new Int32Array(length);

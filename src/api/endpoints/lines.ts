@@ -1,7 +1,7 @@
 /** Expense and resource lines: paged flat lists, or category trees with hierarchy=true. */
 import type { LoadedDrop } from '../../data/drop.js';
 import type { Lease } from '../../data/lease.js';
-import { EVERY_ID, type Grouping, type LineRange, type LinesTable } from '../../data/line-anchors.js';
+import { categoryYear, EVERY_ID, type Grouping, type LineRange, type LinesTable } from '../../data/line-anchors.js';
 import type { Id, PageItem } from '../../data/queries.js';
 import type { NamedBy } from '../../formats/format.js';
 import { flatTable } from '../../formats/table.js';
@@ -141,11 +141,16 @@ const allLinesOf = (data: LoadedDrop, kind: LinesKind, filter: LineFilter) => ({
 
 /**
  * What the anchors count a page's lines within (src/data/line-anchors.ts): every line of the
- * stage, one year's, one category's (its subtree's) of every year, or one organization's expense
- * lines of every year; null for the other filters, whose matching lines are sorted among every id.
+ * stage, one year's, one category's (its subtree's) of every year or of one year, or one
+ * organization's expense lines of every year; null for the other filters, whose matching lines
+ * are sorted among every id.
  */
-function anchoredBy({ year, category }: LineFilter, organization: Id | undefined): [Grouping, Id] | null {
-  if (category !== undefined) return year === undefined && organization === undefined ? ['category', category] : null;
+function anchoredBy({ year, category }: LineFilter, organization: Id | undefined): [Grouping, Id | string] | null {
+  if (category !== undefined && organization === undefined) {
+    if (year === undefined) return ['category', category];
+    return year.length === 1 ? ['category-year', categoryYear(category, year[0]!)] : null;
+  }
+  if (category !== undefined) return null;
   if (organization !== undefined) return year === undefined ? ['organization', organization] : null;
   if (year === undefined) return ['all', 0];
   return year.length === 1 ? ['year', year[0]!] : null;
