@@ -1,5 +1,5 @@
--- One page of the resource lines of one category and its subtree in some years, and how many lines
--- match (in every year: resources.sql, between two anchors).
+-- One page of the resource lines of one category and its subtree in several years, and how many
+-- lines match (in every year or in one: resources.sql, between two anchors).
 -- $category    BIGINT              the category
 -- $year        INTEGER[] or NULL   only these years
 -- $line_stages VARCHAR[] or NULL   the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line

@@ -9,8 +9,9 @@
 --   skip           the lines before the page
 -- A category's lines lie anywhere among the ids: they are counted and sorted. Its subtree is a
 -- semi join on category_closure (a list of a subtree's ids made a root category's page 2-4 times
--- slower). The count row is joined to the page so that an empty page still reports it. A page
--- without a category is a range of ids between two anchors (expenses.sql, resources.sql).
+-- slower). The count row is joined to the page so that an empty page still reports it. Used for
+-- a category's lines of several years: a page without a category, or of a category in every
+-- year or in one, is a range of ids between two anchors (expenses.sql, resources.sql).
 -- Parameters: none (the macro's arguments are the calling query's).
 CREATE MACRO line_table_category_page(line_stages, in_years, in_category, page_size, skip) AS TABLE
 WITH matching AS (

@@ -92,10 +92,10 @@ const linesOf = (data: LoadedDrop, kind: LinesKind, filter: LineFilter) => ({
 });
 
 /**
- * A page of expense or resource lines (one organization's: expenses only). Of every category, or
- * of one organization's in every year: the matching lines between two anchors, counted at load
- * (lineCounts, the anchors). Else counted with the page: one category's, or one organization's
- * of some years or a category.
+ * A page of expense or resource lines (one organization's: expenses only). Of every category, of
+ * one category's in every year or in one, or of one organization's in every year: the matching
+ * lines between two anchors, counted at load (lineCounts, the anchors). Else counted with the
+ * page: one category's of several years, or one organization's of some years or a category.
  */
 async function linesPage(
   lease: Lease,
