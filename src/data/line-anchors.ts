@@ -501,30 +501,35 @@ class ByYear {
  */
 class IdList {
   private ids = new BigInt64Array(4);
-  size = 0;
+  private length = 0;
+
+  get size(): number {
+    return this.length;
+  }
 
   push(id: bigint): void {
-    if (this.size === this.ids.length) this.resize(this.size * 2);
-    this.ids[this.size++] = id;
+    if (this.length === this.ids.length) this.resize(Math.max(4, this.length * 2));
+    this.ids[this.length++] = id;
   }
 
   append(other: IdList): void {
-    if (this.size + other.size > this.ids.length) this.resize(Math.max(this.ids.length * 2, this.size + other.size));
-    this.ids.set(other.ids.subarray(0, other.size), this.size);
-    this.size += other.size;
+    if (this.length + other.length > this.ids.length) this.resize(Math.max(this.ids.length * 2, this.length + other.length));
+    this.ids.set(other.ids.subarray(0, other.length), this.length);
+    this.length += other.length;
   }
 
   at(index: number): bigint {
     return this.ids[index]!;
   }
 
+  /** Gives back the room grown past its ids. */
   trim(): void {
-    this.resize(this.size);
+    this.resize(this.length);
   }
 
   private resize(length: number): void {
     const resized = new BigInt64Array(length);
-    resized.set(this.ids.subarray(0, Math.min(this.size, length)));
+    resized.set(this.ids.subarray(0, this.length));
     this.ids = resized;
   }
 }
