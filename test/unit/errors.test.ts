@@ -25,6 +25,15 @@ describe('the error catalogue', () => {
     });
   });
 
+  it('makes problems without a stack, and leaves the stacks of every other error as they were', () => {
+    const limit = Error.stackTraceLimit;
+    const refused = problem.rateLimited('too many requests, retry in 30 seconds');
+    expect(refused.stack).not.toMatch(/\n\s+at /);
+    expect(Error.stackTraceLimit).toBe(limit);
+    // A bug's error, logged with a 500, still says where it came from.
+    expect(new Error('a bug').stack).toMatch(/\n\s+at /);
+  });
+
   it('has one data_unavailable message, whatever the reason', () => {
     expect(problem.dataUnavailable().detail).toBe(
       'no data drop is served right now (none is loaded yet, or the server is shutting down); try again shortly',
