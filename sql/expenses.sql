@@ -1,9 +1,8 @@
--- One page of expense lines of every category, of one category's (and its subtree's) in every
--- year or in one, or of one organization's in every year: the matching lines between two ids,
--- past the first $skip of them (src/data/line-anchors.ts); how many lines match is counted at load
--- (derive/line_counts_by_year.sql, the anchors). A category's lines of several years:
--- expenses_in_category.sql; one organization's of some years or a category:
--- expenses_of_organization.sql.
+-- One page of expense lines of every category, or of one category's (and its subtree's) or one
+-- organization's: the matching lines between two ids, past the first $skip of them, which the
+-- anchors give (located in src/api/endpoints/lines.ts, src/data/line-anchors.ts); how many lines
+-- match is counted at load (derive/line_counts_by_year.sql, the anchors). One organization's lines
+-- of a category: expenses_of_organization.sql.
 -- $organization BIGINT or NULL     only this organization's lines
 -- $year        INTEGER[] or NULL   only these years
 -- $categories  BIGINT[] or NULL    only these categories (a category and its subtree, from JS)

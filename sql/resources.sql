@@ -1,6 +1,5 @@
--- One page of resource lines of every category or of one category's in every year or in one, as
--- expenses.sql finds a page of expense lines. A category's lines of several years:
--- resources_in_category.sql.
+-- One page of resource lines of every category or of one category's, as expenses.sql finds a page
+-- of expense lines.
 -- $year        INTEGER[] or NULL   only these years
 -- $categories  BIGINT[] or NULL    only these categories (a category and its subtree, from JS)
 -- $line_stages VARCHAR[] or NULL   the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line

@@ -292,7 +292,7 @@ describe.each([
  * in a table whose room for years grows as years are found (here, 11 years in the first chunks,
  * then 76), and an organization's below the first one seen by more than the room left under it.
  */
-describe('pages of one category in one year, once more years and lower ids turn up', () => {
+describe('pages of one category or organization in one year, once more years and lower ids turn up', () => {
   const lines = Array.from({ length: 8000 }, (_, k) => ({
     id: 7 + k * 2,
     year: k < 3000 ? 1990 + (k % 11) : k % 2 ? 1990 : 1950 + ((k * 37) % 76),
@@ -320,7 +320,7 @@ describe('pages of one category in one year, once more years and lower ids turn 
     [K, K + 1],
     [7, 5 * K - 7],
     [100, 1500],
-  ] as const)('gives the page of limit=%i&offset=%i of a category and year, at every stage', async (limit, offset) => {
+  ] as const)('gives the page of limit=%i&offset=%i of a category or organization and year, at every stage', async (limit, offset) => {
     const filters: [string, (line: (typeof lines)[number]) => boolean][] = [
       ['&category=11&year=1990', (e) => (e.category_id === 11 || e.category_id === 13) && e.year === 1990],
       ['&category=10&year=1995', (e) => e.year === 1995],
@@ -330,6 +330,14 @@ describe('pages of one category in one year, once more years and lower ids turn 
       ['&organization=1', (e) => e.organization_id === 1],
       ['&organization=2', (e) => e.organization_id === 2],
       ['&organization=201', (e) => e.organization_id === 201],
+      ['&organization=201&year=1990', (e) => e.organization_id === 201 && e.year === 1990],
+      ['&organization=2&year=1960', (e) => e.organization_id === 2 && e.year === 1960],
+      // Several years: counted per year, found from the category's or organization's first line.
+      ['&category=11&year=1990,1995,2020', (e) => (e.category_id === 11 || e.category_id === 13) && [1990, 1995, 2020].includes(e.year)],
+      ['&organization=201&year=1960..1990', (e) => e.organization_id === 201 && e.year >= 1960 && e.year <= 1990],
+      ['&organization=2&year=1949,2026', () => false],
+      ['&organization=2&category=11', (e) => e.organization_id === 2 && (e.category_id === 11 || e.category_id === 13)],
+      ['&organization=2&category=13&year=1990,1991', (e) => e.organization_id === 2 && e.category_id === 13 && [1990, 1991].includes(e.year)],
       ['&year=1951', (e) => e.year === 1951],
     ];
     await expectPagesAtEveryStage(many.app, '/budget/api/expenses/', lines, filters, limit, offset);

@@ -36,6 +36,10 @@ export const QUERY_SAMPLES: Record<string, string[]> = {
     'category=5&offset=1500',
     'stage=outturn&category=40&offset=2000',
     'category=40&year=2010',
+    // One organization's lines of one year, of some years, and one category's of some years.
+    'organization=7&year=2010',
+    'organization=7&year=2008..2012&offset=200',
+    'category=5&year=2008..2012',
   ],
   '/budget/api/resources/': [
     'year=2011',

@@ -40,7 +40,7 @@ const DERIVED_TABLES = [
  * Macros made from one text for each table of lines, after the tables above: the text's
  * `line_table` is the table's name and `line_kind` its kind in line_counts (both the code's own).
  */
-const PER_LINE_TABLE = ['derive/line_page', 'derive/all_lines'];
+const PER_LINE_TABLE = ['derive/all_lines'];
 const LINE_TABLES = [
   { table: 'expenses', kind: 'expense' },
   { table: 'resources', kind: 'resource' },

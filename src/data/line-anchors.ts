@@ -1,7 +1,8 @@
 /**
  * The lines tables' anchors: for each stage, the id of every ANCHOR_EVERY-th line it counts (the
  * 1st, the 129th, ...) in id order, overall, in each year, under each category (its subtree's
- * lines), under each category in each year and, for expenses, in each organization. A page at
+ * lines), under each category in each year and, for expenses, in each organization and in each
+ * organization in each year. A page at
  * any depth is then a range of ids between two anchors, which DuckDB's zone maps find in the lines
  * table, kept in id order, without reading the lines before it (sql/expenses.sql, resources.sql, expenses_of_organization.sql). The
  * anchors are kept in JS (10M lines: about 3M ids, 24 MB), so finding a page's range costs no
@@ -27,13 +28,13 @@ export const ANCHOR_EVERY = 128;
 
 /**
  * What a page's lines are counted within: every line of the stage, one year's, one category's
- * and its subtree's in every year or in one (a value made by categoryYear), one organization's
- * (expenses only).
+ * and its subtree's, one organization's (expenses only); the last two in every year or in one (a
+ * value made by inYear).
  */
-export type Grouping = 'all' | 'year' | 'category' | 'category-year' | 'organization';
+export type Grouping = 'all' | 'year' | 'category' | 'category-year' | 'organization' | 'organization-year';
 
-/** The value of one category's (and its subtree's) lines of one year among the anchors. */
-export const categoryYear = (category: number | bigint, year: number): string => `${category}/${year}`;
+/** The value of one category's (and its subtree's) or one organization's lines of one year among the anchors. */
+export const inYear = (value: number | bigint, year: number): string => `${value}/${year}`;
 
 /** Where a page of lines lies: the lines a query matches between two ids, past the first `skip` of them. */
 export interface LineRange {
@@ -102,24 +103,24 @@ export class LineAnchors {
   }
 }
 
-/** A grouping value as the anchors key it: a year, an id, or a categoryYear. */
+/** A grouping value as the anchors key it: a year, an id, or an id in a year (inYear). */
 type Value = number | bigint | string;
 
 /**
  * A grouping's column; `subtree`: a line counts under its category and under each of its
- * ancestors, and under each of them in its year (the grouping 'category-year').
+ * ancestors; `byYear`: and under each of them in its year, in that grouping.
  */
-const GROUPINGS: Readonly<Record<LinesTable, readonly { grouping: Grouping; column: string | null; subtree?: true }[]>> = {
+const GROUPINGS: Readonly<Record<LinesTable, readonly { grouping: Grouping; column: string | null; subtree?: true; byYear?: Grouping }[]>> = {
   expenses: [
     { grouping: 'all', column: null },
     { grouping: 'year', column: 'year' },
-    { grouping: 'category', column: 'category_id', subtree: true },
-    { grouping: 'organization', column: 'organization_id' },
+    { grouping: 'category', column: 'category_id', subtree: true, byYear: 'category-year' },
+    { grouping: 'organization', column: 'organization_id', byYear: 'organization-year' },
   ],
   resources: [
     { grouping: 'all', column: null },
     { grouping: 'year', column: 'year' },
-    { grouping: 'category', column: 'category_id', subtree: true },
+    { grouping: 'category', column: 'category_id', subtree: true, byYear: 'category-year' },
   ],
 };
 /** Where the year grouping is in GROUPINGS: its values' indexes split a category's lines by year. */
@@ -254,11 +255,12 @@ async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: s
         // Every line has the same value of the grouping of all lines: it is counted without an index.
         const indexes = groupings[g]!.column ? anchors[g]!.indexesOf(groupingKeys(chunk.getColumnVector(column++), rows), rows) : undefined;
         if (g === YEAR) years = indexes;
-        const chains = groupings[g]!.subtree ? anchors[g]!.chainsOf(indexes!, rows, parents) : undefined;
-        if (chains) anchors[g]!.byYear.fit(anchors[g]!.values.length, anchors[YEAR]!.values.length);
+        const { subtree, byYear } = groupings[g]!;
+        const chains = subtree ? anchors[g]!.chainsOf(indexes!, rows, parents) : undefined;
+        if (byYear) anchors[g]!.byYear.fit(anchors[g]!.values.length, anchors[YEAR]!.values.length);
         for (const s of stages) {
           if (chains) anchors[g]!.countUp(s, indexes!, chains, counted[s], ids, rows, years!);
-          else anchors[g]!.count(s, indexes, counted[s], ids, rows);
+          else anchors[g]!.count(s, indexes, counted[s], ids, rows, byYear ? years : undefined);
         }
       }
     }
@@ -273,9 +275,10 @@ async function anchorLines(reader: DuckDBConnection, table: LinesTable, lines: s
     const { values, ids, byYear } = anchors[g]!;
     STAGES.forEach((stage, s) => {
       values.forEach((value, index) => lineAnchors.set(table, stage, groupings[g]!.grouping, value, ids[s]![index]!, anchors[g]!.countOf(s, index)));
-      if (!groupings[g]!.subtree) return;
+      const yearly = groupings[g]!.byYear;
+      if (!yearly) return;
       byYear.each(s, (index, year, yearIds, count) =>
-        lineAnchors.set(table, stage, 'category-year', categoryYear(values[index]!, anchors[YEAR]!.values[year] as number), yearIds, count),
+        lineAnchors.set(table, stage, yearly, inYear(values[index]!, anchors[YEAR]!.values[year] as number), yearIds, count),
       );
     });
   }
@@ -320,7 +323,7 @@ class Anchors {
 
   /** Per value's index, the indexes of the value and of each of its ancestors (chainsOf). */
   private chains: (Int32Array | undefined)[] = [];
-  /** A category grouping's counts and anchors per value and year (countUp). */
+  /** A grouping's counts and anchors per value and year (countUp), for one with `byYear`. */
   readonly byYear = new ByYear();
 
   /** How many lines of the value at `index` stage `s` counts. */
@@ -438,9 +441,10 @@ class Anchors {
 
   /**
    * Counts the lines stage `s` counts (`counted`: all when undefined) of each value (`indexes`: of
-   * the one value 0 when undefined), anchoring every ANCHOR_EVERY-th of each.
+   * the one value 0 when undefined), anchoring every ANCHOR_EVERY-th of each; with `years`, of each
+   * value in each year too (an organization's grouping).
    */
-  count(s: number, indexes: Int32Array | undefined, counted: Uint32Array | undefined, ids: BigInt64Array, rows: number): void {
+  count(s: number, indexes: Int32Array | undefined, counted: Uint32Array | undefined, ids: BigInt64Array, rows: number, years?: Int32Array): void {
     const counts = this.counts[s]!;
     const anchors = this.ids[s]!;
     if (!indexes) {
@@ -453,16 +457,33 @@ class Anchors {
       counts[0] = count;
       return;
     }
+    if (years) return this.countByYear(s, indexes, counted, ids, rows, years);
     for (let row = 0; row < rows; row++) {
       if (counted && !((counted[row >>> 5]! >>> (row & 31)) & 1)) continue;
       const index = indexes[row]!;
       if (counts[index]!++ % ANCHOR_EVERY === 0) anchors[index]!.push(ids[row]!);
     }
   }
+
+  /** As count, and each line in its year too (`years`: each line's year's index; byYear, fitted first). */
+  private countByYear(s: number, indexes: Int32Array, counted: Uint32Array | undefined, ids: BigInt64Array, rows: number, years: Int32Array): void {
+    const counts = this.counts[s]!;
+    const anchors = this.ids[s]!;
+    const stride = this.byYear.stride;
+    const yearCounts = this.byYear.counts[s]!;
+    const yearAnchors = this.byYear.ids[s]!;
+    for (let row = 0; row < rows; row++) {
+      if (counted && !((counted[row >>> 5]! >>> (row & 31)) & 1)) continue;
+      const index = indexes[row]!;
+      if (counts[index]!++ % ANCHOR_EVERY === 0) anchors[index]!.push(ids[row]!);
+      const at = index * stride + years[row]!;
+      if (yearCounts[at]!++ % ANCHOR_EVERY === 0) (yearAnchors[at] ??= new IdList()).push(ids[row]!);
+    }
+  }
 }
 
 /**
- * A category grouping's running counts and anchors per stage, value and year, at `value * stride +
+ * A grouping's running counts and anchors per stage, value and year, at `value * stride +
  * year` (the indexes of the grouping's value and of the year grouping's). Its arrays grow as values
  * and years are found; the anchors of a pair without lines are never made.
  */

@@ -78,11 +78,9 @@ const LINE_PAGE = ['limit', 'from_id', 'to_id', 'skip'] as const;
  */
 type LineStages = readonly LineStage[] | null;
 
-/** Which lines a page of lines holds: its years, category (and subtree), stage and the line stages that stage counts. */
+/** Which lines a page of lines holds: its years and the line stages the asked stage counts; its size. */
 interface LinesFilter {
   year: Years;
-  category: Id | null;
-  stage: Stage;
   line_stages: LineStages;
   limit: number;
 }
@@ -90,25 +88,18 @@ interface LinesFilter {
  * A page of lines between two anchors: its years, the line stages the asked stage counts, and the
  * category's subtree (null: every category).
  */
-type RangeFilter = Pick<LinesFilter, 'year' | 'line_stages' | 'limit'> & LineRange & { categories: readonly Id[] | null };
-/** A page of one category's lines (and its subtree's), past the first `skip` of them. */
-type CategoryFilter = Pick<LinesFilter, 'year' | 'line_stages' | 'limit'> & { category: Id; skip: number };
+type RangeFilter = LinesFilter & LineRange & { categories: readonly Id[] | null };
 
 export const QUERIES = {
   expenses: query<RangeFilter & { organization: Id | null }, ExpenseLine>()(
     ['organization', 'year', 'categories', 'line_stages', ...LINE_PAGE],
     [...LINE_COLUMNS, 'organization_id'],
   ),
-  expenses_in_category: query<CategoryFilter, Paged<ExpenseLine>>()(
-    ['category', 'year', 'line_stages', 'limit', 'skip'],
+  expenses_of_organization: query<{ organization: Id; category: Id; skip: number } & LinesFilter, Paged<ExpenseLine>>()(
+    ['organization', 'category', 'year', 'line_stages', 'limit', 'skip'],
     ['count', ...LINE_COLUMNS, 'organization_id'],
   ),
-  expenses_of_organization: query<
-    { organization: Id } & LinesFilter & LineRange,
-    Paged<ExpenseLine>
-  >()(['organization', 'year', 'category', 'stage', 'line_stages', ...LINE_PAGE], ['count', ...LINE_COLUMNS, 'organization_id']),
   resources: query<RangeFilter, Line>()(['year', 'categories', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
-  resources_in_category: query<CategoryFilter, Paged<Line>>()(['category', 'year', 'line_stages', 'limit', 'skip'], ['count', ...LINE_COLUMNS]),
   all_expenses: query<{ year: Years; organization: Id | null; categories: readonly Id[] | null; line_stages: LineStages }, ExpenseLine>()(
     ['year', 'organization', 'categories', 'line_stages'],
     [...LINE_COLUMNS, 'organization_id'],

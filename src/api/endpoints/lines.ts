@@ -1,7 +1,7 @@
 /** Expense and resource lines: paged flat lists, or category trees with hierarchy=true. */
 import type { LoadedDrop } from '../../data/drop.js';
 import type { Lease } from '../../data/lease.js';
-import { categoryYear, EVERY_ID, type Grouping, type LineRange, type LinesTable } from '../../data/line-anchors.js';
+import { EVERY_ID, inYear, type Grouping, type LineRange, type LinesTable } from '../../data/line-anchors.js';
 import type { Id, PageItem } from '../../data/queries.js';
 import type { NamedBy } from '../../formats/format.js';
 import { flatTable } from '../../formats/table.js';
@@ -83,19 +83,10 @@ function lineStagesOf({ lineStages }: LoadedDrop, kind: LinesKind, { year, stage
   return null;
 }
 
-/** What a page of lines binds for its filters: every line of the years and category at the stage asked for, or the default. */
-const linesOf = (data: LoadedDrop, kind: LinesKind, filter: LineFilter) => ({
-  year: filter.year ?? null,
-  category: filter.category ?? null,
-  stage: stageOrDefault(filter.stage),
-  line_stages: lineStagesOf(data, kind, filter),
-});
-
 /**
- * A page of expense or resource lines (one organization's: expenses only). Of every category, of
- * one category's in every year or in one, or of one organization's in every year: the matching
- * lines between two anchors, counted at load (lineCounts, the anchors). Else counted with the
- * page: one category's of several years, or one organization's of some years or a category.
+ * A page of expense or resource lines (one organization's: expenses only), found and counted
+ * from the anchors (`located`), or, for one organization's lines of a category, counted and sorted
+ * with the page.
  */
 async function linesPage(
   lease: Lease,
@@ -106,23 +97,16 @@ async function linesPage(
   const data = lease.drop.data;
   const bounds = pageBounds(params);
   const kind = table === 'expenses' ? 'expense' : 'resource';
-  const lines = linesOf(data, kind, params);
-  const { year, line_stages } = lines;
-  if (organization !== undefined && (year !== null || params.category !== undefined)) {
-    const filter = { organization, ...lines, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
+  // Every line of the years asked at the stage asked, or the default.
+  const lines = { year: params.year ?? null, line_stages: lineStagesOf(data, kind, params), limit: bounds.limit };
+  const where = located(data, table, kind, params, organization, bounds);
+  if (where === null) {
+    const filter = { organization: organization!, category: params.category!, ...lines, skip: bounds.offset };
     return page(await lease.query('expenses_of_organization', filter), expenseItem(data));
   }
-  const anchored = anchoredBy(params, organization);
-  if (params.category !== undefined && anchored === null) {
-    const filter = { category: params.category, year, line_stages, limit: bounds.limit, skip: bounds.offset };
-    return table === 'expenses'
-      ? page(await lease.query('expenses_in_category', filter), expenseItem(data))
-      : page(await lease.query('resources_in_category', filter), resourceItem(data));
-  }
   const categories = params.category === undefined ? null : subtreeOf(data.categoryChildren, params.category);
-  const filter = { year, line_stages, categories, limit: bounds.limit, ...rangeOf(data, table, params, organization, bounds) };
-  // The anchors count the lines of their grouping value as the load counted them all.
-  const count = anchored ? data.anchors.countOf(table, stageOrDefault(params.stage), ...anchored) : linesCounted(data, kind, params);
+  const filter = { ...lines, categories, ...where.range };
+  const { count } = where;
   return table === 'expenses'
     ? { count, items: (await lease.query('expenses', { ...filter, organization: organization ?? null })).map(expenseItem(data)) }
     : { count, items: (await lease.query('resources', filter)).map(resourceItem(data)) };
@@ -140,32 +124,51 @@ const allLinesOf = (data: LoadedDrop, kind: LinesKind, filter: LineFilter) => ({
 });
 
 /**
- * What the anchors count a page's lines within (src/data/line-anchors.ts): every line of the
- * stage, one year's, one category's (its subtree's) of every year or of one year, or one
- * organization's expense lines of every year; null for the other filters, whose matching lines
- * are sorted among every id.
+ * Where a page of lines lies and how many lines match, from the anchors (src/data/line-anchors.ts),
+ * which count every line of each stage, of each year, and of each category (its subtree) and
+ * organization in every year and in each:
+ * - one grouping value (every line, one year, a category or an organization in every year or in
+ *   one): the page lies between two of its anchors;
+ * - a category's or an organization's lines of several years: counted per year, the page found
+ *   from its first line on;
+ * - every line of several years: counted per year at load (lineCounts), the page found among
+ *   every id.
+ * Null for one organization's lines of a category, which no anchor counts.
  */
-function anchoredBy({ year, category }: LineFilter, organization: Id | undefined): [Grouping, Id | string] | null {
-  if (category !== undefined && organization === undefined) {
-    if (year === undefined) return ['category', category];
-    return year.length === 1 ? ['category-year', categoryYear(category, year[0]!)] : null;
-  }
-  if (category !== undefined) return null;
-  if (organization !== undefined) return year === undefined ? ['organization', organization] : null;
-  if (year === undefined) return ['all', 0];
-  return year.length === 1 ? ['year', year[0]!] : null;
-}
-
-/** Where a page of lines lies: between two anchors of its stage and grouping, or among every id. */
-function rangeOf(
-  { anchors }: LoadedDrop,
-  lines: LinesTable,
+function located(
+  data: LoadedDrop,
+  table: LinesTable,
+  kind: LinesKind,
   filter: LineFilter,
   organization: Id | undefined,
   { limit, offset }: { limit: number; offset: number },
-): LineRange {
-  const anchored = anchoredBy(filter, organization);
-  return anchored ? anchors.rangeOf(lines, stageOrDefault(filter.stage), ...anchored, offset, limit) : { ...EVERY_ID, skip: offset };
+): { count: number; range: LineRange } | null {
+  const { anchors } = data;
+  const stage = stageOrDefault(filter.stage);
+  const { year, category } = filter;
+  if (category !== undefined && organization !== undefined) return null;
+  const between = (grouping: Grouping, value: Id | string) => ({
+    count: anchors.countOf(table, stage, grouping, value),
+    range: anchors.rangeOf(table, stage, grouping, value, offset, limit),
+  });
+  const by: { grouping: Grouping; yearly: Grouping; value: Id } | undefined =
+    category !== undefined
+      ? { grouping: 'category', yearly: 'category-year', value: category }
+      : organization !== undefined
+        ? { grouping: 'organization', yearly: 'organization-year', value: organization }
+        : undefined;
+  if (by === undefined) {
+    if (year === undefined) return between('all', 0);
+    if (year.length === 1) return between('year', year[0]!);
+    return { count: linesCounted(data, kind, filter), range: { ...EVERY_ID, skip: offset } };
+  }
+  const { grouping, yearly, value } = by;
+  if (year === undefined) return between(grouping, value);
+  if (year.length === 1) return between(yearly, inYear(value, year[0]!));
+  return {
+    count: year.reduce((sum, y) => sum + anchors.countOf(table, stage, yearly, inYear(value, y)), 0),
+    range: { from_id: anchors.rangeOf(table, stage, grouping, value, 0, 1).from_id, to_id: EVERY_ID.to_id, skip: offset },
+  };
 }
 
 /**
