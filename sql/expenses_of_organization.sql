@@ -3,16 +3,20 @@
 -- in src/api/endpoints/lines.ts). Every other page of expense lines: expenses.sql.
 -- $organization BIGINT              the organization
 -- $category     BIGINT              only lines of this category and its subtree
--- $year         INTEGER[] or NULL   only these years
+-- $year_from    INTEGER or NULL     only lines of this year or later, and at most $year_to; NULL: every year
+-- $year_to      INTEGER or NULL
+-- $year         INTEGER[] or NULL   only these years, when they leave gaps between $year_from and $year_to
 -- $line_stages  VARCHAR[] or NULL   the line stages the asked stage counts (LINES_OF in src/domain/stages.ts); NULL: every line
 -- $limit        INTEGER             page size
 -- $skip         BIGINT              the lines before the page
+-- The years as bounds, and as a list only when they leave gaps: as in expenses.sql.
 -- Such lines lie anywhere among the ids, and are few enough to count and sort. The count row is
 -- joined to the page so that an empty page still reports it.
 WITH matching AS (
   SELECT id, year, amount, category_id, organization_id, stage, source_id, derived FROM expenses
   WHERE organization_id = $organization::BIGINT
     AND category_id IN (SELECT descendant_id FROM category_closure WHERE ancestor_id = $category::BIGINT)
+    AND ($year_from::INTEGER IS NULL OR year BETWEEN $year_from::INTEGER AND $year_to::INTEGER)
     AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))
     AND ($line_stages::VARCHAR[] IS NULL OR list_contains($line_stages::VARCHAR[], stage))
 ),

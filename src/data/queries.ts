@@ -78,9 +78,18 @@ const LINE_PAGE = ['limit', 'from_id', 'to_id', 'skip'] as const;
  */
 type LineStages = readonly LineStage[] | null;
 
-/** Which lines a page of lines holds: its years and the line stages the asked stage counts; its size. */
-interface LinesFilter {
+/**
+ * Years asked of a page of lines: their first and last (null: every year), and the list of them
+ * only when they leave gaps between those two (sql/expenses.sql says why).
+ */
+export interface YearBounds {
+  year_from: number | null;
+  year_to: number | null;
   year: Years;
+}
+
+/** Which lines a page of lines holds: its years and the line stages the asked stage counts; its size. */
+interface LinesFilter extends YearBounds {
   line_stages: LineStages;
   limit: number;
 }
@@ -92,14 +101,14 @@ type RangeFilter = LinesFilter & LineRange & { categories: readonly Id[] | null 
 
 export const QUERIES = {
   expenses: query<RangeFilter & { organization: Id | null }, ExpenseLine>()(
-    ['organization', 'year', 'categories', 'line_stages', ...LINE_PAGE],
+    ['organization', 'year_from', 'year_to', 'year', 'categories', 'line_stages', ...LINE_PAGE],
     [...LINE_COLUMNS, 'organization_id'],
   ),
   expenses_of_organization: query<{ organization: Id; category: Id; skip: number } & LinesFilter, Paged<ExpenseLine>>()(
-    ['organization', 'category', 'year', 'line_stages', 'limit', 'skip'],
+    ['organization', 'category', 'year_from', 'year_to', 'year', 'line_stages', 'limit', 'skip'],
     ['count', ...LINE_COLUMNS, 'organization_id'],
   ),
-  resources: query<RangeFilter, Line>()(['year', 'categories', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
+  resources: query<RangeFilter, Line>()(['year_from', 'year_to', 'year', 'categories', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
   all_expenses: query<{ year: Years; organization: Id | null; categories: readonly Id[] | null; line_stages: LineStages }, ExpenseLine>()(
     ['year', 'organization', 'categories', 'line_stages'],
     [...LINE_COLUMNS, 'organization_id'],

@@ -2,7 +2,7 @@
 import type { LoadedDrop } from '../../data/drop.js';
 import type { Lease } from '../../data/lease.js';
 import { EVERY_ID, inYear, type Grouping, type LineRange, type LinesTable } from '../../data/line-anchors.js';
-import type { Id, PageItem } from '../../data/queries.js';
+import type { Id, PageItem, YearBounds } from '../../data/queries.js';
 import type { NamedBy } from '../../formats/format.js';
 import { flatTable } from '../../formats/table.js';
 import { pageBounds, pagingParams, type Page } from '../paging.js';
@@ -98,7 +98,7 @@ async function linesPage(
   const bounds = pageBounds(params);
   const kind = table === 'expenses' ? 'expense' : 'resource';
   // Every line of the years asked at the stage asked, or the default.
-  const lines = { year: params.year ?? null, line_stages: lineStagesOf(data, kind, params), limit: bounds.limit };
+  const lines = { ...yearBoundsOf(params.year), line_stages: lineStagesOf(data, kind, params), limit: bounds.limit };
   const where = located(data, table, kind, params, organization, bounds);
   if (where === null) {
     const filter = { organization: organization!, category: params.category!, ...lines, skip: bounds.offset };
@@ -110,6 +110,14 @@ async function linesPage(
   return table === 'expenses'
     ? { count, items: (await lease.query('expenses', { ...filter, organization: organization ?? null })).map(expenseItem(data)) }
     : { count, items: (await lease.query('resources', filter)).map(resourceItem(data)) };
+}
+
+/** The years asked (ascending and distinct, params.ts) as a page of lines binds them. */
+function yearBoundsOf(year: readonly number[] | undefined): YearBounds {
+  if (year === undefined || year.length === 0) return { year_from: null, year_to: null, year: null };
+  const first = year[0]!;
+  const last = year[year.length - 1]!;
+  return { year_from: first, year_to: last, year: last - first + 1 === year.length ? null : year };
 }
 
 /**
