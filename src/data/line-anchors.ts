@@ -97,6 +97,11 @@ export class LineAnchors {
     };
   }
 
+  /** The id of the first line of one stage and grouping value; past every id when it has none. */
+  firstOf(table: LinesTable, stage: Stage, grouping: Grouping, value: Value): bigint {
+    return this.rangeOf(table, stage, grouping, value, 0, 1).from_id;
+  }
+
   /** Gives back the room the ids grew into: no anchor is added after the load. */
   trim(): void {
     this.ids.trim();

@@ -168,15 +168,28 @@ function located(
   if (by === undefined) {
     if (year === undefined) return between('all', 0);
     if (year.length === 1) return between('year', year[0]!);
-    return { count: linesCounted(data, kind, filter), range: { ...EVERY_ID, skip: offset } };
+    return { count: linesCounted(data, kind, filter), range: fromFirstOf('year', year) };
   }
-  const { grouping, yearly, value } = by;
-  if (year === undefined) return between(grouping, value);
+  const { yearly, value } = by;
+  if (year === undefined) return between(by.grouping, value);
   if (year.length === 1) return between(yearly, inYear(value, year[0]!));
   return {
     count: year.reduce((sum, y) => sum + anchors.countOf(table, stage, yearly, inYear(value, y)), 0),
-    range: { from_id: anchors.rangeOf(table, stage, grouping, value, 0, 1).from_id, to_id: EVERY_ID.to_id, skip: offset },
+    range: fromFirstOf(yearly, year.map((y) => inYear(value, y))),
   };
+
+  /**
+   * Several years' lines: from the first line of the earliest-starting year on, past `offset`
+   * of them. In a drop whose ids grow with the years, the scan then starts at the first year
+   * asked instead of the first line.
+   */
+  function fromFirstOf(grouping: Grouping, values: readonly (number | string)[]): LineRange {
+    const from_id = values.reduce((first, value) => {
+      const id = anchors.firstOf(table, stage, grouping, value);
+      return id < first ? id : first;
+    }, EVERY_ID.to_id);
+    return { from_id, to_id: EVERY_ID.to_id, skip: offset };
+  }
 }
 
 /**
