@@ -173,9 +173,10 @@ function located(
   const { yearly, value } = by;
   if (year === undefined) return between(by.grouping, value);
   if (year.length === 1) return between(yearly, inYear(value, year[0]!));
+  const inEachYear = year.map((y) => inYear(value, y));
   return {
-    count: year.reduce((sum, y) => sum + anchors.countOf(table, stage, yearly, inYear(value, y)), 0),
-    range: fromFirstOf(yearly, year.map((y) => inYear(value, y))),
+    count: inEachYear.reduce((sum, key) => sum + anchors.countOf(table, stage, yearly, key), 0),
+    range: fromFirstOf(yearly, inEachYear),
   };
 
   /**
