@@ -114,7 +114,7 @@ async function linesPage(
 
 /** The years asked (ascending and distinct, params.ts) as a page of lines binds them. */
 function yearBoundsOf(year: readonly number[] | undefined): YearBounds {
-  if (year === undefined || year.length === 0) return { year_from: null, year_to: null, year: null };
+  if (year === undefined) return { year_from: null, year_to: null, year: null };
   const first = year[0]!;
   const last = year[year.length - 1]!;
   return { year_from: first, year_to: last, year: last - first + 1 === year.length ? null : year };
@@ -138,9 +138,9 @@ const allLinesOf = (data: LoadedDrop, kind: LinesKind, filter: LineFilter) => ({
  * - one grouping value (every line, one year, a category or an organization in every year or in
  *   one): the page lies between two of its anchors;
  * - a category's or an organization's lines of several years: counted per year, the page found
- *   from its first line on;
- * - every line of several years: counted per year at load (lineCounts), the page found among
- *   every id.
+ *   from the earliest of those years' first lines on;
+ * - every line of several years: counted per year at load (lineCounts), the page found the same
+ *   way.
  * Null for one organization's lines of a category, which no anchor counts.
  */
 function located(
@@ -159,6 +159,15 @@ function located(
     count: anchors.countOf(table, stage, grouping, value),
     range: anchors.rangeOf(table, stage, grouping, value, offset, limit),
   });
+  // Several years' lines: from the earliest of their first lines on, past `offset` of them. In a
+  // drop whose ids grow with the years, the scan then starts at the first year asked.
+  const fromFirstOf = (grouping: Grouping, values: readonly (number | string)[]): LineRange => {
+    const from_id = values.reduce((first, value) => {
+      const id = anchors.firstOf(table, stage, grouping, value);
+      return id < first ? id : first;
+    }, EVERY_ID.to_id);
+    return { from_id, to_id: EVERY_ID.to_id, skip: offset };
+  };
   const by: { grouping: Grouping; yearly: Grouping; value: Id } | undefined =
     category !== undefined
       ? { grouping: 'category', yearly: 'category-year', value: category }
@@ -178,19 +187,6 @@ function located(
     count: inEachYear.reduce((sum, key) => sum + anchors.countOf(table, stage, yearly, key), 0),
     range: fromFirstOf(yearly, inEachYear),
   };
-
-  /**
-   * Several years' lines: from the first line of the earliest-starting year on, past `offset`
-   * of them. In a drop whose ids grow with the years, the scan then starts at the first year
-   * asked instead of the first line.
-   */
-  function fromFirstOf(grouping: Grouping, values: readonly (number | string)[]): LineRange {
-    const from_id = values.reduce((first, value) => {
-      const id = anchors.firstOf(table, stage, grouping, value);
-      return id < first ? id : first;
-    }, EVERY_ID.to_id);
-    return { from_id, to_id: EVERY_ID.to_id, skip: offset };
-  }
 }
 
 /**
