@@ -3,7 +3,7 @@
  * (full exports, src/formats/; the lines as loaded, src/data/line-anchors.ts), without a call per
  * value.
  */
-import type { DuckDBVector } from '@duckdb/node-api';
+import { DuckDBTypeId, type DuckDBEnumType, type DuckDBVector } from '@duckdb/node-api';
 
 export type TypedValues = Int32Array | BigInt64Array | Float64Array;
 export const TYPED = { int32: Int32Array, int64: BigInt64Array, float64: Float64Array } as const;
@@ -50,4 +50,39 @@ export function validBits(vector: DuckDBVector, rows: number): Uint32Array | und
     else bits[i >>> 5]! |= 1 << (i & 31);
   }
   return nulls ? bits : undefined;
+}
+
+/**
+ * Reads a vector's first `rows` values as getItem gives them, nulls included, without getItem's
+ * test of each value's validity bit (node-api shifts and masks bigints for it, the larger part of a
+ * read). Nulls come from validBits; values straight from the memory node-api keeps for BIGINT,
+ * INTEGER and DOUBLE (`items`), an ENUM (`items`, indexes into its values) and a BOOLEAN (one byte
+ * each); any other type through getItem.
+ */
+export function itemReader(vector: DuckDBVector, rows: number): (i: number) => unknown {
+  const valid = validBits(vector, rows);
+  const value = valueReader(vector, rows);
+  if (!valid) return value;
+  return (i) => ((valid[i >>> 5]! & (1 << (i & 31))) !== 0 ? value(i) : null);
+}
+
+function valueReader(vector: DuckDBVector, rows: number): (i: number) => unknown {
+  const held = vector as unknown as { items?: unknown; dataView?: unknown };
+  const { items, dataView } = held;
+  switch (vector.type.typeId) {
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.DOUBLE:
+      if ((items instanceof BigInt64Array || items instanceof Int32Array || items instanceof Float64Array) && items.length >= rows) return (i) => items[i];
+      break;
+    case DuckDBTypeId.ENUM: {
+      const values = (vector.type as DuckDBEnumType).values;
+      if ((items instanceof Uint8Array || items instanceof Uint16Array || items instanceof Uint32Array) && items.length >= rows) return (i) => values[items[i]!];
+      break;
+    }
+    case DuckDBTypeId.BOOLEAN:
+      if (dataView instanceof DataView && dataView.byteLength === rows) return (i) => dataView.getUint8(i) !== 0;
+      break;
+  }
+  return (i) => vector.getItem(i);
 }

@@ -6,7 +6,7 @@ import type { DuckDBDataChunk, DuckDBVector } from '@duckdb/node-api';
 import { Bool, Float64, Int32, Int64, makeData, RecordBatch, Struct, Utf8, type Data, type Schema } from 'apache-arrow';
 import { memo } from '../lib/memo.js';
 import { named } from '../domain/names.js';
-import { TYPED, typedItems, type TypedValues } from '../data/vectors.js';
+import { itemReader, TYPED, typedItems, type TypedValues } from '../data/vectors.js';
 import { concatTyped, perId, sourceOf, type NumberColumn, type Source } from './chunk-columns.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
@@ -53,8 +53,9 @@ function numberColumn(column: NumberColumn): ColumnBuilder {
       if (!column.nullable) parts.push(typedItems(vector, rows, column.type).slice());
       else {
         const values = new Typed(rows);
+        const item = itemReader(vector, rows);
         for (let i = 0; i < rows; i++) {
-          const value = vector.getItem(i);
+          const value = item(i);
           validity.set(length + i, value !== null);
           if (value !== null) values[i] = (column.type === 'int64' ? BigInt(value as bigint) : Number(value)) as never;
         }
@@ -83,8 +84,9 @@ function boolColumn(column: Column): ColumnBuilder {
         grown.set(bits);
         bits = grown;
       }
+      const item = itemReader(vector, rows);
       for (let i = 0; i < rows; i++, length++) {
-        const value = vector.getItem(i);
+        const value = item(i);
         if (column.nullable) validity.set(length, value !== null);
         if (value) bits[length >> 3]! |= 1 << (length & 7);
       }
@@ -128,9 +130,12 @@ function textColumn(text: (vector: DuckDBVector, rows: number) => (index: number
 /** Text read from DuckDB, each distinct string encoded once. */
 function plainText(): ColumnBuilder {
   const encoded = memo((value: string) => encoder.encode(value));
-  return textColumn((vector) => (i) => {
-    const value = vector.getItem(i) as string | null;
-    return value === null ? null : encoded(value);
+  return textColumn((vector, rows) => {
+    const item = itemReader(vector, rows);
+    return (i) => {
+      const value = item(i) as string | null;
+      return value === null ? null : encoded(value);
+    };
   });
 }
 

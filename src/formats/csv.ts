@@ -5,7 +5,7 @@ import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
 import { memo } from '../lib/memo.js';
 import { named as nameIn } from '../domain/names.js';
-import { typedItems } from '../data/vectors.js';
+import { itemReader, typedItems } from '../data/vectors.js';
 import { perId, sourceOf } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import type { Column, FlatRow } from './table.js';
@@ -76,9 +76,12 @@ function fieldWriter(column: Column, named: ExportQuery['named']): (vector: Duck
   }
   if (column.type === 'utf8') {
     const text = memo(csvField);
-    return (vector) => (i) => {
-      const value = vector.getItem(i) as string | null;
-      return value === null ? '' : text(value);
+    return (vector, rows) => {
+      const item = itemReader(vector, rows);
+      return (i) => {
+        const value = item(i) as string | null;
+        return value === null ? '' : text(value);
+      };
     };
   }
   if (column.type !== 'bool' && column.type !== 'int64_list' && !column.nullable) {
@@ -88,9 +91,12 @@ function fieldWriter(column: Column, named: ExportQuery['named']): (vector: Duck
       return (i) => String(items[i]);
     };
   }
-  return (vector) => (i) => {
-    const value = vector.getItem(i);
-    return value === null ? '' : String(value);
+  return (vector, rows) => {
+    const item = itemReader(vector, rows);
+    return (i) => {
+      const value = item(i);
+      return value === null ? '' : String(value);
+    };
   };
 }
 

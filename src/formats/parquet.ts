@@ -12,7 +12,7 @@ import snappy from 'snappy';
 import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
 import { named as nameIn } from '../domain/names.js';
-import { TYPED, typedItems, type TypedValues } from '../data/vectors.js';
+import { HIGH_HALF, int64Halves, itemReader, TYPED, typedItems, type TypedValues } from '../data/vectors.js';
 import { concatTyped, perId, sourceOf, type NumberColumn } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
@@ -164,8 +164,9 @@ function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
   const convert = COLUMN_VALUES[column.type];
   return {
     add(vector, rows) {
+      const item = itemReader(vector, rows);
       for (let i = 0; i < rows; i++) {
-        const value = vector.getItem(i);
+        const value = item(i);
         values.push(value === null ? null : convert(value));
       }
     },
@@ -195,6 +196,7 @@ type Statistics = NonNullable<NonNullable<ParquetWriter['row_groups'][number]['c
  * range is -0 to +0, and a column of nulls has none.
  */
 function rangeOf(values: ArrayLike<number | bigint | boolean | null>): Statistics {
+  if (values instanceof BigInt64Array) return int64Range(values);
   // Booleans compare as 0 and 1; the casts only say so to TypeScript.
   let min: number | undefined;
   let max: number | undefined;
@@ -252,6 +254,25 @@ async function* parquetFromQuery({ lease, sql, params, columns, named, rowsAtMos
   if (rows > 0) writeGroup();
   void writer.finish();
   yield take();
+}
+
+/**
+ * rangeOf for BIGINTs without a bigint per value (reading each made one, about 100 ms a million
+ * ids): each value compared by its 32-bit halves, the high one signed, the low one unsigned.
+ */
+function int64Range(values: BigInt64Array): Statistics {
+  if (values.length === 0) return { min_value: undefined, max_value: undefined, null_count: 0n };
+  const halves = int64Halves(values);
+  const high = (i: number) => halves[2 * i + HIGH_HALF]!;
+  const low = (i: number) => halves[2 * i + 1 - HIGH_HALF]! >>> 0;
+  let min = 0;
+  let max = 0;
+  for (let i = 1; i < values.length; i++) {
+    const h = high(i);
+    if (h < high(min) || (h === high(min) && low(i) < low(min))) min = i;
+    if (h > high(max) || (h === high(max) && low(i) > low(max))) max = i;
+  }
+  return { min_value: values[min], max_value: values[max], null_count: 0n };
 }
 
 export const parquet: DownloadFormat<'parquet'> = {

@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HIGH_HALF, int64Halves, typedItems, validBits } from '../../src/data/vectors.js';
+import { HIGH_HALF, int64Halves, itemReader, typedItems, validBits } from '../../src/data/vectors.js';
 
 describe("DuckDB's vectors read without a call per value", () => {
   let instance: DuckDBInstance;
@@ -46,6 +46,42 @@ describe("DuckDB's vectors read without a call per value", () => {
       const halves = int64Halves(typedItems(vector, rows, 'int64'));
       const read = Array.from({ length: rows }, (_, i) => (BigInt(halves[2 * i + HIGH_HALF]!) << 32n) | BigInt(halves[2 * i + 1 - HIGH_HALF]! >>> 0));
       expect(read).toEqual(values);
+    });
+  });
+
+  describe('itemReader', () => {
+    /** Every column of the first chunk of `sql`, read by itemReader and by getItem. */
+    const bothWays = async (sql: string) => {
+      const chunk = (await connection.run(sql)).getChunk(0);
+      return Array.from({ length: chunk.columnCount }, (_, c) => {
+        const vector = chunk.getColumnVector(c);
+        const read = itemReader(vector, chunk.rowCount);
+        return {
+          reader: Array.from({ length: chunk.rowCount }, (_, i) => read(i)),
+          getItem: Array.from({ length: chunk.rowCount }, (_, i) => vector.getItem(i)),
+        };
+      });
+    };
+
+    it('reads BIGINT, INTEGER, DOUBLE, ENUM and BOOLEAN values and their nulls as getItem does', async () => {
+      const columns = await bothWays(`
+        SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE i * 4294967296 - 7 END::BIGINT,
+               CASE WHEN i % 5 = 0 THEN NULL ELSE i - 1000 END::INTEGER,
+               CASE WHEN i % 7 = 0 THEN NULL ELSE i / 3 END::DOUBLE,
+               CASE WHEN i % 11 = 0 THEN NULL ELSE (['initial', 'amendment', 'executed'])[i % 3 + 1] END::ENUM('initial', 'amendment', 'executed'),
+               CASE WHEN i % 13 = 0 THEN NULL ELSE i % 2 = 0 END::BOOLEAN
+        FROM range(2048) t(i)`);
+      for (const { reader, getItem } of columns) {
+        expect(reader).toEqual(getItem);
+        expect(reader.filter((value) => value === null).length).toBeGreaterThan(100);
+      }
+      expect(columns.map((c) => c.reader[1])).toEqual([4294967289n, -999, 1 / 3, 'amendment', false]);
+    });
+
+    it('reads columns without a null, and other types, as getItem does', async () => {
+      const columns = await bothWays(`SELECT i::BIGINT, (i % 2 = 0)::BOOLEAN, 'x' || i::VARCHAR, (i / 8)::DECIMAL(18, 3) FROM range(300) t(i)`);
+      for (const { reader, getItem } of columns) expect(reader).toEqual(getItem);
+      expect(columns.map((c) => c.reader[299])).toEqual([299n, false, 'x299', columns[3]!.getItem[299]]);
     });
   });
 });
