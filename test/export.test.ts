@@ -6,7 +6,9 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
+import { loadDrop } from '../src/data/drop.js';
 import { appFor, type TestApp } from './helpers/app.js';
+import { writeDrop, type DropData } from './helpers/drop.js';
 import { csvCells, getArrow, getCsv, getParquet, type Cells } from './helpers/downloads.js';
 
 const LINES = 2500;
@@ -132,23 +134,21 @@ describe('a CSV, Arrow or Parquet download with limit or offset', () => {
   });
 });
 
+/** Expense lines of `small` with these amounts (DECIMAL(38,6) in the file), all of 2023. */
+const withAmounts = (amounts: readonly string[]): DropData => ({
+  ...small,
+  expenses: {
+    sql: `SELECT * FROM (VALUES ${amounts.map((amount, i) => `(${i + 1}, 2023, ${amount}::DECIMAL(38,6), 11, 1, false)`).join(', ')})
+          AS t(id, year, amount, category_id, organization_id, complementary)`,
+  },
+});
+
 describe('a full export of amounts past 10^12 and of halves', () => {
   // Amounts under 10^12 are rounded in a narrower decimal than the rest (sql/derive/all_lines.sql):
   // both sides of that line, halves and a whole number must come out as the JSON pages write them.
   let big: TestApp;
   beforeAll(async () => {
-    big = await appFor({
-      ...small,
-      expenses: {
-        sql: `SELECT * FROM (VALUES
-                (1, 2023, 1234567890123.4565::DECIMAL(38,6), 11, 1, false),
-                (2, 2023, -0.0005::DECIMAL(38,6), 11, 1, false),
-                (3, 2023, 999999999999.9995::DECIMAL(38,6), 11, 1, false),
-                (4, 2023, 100::DECIMAL(38,6), 11, 1, false),
-                (5, 2023, 2.0045::DECIMAL(38,6), 11, 1, false)
-              ) AS t(id, year, amount, category_id, organization_id, complementary)`,
-      },
-    });
+    big = await appFor(withAmounts(['1234567890123.4565', '-0.0005', '999999999999.9995', '100', '2.0045']));
   });
   afterAll(() => big.close());
 
@@ -160,5 +160,53 @@ describe('a full export of amounts past 10^12 and of halves', () => {
     expect(csv.rows.map((r) => r.amount)).toEqual(['1234567890123.457', '-0.001', '1000000000000', '100', '2.005']);
     expect((await getArrow(big.app, '/budget/api/expenses/?format=arrow')).rows.map((r) => r.amount)).toEqual(amounts);
     expect((await getParquet(big.app, '/budget/api/expenses/?format=parquet')).rows.map((r) => r.amount)).toEqual(amounts);
+  });
+});
+
+describe('amounts stored in a narrower decimal when every one is under 10^12', () => {
+  // The lines' amounts are stored as DECIMAL(18,6) when they all fit (src/data/drop.ts), else as
+  // DECIMAL(38,6): the same lines on either side of that choice give the same answers.
+  const UNDER = ['-0.0005', '999999999999.9995', '100', '2.0045', '0.000001', '-999999999999.999999'];
+  const storedAs = async (amounts: readonly string[]) => {
+    const drop = await loadDrop(await writeDrop(withAmounts(amounts)));
+    const connection = await drop.connect();
+    try {
+      const reader = await connection.runAndReadAll(`SELECT data_type FROM duckdb_columns() WHERE table_name = 'expenses' AND column_name = 'amount'`);
+      return reader.getRows()[0]![0];
+    } finally {
+      connection.closeSync();
+      drop.instance.closeSync();
+    }
+  };
+
+  it('stores DECIMAL(18,6) when every amount is under 10^12, else DECIMAL(38,6)', async () => {
+    expect(await storedAs(UNDER)).toBe('DECIMAL(18,6)');
+    expect(await storedAs([...UNDER, '1000000000000'])).toBe('DECIMAL(38,6)');
+    expect(await storedAs([...UNDER, '-1000000000000.5'])).toBe('DECIMAL(38,6)');
+  });
+
+  it('gives the same lines, exports and totals either way', async () => {
+    const narrow = await appFor(withAmounts(UNDER));
+    // The same lines, and one of 10^12 in 2024, which keeps the amounts wide.
+    const wide = await appFor({
+      ...withAmounts(UNDER),
+      expenses: { sql: `${(withAmounts(UNDER).expenses as { sql: string }).sql} UNION ALL SELECT 99, 2024, 1000000000000::DECIMAL(38,6), 11, 1, false` },
+    });
+    try {
+      const answers = async (app: TestApp['app']) => ({
+        json: (await request(app).get('/budget/api/expenses/?year=2023')).body.results.map((r: Item) => r.amount),
+        csv: (await getCsv(app, '/budget/api/expenses/?format=csv&year=2023')).rows.map((r) => r.amount),
+        parquet: (await getParquet(app, '/budget/api/expenses/?format=parquet&year=2023')).rows.map((r) => r.amount),
+        totals: (await request(app).get('/budget/api/totals/?year=2023')).body,
+        categories: (await request(app).get('/budget/api/categories/?year=2023')).body,
+      });
+      const expected = await answers(wide.app);
+      expect(expected.json).toEqual([-0.001, 1000000000000, 100, 2.005, 0, -1000000000000]);
+      expect(expected.totals[0].total_expenses).toBe(102.004);
+      expect(await answers(narrow.app)).toEqual(expected);
+    } finally {
+      await narrow.close();
+      await wide.close();
+    }
   });
 });

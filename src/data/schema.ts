@@ -4,7 +4,8 @@
  * `kind` is what docs/data-drops.md#types allows in the Parquet file (any integer width for ids and years,
  * any numeric type for money); `sqlType` is what the service stores after loading, so that every
  * query sees one type whatever the analyst's tool wrote. Money is stored as DECIMAL(38,6): sums
- * are exact, and rounding to 3 decimals happens once, at the end.
+ * are exact, and rounding to 3 decimals happens once, at the end. (The lines' amounts are stored
+ * as DECIMAL(18,6) when every one is under 10^12, the same values scanned faster: drop.ts.)
  *
  * Optional columns (stages, provenance) and optional tables (sources, population, cpi) may be left
  * out of a drop; the service then stores the column's `absent` value, or an empty table, so that
