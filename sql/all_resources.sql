@@ -1,8 +1,10 @@
 -- Every resource line matching the filter, for a full download (no LIMIT: it is streamed): the
 -- download's columns (docs/api.md#columns), with ids where the download has names, in id order
 -- without ORDER BY (derive/all_lines.sql).
--- $year        INTEGER[] or NULL only these years
+-- $year_from   INTEGER or NULL   only lines of this year or later, and at most $year_to; NULL: every year
+-- $year_to     INTEGER or NULL
+-- $year        INTEGER[] or NULL only these years, when they leave gaps between $year_from and $year_to
 -- $categories  BIGINT[] or NULL  only lines of these categories (a category and its subtree)
 -- $line_stages VARCHAR[] or NULL the line stages counted at the stage asked (LINES_OF in src/domain/stages.ts; docs/api.md, "Stages"); NULL: every line
 SELECT id, year, amount, category_id, stage, source_id, derived
-FROM resources_all($line_stages::VARCHAR[], $year::INTEGER[], $categories::BIGINT[]);
+FROM resources_all($line_stages::VARCHAR[], $year_from::INTEGER, $year_to::INTEGER, $year::INTEGER[], $categories::BIGINT[]);

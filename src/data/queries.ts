@@ -109,12 +109,12 @@ export const QUERIES = {
     ['count', ...LINE_COLUMNS, 'organization_id'],
   ),
   resources: query<RangeFilter, Line>()(['year_from', 'year_to', 'year', 'categories', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
-  all_expenses: query<{ year: Years; organization: Id | null; categories: readonly Id[] | null; line_stages: LineStages }, ExpenseLine>()(
-    ['year', 'organization', 'categories', 'line_stages'],
+  all_expenses: query<YearBounds & { organization: Id | null; categories: readonly Id[] | null; line_stages: LineStages }, ExpenseLine>()(
+    ['year_from', 'year_to', 'year', 'organization', 'categories', 'line_stages'],
     [...LINE_COLUMNS, 'organization_id'],
   ),
-  all_resources: query<{ year: Years; categories: readonly Id[] | null; line_stages: LineStages }, Line>()(
-    ['year', 'categories', 'line_stages'],
+  all_resources: query<YearBounds & { categories: readonly Id[] | null; line_stages: LineStages }, Line>()(
+    ['year_from', 'year_to', 'year', 'categories', 'line_stages'],
     LINE_COLUMNS,
   ),
   organizations: query<

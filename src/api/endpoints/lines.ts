@@ -126,7 +126,7 @@ function yearBoundsOf(year: readonly number[] | undefined): YearBounds {
  * (sql/derive/all_lines.sql).
  */
 const allLinesOf = (data: LoadedDrop, kind: LinesKind, filter: LineFilter) => ({
-  year: filter.year ?? null,
+  ...yearBoundsOf(filter.year),
   categories: filter.category === undefined ? null : subtreeOf(data.categoryChildren, filter.category),
   line_stages: lineStagesOf(data, kind, filter),
 });
