@@ -171,7 +171,9 @@ describe('amounts stored in a narrower decimal when every one is under 10^12', (
     const drop = await loadDrop(await writeDrop(withAmounts(amounts)));
     const connection = await drop.connect();
     try {
-      const reader = await connection.runAndReadAll(`SELECT data_type FROM duckdb_columns() WHERE table_name = 'expenses' AND column_name = 'amount'`);
+      const reader = await connection.runAndReadAll(
+        `SELECT data_type FROM duckdb_columns() WHERE table_name = 'expenses' AND column_name = 'amount'`,
+      );
       return reader.getRows()[0]![0];
     } finally {
       connection.closeSync();
@@ -190,7 +192,9 @@ describe('amounts stored in a narrower decimal when every one is under 10^12', (
     // The same lines, and one of 10^12 in 2024, which keeps the amounts wide.
     const wide = await appFor({
       ...withAmounts(UNDER),
-      expenses: { sql: `${(withAmounts(UNDER).expenses as { sql: string }).sql} UNION ALL SELECT 99, 2024, 1000000000000::DECIMAL(38,6), 11, 1, false` },
+      expenses: {
+        sql: `${(withAmounts(UNDER).expenses as { sql: string }).sql} UNION ALL SELECT 99, 2024, 1000000000000::DECIMAL(38,6), 11, 1, false`,
+      },
     });
     try {
       const answers = async (app: TestApp['app']) => ({
