@@ -13,12 +13,15 @@ import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
 import { named as nameIn } from '../domain/names.js';
 import { HIGH_HALF, int64Halves, itemReader, TYPED, typedItems, type TypedValues } from '../data/vectors.js';
-import { concatTyped, perId, sourceOf, type NumberColumn } from './chunk-columns.js';
+import { perId, sourceOf, type NumberColumn } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
 
 /** Rows per row group: DuckDB and pyarrow read groups of this size well, and it bounds memory. */
 const ROW_GROUP_ROWS = 100_000;
+
+/** The rows of a DuckDB chunk at most (its vector size). */
+const CHUNK_ROWS = 2_048;
 
 const PHYSICAL: Record<ColumnType, Omit<SchemaElement, 'name'>> = {
   int32: { type: 'INT32' },
@@ -133,14 +136,25 @@ interface GroupColumn {
 
 function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
   if (column.type in TYPED && !column.nullable && !named?.[column.name]) {
+    // One array for every group, each chunk copied in once: the writer copies what it is given,
+    // so a group's numbers are not kept past its write.
     const type = (column as NumberColumn).type;
-    let parts: TypedValues[] = [];
+    let values: TypedValues = new TYPED[type](ROW_GROUP_ROWS + CHUNK_ROWS);
+    let length = 0;
     return {
-      add: (vector, rows) => void parts.push(typedItems(vector, rows, type).slice()),
+      add(vector, rows) {
+        if (length + rows > values.length) {
+          const grown = new TYPED[type](2 * (length + rows));
+          grown.set(values.subarray(0, length) as never);
+          values = grown;
+        }
+        values.set(typedItems(vector, rows, type) as never, length);
+        length += rows;
+      },
       take() {
-        const all = concatTyped(type, parts);
-        parts = [];
-        return all;
+        const taken = values.subarray(0, length);
+        length = 0;
+        return taken;
       },
     };
   }
