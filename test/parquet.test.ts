@@ -93,6 +93,39 @@ describe('the footer of a full export in Parquet', () => {
   });
 });
 
+describe('a full export of more lines than one row group, in Parquet', () => {
+  // Row groups of 100,000 lines: each group's numbers are gathered in one array, used again for
+  // the next group (src/formats/parquet.ts), so every group must hold its own lines.
+  it('holds every line once, in id order, each row group with the range of its own lines', async () => {
+    const many = await appFor({
+      ...small,
+      expenses: {
+        sql: `SELECT i AS id, 2023 + i % 2 AS year, (i % 1000 / 8)::DECIMAL(38,6) AS amount, 11 AS category_id, 1 + i % 2 AS organization_id, false AS complementary
+              FROM range(1, 250001) t(i)`,
+      },
+    });
+    try {
+      const { rows, rowGroups, ranges } = await getParquet(many.app, '/budget/api/expenses/?format=parquet');
+      expect(rows).toHaveLength(250_000);
+      rows.forEach((row, i) => {
+        const id = i + 1;
+        expect([row.id, row.year, row.amount, row.organization_id]).toEqual([BigInt(id), 2023 + (id % 2), (id % 1000) / 8, BigInt(1 + (id % 2))]);
+      });
+      // Groups of at least 100,000 lines but the last, ids running on from one group to the next.
+      expect(rowGroups).toBe(3);
+      const ids = ranges.map((range) => range.id!.map(Number));
+      expect(ids[0]![0]).toBe(1);
+      expect(ids[2]![1]).toBe(250_000);
+      for (const i of [1, 2]) {
+        expect(ids[i - 1]![1]! - ids[i - 1]![0]!).toBeGreaterThanOrEqual(99_999);
+        expect(ids[i]![0]).toBe(ids[i - 1]![1]! + 1);
+      }
+    } finally {
+      await many.close();
+    }
+  });
+});
+
 describe('a tree (hierarchy=true) in Parquet', () => {
   it('is one row per node, depth-first, with parent_id and depth, roots at depth 0', async () => {
     const { columns, rows } = await getParquet(t.app, '/budget/api/resources/?format=parquet&hierarchy=true');
