@@ -5,8 +5,9 @@
 -- $year_to      INTEGER or NULL
 -- $year         INTEGER[] or NULL only these years, when they leave gaps between $year_from and $year_to
 -- $organization BIGINT or NULL    only lines of this organization
--- $categories   BIGINT[] or NULL  only lines of these categories (a category and its subtree)
+-- $leaf_category BIGINT or NULL   only lines of this category, when it has no subcategories
+-- $categories   BIGINT[] or NULL  only lines of these categories (a category and its subtree), when it has subcategories
 -- $line_stages  VARCHAR[] or NULL the line stages counted at the stage asked (LINES_OF in src/domain/stages.ts; docs/api.md, "Stages"); NULL: every line
 SELECT id, year, amount, category_id, organization_id, stage, source_id, derived
-FROM expenses_all($line_stages::VARCHAR[], $year_from::INTEGER, $year_to::INTEGER, $year::INTEGER[], $categories::BIGINT[])
+FROM expenses_all($line_stages::VARCHAR[], $year_from::INTEGER, $year_to::INTEGER, $year::INTEGER[], $leaf_category::BIGINT, $categories::BIGINT[])
 WHERE $organization::BIGINT IS NULL OR organization_id = $organization::BIGINT;

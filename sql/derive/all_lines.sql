@@ -7,7 +7,8 @@
 --   year_from      INTEGER or NULL: only lines of this year or later, and at most year_to; NULL: every year
 --   year_to        INTEGER or NULL
 --   in_years       INTEGER[] or NULL: only these years, when they leave gaps between year_from and year_to
---   in_categories  BIGINT[] or NULL: only these categories (a category's subtree, from JS)
+--   leaf_category  BIGINT or NULL: only this category, when it has no subcategories (compared in the scan, faster than a list)
+--   in_categories  BIGINT[] or NULL: only these categories (a category's subtree, from JS), when it has subcategories
 -- No ORDER BY: the table is kept in id order (src/data/line-anchors.ts) and DuckDB returns a
 -- scan of one table in table order (preserve_insertion_order), so the first rows leave at once
 -- instead of after sorting every line (10M lines: 3.5 s). Any join voids that guarantee: a join to
@@ -20,7 +21,7 @@
 -- DECIMAL(38,6), whose ROUND costs 20 times that of DECIMAL(18,6) (0.7 s against 0.04 s a million
 -- lines): every amount under 10^12 is rounded in the narrower type, exactly the same.
 -- Parameters: none (the macro's arguments are the calling query's).
-CREATE MACRO line_table_all(line_stages, year_from, year_to, in_years, in_categories) AS TABLE
+CREATE MACRO line_table_all(line_stages, year_from, year_to, in_years, leaf_category, in_categories) AS TABLE
 SELECT * REPLACE (
          (CASE WHEN amount BETWEEN -999999999999 AND 999999999999
                THEN ROUND(amount::DECIMAL(18, 6), 3)
@@ -29,5 +30,6 @@ SELECT * REPLACE (
 FROM line_table
 WHERE (year_from IS NULL OR year BETWEEN year_from AND year_to)
   AND (in_years IS NULL OR list_contains(in_years, year))
+  AND (leaf_category IS NULL OR category_id = leaf_category)
   AND (in_categories IS NULL OR list_contains(in_categories, category_id))
   AND (line_stages IS NULL OR list_contains(line_stages, stage));

@@ -97,24 +97,29 @@ interface LinesFilter extends YearBounds {
  * A page of lines between two anchors: its years, the line stages the asked stage counts, and the
  * category's subtree (null: every category).
  */
-type RangeFilter = LinesFilter & LineRange & { categories: readonly Id[] | null };
+/** A category's subtree: a category without subcategories as its id alone, else the list (null: every category). */
+export interface CategoryFilter {
+  leaf_category: Id | null;
+  categories: readonly Id[] | null;
+}
+type RangeFilter = LinesFilter & LineRange & CategoryFilter;
 
 export const QUERIES = {
   expenses: query<RangeFilter & { organization: Id | null }, ExpenseLine>()(
-    ['organization', 'year_from', 'year_to', 'year', 'categories', 'line_stages', ...LINE_PAGE],
+    ['organization', 'year_from', 'year_to', 'year', 'leaf_category', 'categories', 'line_stages', ...LINE_PAGE],
     [...LINE_COLUMNS, 'organization_id'],
   ),
   expenses_of_organization: query<{ organization: Id; category: Id; skip: number } & LinesFilter, Paged<ExpenseLine>>()(
     ['organization', 'category', 'year_from', 'year_to', 'year', 'line_stages', 'limit', 'skip'],
     ['count', ...LINE_COLUMNS, 'organization_id'],
   ),
-  resources: query<RangeFilter, Line>()(['year_from', 'year_to', 'year', 'categories', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
-  all_expenses: query<YearBounds & { organization: Id | null; categories: readonly Id[] | null; line_stages: LineStages }, ExpenseLine>()(
-    ['year_from', 'year_to', 'year', 'organization', 'categories', 'line_stages'],
+  resources: query<RangeFilter, Line>()(['year_from', 'year_to', 'year', 'leaf_category', 'categories', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
+  all_expenses: query<YearBounds & CategoryFilter & { organization: Id | null; line_stages: LineStages }, ExpenseLine>()(
+    ['year_from', 'year_to', 'year', 'organization', 'leaf_category', 'categories', 'line_stages'],
     [...LINE_COLUMNS, 'organization_id'],
   ),
-  all_resources: query<YearBounds & { categories: readonly Id[] | null; line_stages: LineStages }, Line>()(
-    ['year_from', 'year_to', 'year', 'categories', 'line_stages'],
+  all_resources: query<YearBounds & CategoryFilter & { line_stages: LineStages }, Line>()(
+    ['year_from', 'year_to', 'year', 'leaf_category', 'categories', 'line_stages'],
     LINE_COLUMNS,
   ),
   organizations: query<

@@ -2,7 +2,7 @@
 import type { LoadedDrop } from '../../data/drop.js';
 import type { Lease } from '../../data/lease.js';
 import { EVERY_ID, inYear, type Grouping, type LineRange, type LinesTable } from '../../data/line-anchors.js';
-import type { Id, PageItem, YearBounds } from '../../data/queries.js';
+import type { CategoryFilter, Id, PageItem, YearBounds } from '../../data/queries.js';
 import type { NamedBy } from '../../formats/format.js';
 import { flatTable } from '../../formats/table.js';
 import { pageBounds, pagingParams, type Page } from '../paging.js';
@@ -104,8 +104,7 @@ async function linesPage(
     const filter = { organization: organization!, category: params.category!, ...lines, skip: bounds.offset };
     return page(await lease.query('expenses_of_organization', filter), expenseItem(data));
   }
-  const categories = params.category === undefined ? null : subtreeOf(data.categoryChildren, params.category);
-  const filter = { ...lines, categories, ...where.range };
+  const filter = { ...lines, ...categoriesOf(data, params.category), ...where.range };
   const { count } = where;
   return table === 'expenses'
     ? { count, items: (await lease.query('expenses', { ...filter, organization: organization ?? null })).map(expenseItem(data)) }
@@ -121,13 +120,24 @@ function yearBoundsOf(year: readonly number[] | undefined): YearBounds {
 }
 
 /**
+ * A category's subtree as lines bind it: a category without subcategories as its id alone, which
+ * DuckDB compares in its scan faster than it tests a list (1M lines, one category's page of five
+ * years: 4.5 -> 3.5 ms of DuckDB's operators).
+ */
+function categoriesOf(data: LoadedDrop, category: Id | undefined): CategoryFilter {
+  if (category === undefined) return { leaf_category: null, categories: null };
+  const subtree = subtreeOf(data.categoryChildren, category);
+  return subtree.length === 1 ? { leaf_category: subtree[0]!, categories: null } : { leaf_category: null, categories: subtree };
+}
+
+/**
  * The same filters as a full export binds them: the category's subtree and the stage's line
  * stages as lists, so that its statement has no join that would lose the lines' id order
  * (sql/derive/all_lines.sql).
  */
 const allLinesOf = (data: LoadedDrop, kind: LinesKind, filter: LineFilter) => ({
   ...yearBoundsOf(filter.year),
-  categories: filter.category === undefined ? null : subtreeOf(data.categoryChildren, filter.category),
+  ...categoriesOf(data, filter.category),
   line_stages: lineStagesOf(data, kind, filter),
 });
 
