@@ -93,15 +93,16 @@ interface LinesFilter extends YearBounds {
   line_stages: LineStages;
   limit: number;
 }
-/**
- * A page of lines between two anchors: its years, the line stages the asked stage counts, and the
- * category's subtree (null: every category).
- */
 /** A category's subtree: a category without subcategories as its id alone, else the list (null: every category). */
 export interface CategoryFilter {
   leaf_category: Id | null;
   categories: readonly Id[] | null;
 }
+
+/**
+ * A page of lines between two anchors: its years, the line stages the asked stage counts, and the
+ * category's subtree (CategoryFilter).
+ */
 type RangeFilter = LinesFilter & LineRange & CategoryFilter;
 
 export const QUERIES = {
