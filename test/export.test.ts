@@ -218,35 +218,35 @@ describe('amounts stored in a narrower decimal when every one is under 10^12', (
 describe('a full export of one category', () => {
   // A category without subcategories is bound as its id alone, one with them as its subtree's list
   // (src/api/endpoints/lines.ts): either way the export holds the lines the JSON pages list.
-  let t: TestApp;
+  let smallApp: TestApp;
   beforeAll(async () => {
-    t = await appFor(small);
+    smallApp = await appFor(small);
   });
-  afterAll(() => t.close());
+  afterAll(() => smallApp.close());
 
   it('holds the lines of the category and its subcategories, in CSV, Arrow and Parquet as in JSON', async () => {
     const cases = [...[10, 11, 12, 13, 20, 50].map((id) => ['expenses', id] as const), ...[30, 31, 32, 40].map((id) => ['resources', id] as const)];
     const seen = new Set<number>();
     for (const [table, category] of cases) {
       const url = `/budget/api/${table}/?category=${category}`;
-      const ids = (await request(t.app).get(url)).body.results.map((r: Item) => r.id as number);
+      const ids = (await request(smallApp.app).get(url)).body.results.map((r: Item) => r.id as number);
       ids.forEach((id: number) => seen.add(id));
       expect(
-        (await getCsv(t.app, `${url}&format=csv`)).rows.map((r) => Number(r.id)),
+        (await getCsv(smallApp.app, `${url}&format=csv`)).rows.map((r) => Number(r.id)),
         url,
       ).toEqual(ids);
       expect(
-        (await getArrow(t.app, `${url}&format=arrow`)).rows.map((r) => Number(r.id)),
+        (await getArrow(smallApp.app, `${url}&format=arrow`)).rows.map((r) => Number(r.id)),
         url,
       ).toEqual(ids);
       expect(
-        (await getParquet(t.app, `${url}&format=parquet`)).rows.map((r) => Number(r.id)),
+        (await getParquet(smallApp.app, `${url}&format=parquet`)).rows.map((r) => Number(r.id)),
         url,
       ).toEqual(ids);
     }
     // Categories 10 and 11 have subcategories; 13 and 12 have lines and none.
-    expect((await request(t.app).get('/budget/api/expenses/?category=10')).body.results.map((r: Item) => r.id)).toEqual([1, 2, 3, 5, 6]);
-    expect((await request(t.app).get('/budget/api/expenses/?category=13')).body.results.map((r: Item) => r.id)).toEqual([2]);
+    expect((await request(smallApp.app).get('/budget/api/expenses/?category=10')).body.results.map((r: Item) => r.id)).toEqual([1, 2, 3, 5, 6]);
+    expect((await request(smallApp.app).get('/budget/api/expenses/?category=13')).body.results.map((r: Item) => r.id)).toEqual([2]);
     expect(seen.size).toBeGreaterThan(5);
   });
 });

@@ -189,8 +189,8 @@ function located(
     if (year.length === 1) return between('year', year[0]!);
     return { count: linesCounted(data, kind, filter), range: fromFirstOf('year', year) };
   }
-  const { yearly, value } = by;
-  if (year === undefined) return between(by.grouping, value);
+  const { grouping, yearly, value } = by;
+  if (year === undefined) return between(grouping, value);
   if (year.length === 1) return between(yearly, inYear(value, year[0]!));
   const inEachYear = year.map((y) => inYear(value, y));
   return {
