@@ -90,7 +90,9 @@ async function main(): Promise<void> {
     drainThenStop(server, inFlight, () => {
       store.close();
       void counts?.close();
-      void exportFiles.clear().finally(() => process.exit(0));
+      // A release still being recorded (the drop loaded just before) is finished first: cut short,
+      // a restart over a broken drop would find nothing kept to fall back on.
+      void Promise.all([exportFiles.clear(), releases.settled()]).finally(() => process.exit(0));
     });
   };
   process.once('SIGTERM', shutdown);

@@ -284,6 +284,16 @@ describe('a restart over a drop that fails validation', () => {
     expect(meta.last_reload).toMatchObject({ status: 'rejected', reason: expect.stringContaining('row count') });
   });
 
+  it('as a process stopped as soon as it listens: keeps the release of the drop it loaded', async () => {
+    const releasesDir = path.join(root, 'releases-13');
+    const stopped = start({ DATA_DIR: dropA, RELEASES_DIR: releasesDir });
+    await listening(stopped);
+    stopped.child.kill('SIGTERM');
+    expect((await stopped.exit).code).toBe(0);
+    const [kept] = readdirSync(releasesDir).filter((name) => !name.startsWith('.'));
+    expect(readdirSync(path.join(releasesDir, kept!))).toContain('release.json');
+  });
+
   it('as a process: serves the newest kept release, and exits 1 only when none is kept', async () => {
     const releasesDir = path.join(root, 'releases-11');
     const good = start({ DATA_DIR: dropA, RELEASES_DIR: releasesDir });
