@@ -16,6 +16,7 @@ const DERIVED_TABLES = [
   'derive/stage_lines',
   'derive/line_stage_type',
   'derive/category_closure',
+  'derive/category_order',
   'derive/debt_origin_closure',
   'derive/category_year_sums',
   'derive/category_rollup',
@@ -45,6 +46,13 @@ const LINE_TABLES = [
   { table: 'expenses', kind: 'expense' },
   { table: 'resources', kind: 'resource' },
 ] as const;
+
+/**
+ * Second copies of the lines in another order (derive/lines_by_category.sql, made for each table
+ * of lines, and derive/expenses_by_organization.sql), for the pages of a category or an
+ * organization whose lines are few and far apart among the ids (src/api/endpoints/lines.ts).
+ */
+const LINES_IN_ORDER = { perLineTable: 'derive/lines_by_category', expenses: 'derive/expenses_by_organization' } as const;
 
 /** The tables' parameters: the stages, from the one place they are defined. */
 const PARAMS: Record<string, Record<string, string>> = {
@@ -81,6 +89,14 @@ export interface Derived {
    * load. Frozen: answers share them, and a measure makes measured copies.
    */
   categoryForests: ReadonlyMap<string, readonly TreeNode[]>;
+  /**
+   * Each category's place in category order and the place of its subtree's last category
+   * (derive/category_order.sql): the places between them are its subtree's, among the lines kept
+   * in category order.
+   */
+  categoryPlaces: ReadonlyMap<unknown, readonly [number, number]>;
+  /** Whether the drop keeps its lines in category and organization order too (LINES_IN_ORDER). */
+  inOrder: boolean;
   /** The small roll-ups' rows, every year of them, read once (rows-at-load.ts). */
   rowsAtLoad: RowsAtLoad;
   organizations: ReadonlyMap<unknown, Readonly<{ id: unknown; name: string; code: string }>>;
@@ -88,13 +104,21 @@ export interface Derived {
   measureSeries: Readonly<Record<MeasureSeries, ReadonlyMap<number, number>>>;
 }
 
-/** Builds the derived tables in the drop's database and reads what JS keeps. Runs after every rule has passed. */
-export async function derive(connection: DuckDBConnection, shape: DropShape): Promise<Derived> {
+/**
+ * Builds the derived tables in the drop's database and reads what JS keeps. Runs after every rule
+ * has passed. `inOrder`: also keeps the lines in category and organization order (LINES_IN_ORDER).
+ */
+export async function derive(connection: DuckDBConnection, shape: DropShape, { inOrder }: { inOrder: boolean }): Promise<Derived> {
   for (const name of DERIVED_TABLES) await connection.run(await readSql(name), PARAMS[name]);
-  for (const name of PER_LINE_TABLE) {
+  const perLineTable = inOrder ? [...PER_LINE_TABLE, LINES_IN_ORDER.perLineTable] : PER_LINE_TABLE;
+  for (const name of perLineTable) {
     const text = await readSql(name);
     for (const { table, kind } of LINE_TABLES) await connection.run(text.replaceAll('line_table', table).replaceAll('line_kind', kind));
   }
+  if (inOrder) await connection.run(await readSql(LINES_IN_ORDER.expenses));
+  const categoryPlaces = new Map(
+    (await rowsOf(connection, 'derive/category_places')).map((r) => [r.category_id, [Number(r.place), Number(r.last_place)] as const]),
+  );
   const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
   const coverage = coverageOf(await rowsOf(connection, 'derive/coverage'), shape);
   const lineCounts = new Map<string, Map<number, number>>();
@@ -141,7 +165,22 @@ export async function derive(connection: DuckDBConnection, shape: DropShape): Pr
   for (const name of MEASURE_SERIES) {
     measureSeries[name] = new Map((await rowsOf(connection, `measure_${name}`)).map((r) => [Number(r.year), Number(r.value)]));
   }
-  return { years, coverage, gaps: gapsIn(coverage), lineCounts, lineStages, categoryNames, categoryParents, categoryChildren, organizations, categoryForests, rowsAtLoad, measureSeries };
+  return {
+    years,
+    coverage,
+    gaps: gapsIn(coverage),
+    lineCounts,
+    lineStages,
+    categoryNames,
+    categoryParents,
+    categoryChildren,
+    organizations,
+    categoryForests,
+    categoryPlaces,
+    inOrder,
+    rowsAtLoad,
+    measureSeries,
+  };
 }
 
 /**

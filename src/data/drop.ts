@@ -62,6 +62,13 @@ export interface LoadOptions {
  */
 const COMPRESS_FROM_LINES = 4_000_000;
 
+/**
+ * Drops of fewer lines than this (and not stored compressed) also keep their lines in category
+ * and organization order (data/derived.ts, LINES_IN_ORDER): the copies cost a 1M-line load about
+ * 0.7 s, and a 10M-line load would spend seconds on them (docs/performance.md#lines-kept-in-category-and-organization-order-2026-11-27-night).
+ */
+const IN_ORDER_BELOW_LINES = 2_000_000;
+
 export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
   const dir = await realpath(dataDir).catch(() => {
     throw new DropError([fileProblem('drop.json', 'data directory does not exist', dataDir)]);
@@ -98,7 +105,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   const lines = ['expenses.parquet', 'resources.parquet'].reduce((n, file) => n + (manifest.files[file]?.rows ?? 0), 0);
   // DuckDB compresses in-memory tables only in a database attached with COMPRESS (the default one
   // cannot be), at each checkpoint; see connectTo.
-  const compress = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES) ? () => connection.run(`CHECKPOINT ${DATABASE}`) : () => Promise.resolve(undefined);
+  const compressed = lines >= (options.compressFromLines ?? COMPRESS_FROM_LINES);
+  const compress = compressed ? () => connection.run(`CHECKPOINT ${DATABASE}`) : () => Promise.resolve(undefined);
   if (options.databaseFile) await connection.run(`ATTACH ${quotedString(options.databaseFile)} AS ${DATABASE}`);
   else await connection.run(`ATTACH ':memory:' AS ${DATABASE} (COMPRESS)`);
   await connection.run(`USE ${DATABASE}`);
@@ -130,7 +138,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     if (!stopAtFirst()) problems.push(...(await treeDepthProblems(connection, limits)));
     if (problems.length) throw new DropError(problems);
 
-    const derived = await derive(connection, shape);
+    const derived = await derive(connection, shape, { inOrder: !compressed && lines < IN_ORDER_BELOW_LINES });
     problems.push(...(await manifestProblems(connection, manifest)));
     if (problems.length) throw new DropError(problems);
     // Compresses the tables derive rebuilt or added: a 10M-line drop then serves from about 0.8 GB

@@ -97,6 +97,29 @@ export class LineAnchors {
     };
   }
 
+  /**
+   * About how many lines of a stage lie between two ids (to within ANCHOR_EVERY at each end): what
+   * a page between them reads of the table, at least.
+   */
+  linesBetween(table: LinesTable, stage: Stage, from_id: bigint, to_id: bigint): number {
+    const slot = this.slots.get(`${table}:${stage}:all:0`);
+    if (slot === undefined || from_id > to_id) return 0;
+    const from = this.spans[3 * slot]!;
+    const to = this.spans[3 * slot + 1]!;
+    // How many of the stage's anchors lie at or before an id, found by halving.
+    const anchorsUpTo = (id: bigint) => {
+      let [low, high] = [from, to];
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (this.ids.at(middle) <= id) low = middle + 1;
+        else high = middle;
+      }
+      return low - from;
+    };
+    const lines = (anchorsUpTo(to_id) - anchorsUpTo(from_id - 1n)) * ANCHOR_EVERY;
+    return Math.min(lines, this.spans[3 * slot + 2]!);
+  }
+
   /** The id of the first line of one stage and grouping value; past every id when it has none. */
   firstOf(table: LinesTable, stage: Stage, grouping: Grouping, value: Value): bigint {
     return this.rangeOf(table, stage, grouping, value, 0, 1).from_id;

@@ -105,6 +105,14 @@ export interface CategoryFilter {
  */
 type RangeFilter = LinesFilter & LineRange & CategoryFilter;
 
+/** A page of lines read from a copy kept in category or organization order: the lines before it, counted from the anchors. */
+type InOrderFilter = LinesFilter & { skip: number };
+/** A category's subtree as places in category order (derive/category_order.sql). */
+interface CategoryPlaces {
+  place_from: number;
+  place_to: number;
+}
+
 export const QUERIES = {
   expenses: query<RangeFilter & { organization: Id | null }, ExpenseLine>()(
     ['organization', 'year_from', 'year_to', 'year', 'leaf_category', 'categories', 'line_stages', ...LINE_PAGE],
@@ -113,6 +121,18 @@ export const QUERIES = {
   expenses_of_organization: query<{ organization: Id; category: Id; skip: number } & LinesFilter, Paged<ExpenseLine>>()(
     ['organization', 'category', 'year_from', 'year_to', 'year', 'line_stages', 'limit', 'skip'],
     ['count', ...LINE_COLUMNS, 'organization_id'],
+  ),
+  expenses_by_category: query<InOrderFilter & CategoryPlaces, ExpenseLine>()(
+    ['place_from', 'place_to', 'year_from', 'year_to', 'year', 'line_stages', 'limit', 'skip'],
+    [...LINE_COLUMNS, 'organization_id'],
+  ),
+  expenses_by_organization: query<InOrderFilter & { organization: Id }, ExpenseLine>()(
+    ['organization', 'year_from', 'year_to', 'year', 'line_stages', 'limit', 'skip'],
+    [...LINE_COLUMNS, 'organization_id'],
+  ),
+  resources_by_category: query<InOrderFilter & CategoryPlaces, Line>()(
+    ['place_from', 'place_to', 'year_from', 'year_to', 'year', 'line_stages', 'limit', 'skip'],
+    LINE_COLUMNS,
   ),
   resources: query<RangeFilter, Line>()(['year_from', 'year_to', 'year', 'leaf_category', 'categories', 'line_stages', ...LINE_PAGE], LINE_COLUMNS),
   all_expenses: query<YearBounds & CategoryFilter & { organization: Id | null; line_stages: LineStages }, ExpenseLine>()(
