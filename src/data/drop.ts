@@ -62,13 +62,6 @@ export interface LoadOptions {
  */
 const COMPRESS_FROM_LINES = 4_000_000;
 
-/**
- * Drops of fewer lines than this (and not stored compressed) also keep their lines in category
- * and organization order (data/derived.ts, LINES_IN_ORDER): the copies cost a 1M-line load about
- * 0.7 s, and a 10M-line load would spend seconds on them (docs/performance.md#lines-kept-in-category-and-organization-order-2026-11-27-night).
- */
-const IN_ORDER_BELOW_LINES = 2_000_000;
-
 export async function loadDrop(dataDir: string, options: LoadOptions = {}): Promise<LoadedDrop> {
   const dir = await realpath(dataDir).catch(() => {
     throw new DropError([fileProblem('drop.json', 'data directory does not exist', dataDir)]);
@@ -138,7 +131,10 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     if (!stopAtFirst()) problems.push(...(await treeDepthProblems(connection, limits)));
     if (problems.length) throw new DropError(problems);
 
-    const derived = await derive(connection, shape, { inOrder: !compressed && lines < IN_ORDER_BELOW_LINES });
+    // Only a drop not stored compressed keeps its lines in category and organization order too
+    // (data/derived.ts, LINES_IN_ORDER): the copies cost a 1M-line load 0.7 s, and would cost a
+    // 10M-line load seconds (docs/performance.md#lines-kept-in-category-and-organization-order-2026-11-27-night).
+    const derived = await derive(connection, shape, { inOrder: !compressed });
     problems.push(...(await manifestProblems(connection, manifest)));
     if (problems.length) throw new DropError(problems);
     // Compresses the tables derive rebuilt or added: a 10M-line drop then serves from about 0.8 GB
