@@ -13,7 +13,7 @@
 -- $skip        BIGINT              the lines before the page
 -- The subtree's lines are read side by side, and sorted by id: they are few.
 SELECT id, year, ROUND(amount, 3)::DOUBLE AS amount, category_id, organization_id, stage, source_id, derived
-FROM expenses_by_category
+FROM in_order.expenses_by_category
 WHERE category_place BETWEEN $place_from::INTEGER AND $place_to::INTEGER
   AND ($year_from::INTEGER IS NULL OR year BETWEEN $year_from::INTEGER AND $year_to::INTEGER)
   AND ($year::INTEGER[] IS NULL OR list_contains($year::INTEGER[], year))

@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadDrop } from '../../src/data/drop.js';
 import { readSql } from '../../src/data/sql.js';
+import { keepLinesInOrder } from '../../src/data/derived.js';
 import { bound, ServedDrop, Store } from '../../src/data/store.js';
 import type { Params } from '../../src/data/lease.js';
 import { ENDPOINTS } from '../../src/api/endpoints/index.js';
@@ -67,6 +68,7 @@ try {
   await connection.run('COPY FROM DATABASE loaded TO budget');
   await connection.run('DETACH loaded');
   await connection.run('USE budget');
+  await keepLinesInOrder(connection);
   const profile = path.join(work, 'profile.json');
   await connection.run(`PRAGMA enable_profiling = 'json'`);
   await connection.run(`PRAGMA profiling_mode = 'detailed'`);

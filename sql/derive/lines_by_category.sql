@@ -3,10 +3,10 @@
 -- category whose lines are few and far apart among the ids reads only them
 -- (expenses_by_category.sql, resources_by_category.sql) rather than most of the table between two
 -- of its anchors. Made from one text for each table of lines (data/derived.ts names `line_table`),
--- only for drops that are not stored compressed (src/data/drop.ts): a 1M-line drop's copy takes
--- about 0.15 s to make.
+-- only for drops not stored compressed (src/data/drop.ts).
+-- In the database in_order, compressed (keepLinesInOrder in src/data/derived.ts).
 -- Parameters: none.
-CREATE TABLE line_table_by_category AS
+CREATE TABLE in_order.line_table_by_category AS
 SELECT line_table.*, category_order.place AS category_place
 FROM line_table JOIN category_order USING (category_id)
 ORDER BY category_place, year, id;

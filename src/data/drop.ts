@@ -131,9 +131,8 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     if (!stopAtFirst()) problems.push(...(await treeDepthProblems(connection, limits)));
     if (problems.length) throw new DropError(problems);
 
-    // Only a drop not stored compressed keeps its lines in category and organization order too
-    // (data/derived.ts, LINES_IN_ORDER): the copies cost a 1M-line load 0.7 s, and would cost a
-    // 10M-line load seconds (docs/performance.md#lines-kept-in-category-and-organization-order-2026-11-27-night).
+    // A drop not stored compressed also keeps its lines in category and organization order
+    // (keepLinesInOrder): they cost a 2M-line load about 1 s, and would cost a 10M-line load seconds.
     const derived = await derive(connection, shape, { inOrder: !compressed });
     problems.push(...(await manifestProblems(connection, manifest)));
     if (problems.length) throw new DropError(problems);
