@@ -3,6 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
+import { expectPagesAtEveryStage } from './helpers/pages.js';
 import { getCsv } from './helpers/downloads.js';
 import { DEFAULT_STAGE, LINE_STAGES, LINES_OF, STAGES } from '../src/domain/stages.js';
 import { ANCHOR_EVERY } from '../src/data/line-anchors.js';
@@ -396,32 +397,3 @@ describe('pages of organizations whose ids are past 2^53', () => {
     }
   });
 });
-
-/**
- * Asks `app` for the page of `limit` lines past `offset` of `path` under each filter at every
- * stage, and expects the count and ids that sorting, filtering and slicing `lines` give.
- */
-async function expectPagesAtEveryStage<L extends { id: number; stage: (typeof LINE_STAGES)[number] }>(
-  app: TestApp['app'],
-  path: string,
-  lines: L[],
-  filters: [string, (line: L) => boolean][],
-  limit: number,
-  offset: number,
-) {
-  for (const stage of STAGES) {
-    for (const [query, keep] of filters) {
-      const url = `${path}?limit=${limit}&offset=${offset}&stage=${stage}${query}`;
-      const ids = lines
-        .filter((line) => LINES_OF[stage].includes(line.stage) && keep(line))
-        .map((line) => line.id)
-        .sort((a, b) => a - b);
-      const res = await request(app).get(url);
-      expect(res.status, url).toBe(200);
-      expect({ count: res.body.count, ids: res.body.results.map((r: { id: number }) => r.id) }, url).toEqual({
-        count: ids.length,
-        ids: ids.slice(offset, offset + limit),
-      });
-    }
-  }
-}
