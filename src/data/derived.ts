@@ -47,7 +47,6 @@ const LINE_TABLES = [
   { table: 'resources', kind: 'resource' },
 ] as const;
 
-
 /** The tables' parameters: the stages, from the one place they are defined. */
 const PARAMS: Record<string, Record<string, string>> = {
   'derive/stage_lines': { stages: JSON.stringify(STAGE_LINES) },
