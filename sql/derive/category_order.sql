@@ -2,10 +2,11 @@
 -- siblings by id), and the place of the last category of its subtree: a category's subtree is then
 -- the categories placed between the two, which the lines kept in category order
 -- (derive/lines_by_category.sql) hold side by side.
--- Built once per drop, after the no-cycle and depth rules have passed. A path of ids sorts before
+-- Built once per drop that keeps such copies (keepLinesInOrder in src/data/derived.ts), in the
+-- database in_order, after the no-cycle and depth rules have passed. A path of ids sorts before
 -- every path it begins, so ordering by path reads the tree depth first.
 -- Parameters: none.
-CREATE TABLE category_order AS
+CREATE TABLE in_order.category_order AS
 WITH RECURSIVE walk(id, path) AS (
   SELECT id, [id] FROM categories WHERE parent_id IS NULL
   UNION ALL

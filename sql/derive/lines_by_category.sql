@@ -8,5 +8,5 @@
 -- Parameters: none.
 CREATE TABLE in_order.line_table_by_category AS
 SELECT line_table.*, category_order.place AS category_place
-FROM line_table JOIN category_order USING (category_id)
+FROM line_table JOIN in_order.category_order AS category_order USING (category_id)
 ORDER BY category_place, year, id;

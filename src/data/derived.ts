@@ -16,7 +16,6 @@ const DERIVED_TABLES = [
   'derive/stage_lines',
   'derive/line_stage_type',
   'derive/category_closure',
-  'derive/category_order',
   'derive/debt_origin_closure',
   'derive/category_year_sums',
   'derive/category_rollup',
@@ -85,7 +84,7 @@ export interface Derived {
   /**
    * Each category's place in category order and the place of its subtree's last category
    * (derive/category_order.sql): the places between them are its subtree's, among the lines kept
-   * in category order.
+   * in category order. Empty when the drop keeps no such copies (`inOrder`).
    */
   categoryPlaces: ReadonlyMap<unknown, readonly [number, number]>;
   /** Whether the drop keeps its lines in category and organization order too (keepLinesInOrder). */
@@ -107,10 +106,7 @@ export async function derive(connection: DuckDBConnection, shape: DropShape, { i
     const text = await readSql(name);
     for (const { table, kind } of LINE_TABLES) await connection.run(text.replaceAll('line_table', table).replaceAll('line_kind', kind));
   }
-  if (inOrder) await keepLinesInOrder(connection);
-  const categoryPlaces = new Map(
-    (await rowsOf(connection, 'derive/category_places')).map((r) => [r.category_id, [Number(r.place), Number(r.last_place)] as const]),
-  );
+  const categoryPlaces = inOrder ? await keepLinesInOrder(connection) : new Map<unknown, readonly [number, number]>();
   const years = (await rowsOf(connection, 'derive/covered_years')).map((r) => Number(r.year));
   const coverage = coverageOf(await rowsOf(connection, 'derive/coverage'), shape);
   const lineCounts = new Map<string, Map<number, number>>();
@@ -176,19 +172,24 @@ export async function derive(connection: DuckDBConnection, shape: DropShape, { i
 }
 
 /**
- * Keeps second copies of the lines in category order (derive/lines_by_category.sql, for each table
- * of lines) and of the expense lines in organization order (derive/expenses_by_organization.sql),
+ * Keeps second copies of the lines in category order (derive/category_order.sql, then
+ * derive/lines_by_category.sql for each table of lines) and of the expense lines in organization
+ * order (derive/expenses_by_organization.sql),
  * for the pages of a category or an organization whose lines are few and far apart among the ids
  * (src/api/endpoints/lines.ts). They are kept in a database of their own, compressed: a 2M-line
  * drop's copies then hold about 30 MB of memory instead of 235 MB, and a page reads them as fast,
  * for its lines lie side by side (docs/performance.md#lines-kept-in-category-and-organization-order-2026-11-27-night).
  */
-export async function keepLinesInOrder(connection: DuckDBConnection): Promise<void> {
+export async function keepLinesInOrder(connection: DuckDBConnection): Promise<ReadonlyMap<unknown, readonly [number, number]>> {
   await connection.run(`ATTACH ':memory:' AS ${IN_ORDER_DATABASE} (COMPRESS)`);
+  await connection.run(await readSql('derive/category_order'));
   const byCategory = await readSql('derive/lines_by_category');
   for (const { table } of LINE_TABLES) await connection.run(byCategory.replaceAll('line_table', table));
   await connection.run(await readSql('derive/expenses_by_organization'));
   await connection.run(`CHECKPOINT ${IN_ORDER_DATABASE}`);
+  // Each category's places, which a page binds.
+  const places = await rowsOf(connection, 'derive/category_places');
+  return new Map(places.map((r) => [r.category_id, [Number(r.place), Number(r.last_place)] as const]));
 }
 
 /** The database that keepLinesInOrder attaches, which the copies' SQL names. */
