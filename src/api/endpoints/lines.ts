@@ -187,7 +187,7 @@ const LISTED_SCAN_COST = 2;
  *   way.
  * A category's or an organization's page is read from the copy of the lines kept in its order
  * (`inOrder`) when its lines lie so far apart among the ids that the range would make DuckDB scan
- * more lines than reading and sorting its own lines from the copy costs (SORTED_LINE_COST).
+ * more lines than reading and sorting its own lines from the copy costs (copyIsCheaper).
  * Null for one organization's lines of a category, which no anchor counts.
  */
 function located(
@@ -234,17 +234,31 @@ function located(
       : inEachYear.length === 1
         ? between(yearly, inEachYear[0]!)
         : { count: inEachYear.reduce((sum, key) => sum + anchors.countOf(table, stage, yearly, key), 0), range: fromFirstOf(yearly, inEachYear) };
-  if (!data.inOrder) return found;
-  // A page between two anchors scans the lines between them, of every stage (the anchors count the
-  // stage's); one of several years scans from the earliest year's first line until it has found
-  // its own lines, at their share of every line.
-  const { count, range } = found;
+  const severalYears = (inEachYear?.length ?? 1) > 1;
+  return data.inOrder && copyIsCheaper(data, table, stage, found, { limit, offset, scanCost, severalYears })
+    ? { count: found.count, inOrder: grouping }
+    : found;
+}
+
+/**
+ * Whether reading and sorting a value's own lines from the copy kept in its order costs less than
+ * scanning the lines between the page's two ids (located). A page between two anchors scans the
+ * lines between them, of every stage (the anchors count the stage's); one of several years scans
+ * from the earliest year's first line until it has found its own lines, at their share of every line.
+ */
+function copyIsCheaper(
+  { anchors, manifest }: LoadedDrop,
+  table: LinesTable,
+  stage: Stage,
+  { count, range }: { count: number; range: LineRange },
+  { limit, offset, scanCost, severalYears }: { limit: number; offset: number; scanCost: number; severalYears: boolean },
+): boolean {
   const stageLines = anchors.countOf(table, stage, 'all', 0);
-  const tableLines = data.manifest.files[`${table}.parquet`]?.rows ?? stageLines;
+  const tableLines = manifest.files[`${table}.parquet`]?.rows ?? stageLines;
   const inRange = (anchors.linesBetween(table, stage, range.from_id, range.to_id) * tableLines) / Math.max(stageLines, 1);
-  const scanned = (inEachYear?.length ?? 1) > 1 ? inRange * Math.min(1, (offset + limit) / count) : inRange;
+  const scanned = severalYears ? inRange * Math.min(1, (offset + limit) / count) : inRange;
   const sorted = count + 2 * Math.min(count, offset + limit);
-  return sorted * SORTED_LINE_COST < scanned * scanCost ? { count, inOrder: grouping } : found;
+  return sorted * SORTED_LINE_COST < scanned * scanCost;
 }
 
 /**
