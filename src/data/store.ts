@@ -195,9 +195,14 @@ export class ServedDrop implements OpenDrop {
       const statement = await this.statement(connection, name);
       const { values, types } = bound(params);
       statement.bind(values, types);
-      const reader = await this.timed(connection, () => statement.runAndReadAll());
-      const names = reader.columnNames();
-      return reader.getRows().map((values) => toRow(names, values));
+      const result = await this.timed(connection, () => statement.run());
+      const names = result.columnNames();
+      // The result is materialized: its chunks are read where they lie. runAndReadAll fetched each
+      // one, and then the end, with a trip through libuv's thread pool apiece (three for a page of
+      // lines), and on a busy machine any such trip can wait milliseconds (docs/performance.md).
+      const rows: DuckDBValue[][] = [];
+      for (let i = 0; i < result.chunkCount; i++) result.getChunk(i).appendToRows(rows);
+      return rows.map((values) => toRow(names, values));
     });
   }
 
