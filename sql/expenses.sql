@@ -16,6 +16,8 @@
 -- $skip        BIGINT
 -- One plain statement: DuckDB plans a statement with parameters again at every run, and this
 -- one plans in a third of the time of one that also counts (docs/performance.md#what-is-still-slow).
+-- Each `AND ($x IS NULL OR ...)` line is left out of the statement when $x is NULL
+-- (src/data/sql.ts variantsOf): each condition costs planning too.
 -- No ORDER BY: the table is kept in id order, and a scan of one table comes in table order
 -- (preserve_insertion_order), as the full exports read it; sorting the page cost 0.3-1.3 ms of
 -- DuckDB's 2-3 ms (scripts/bench/query-time.ts).

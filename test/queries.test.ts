@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { loadDrop, type LoadedDrop } from '../src/data/drop.js';
 import { QUERIES, type QueryName } from '../src/data/queries.js';
-import { readSql } from '../src/data/sql.js';
-import { bound } from '../src/data/store.js';
+import { readSql, variantOf, variantsOf } from '../src/data/sql.js';
+import { bound, boundTo } from '../src/data/store.js';
 
 const SQL_DIR = new URL('../sql/', import.meta.url);
 const FILES = readdirSync(SQL_DIR)
@@ -57,5 +57,46 @@ describe('the typed query map (src/data/queries.ts)', () => {
     const { values, types } = bound(Object.fromEntries(params.map((p) => [p, RUNNABLE[p] ?? null])));
     const result = await connection.run(await readSql(name), values, types);
     expect([...columns].sort()).toEqual([...result.columnNames()].sort());
+  });
+
+  it.each(FILES)('gives the same rows as %s.sql without the filters a request leaves NULL', async (name) => {
+    const { params } = QUERIES[name as QueryName];
+    const values = Object.fromEntries(params.map((p) => [p, RUNNABLE[p] ?? null]));
+    const whole = bound(values);
+    const variant = await variantOf(name, values);
+    const used = boundTo(variant, values);
+    const rows = async (sql: string, { values, types }: typeof whole) => (await connection.runAndReadAll(sql, values, types)).getRowsJson();
+    expect(await rows(variant.sql, used)).toEqual(await rows(await readSql(name), whole));
+  });
+});
+
+describe('a query without the filters a request leaves NULL (variantsOf)', () => {
+  const sql = [
+    '-- $a INTEGER  $b INTEGER  $c INTEGER  $d INTEGER, listed as a header lists them',
+    'SELECT x FROM t',
+    'WHERE x > 0',
+    '  AND ($a::INTEGER IS NULL OR x = $a::INTEGER)',
+    '  AND ($b::INTEGER[] IS NULL OR list_contains($b::INTEGER[], x))',
+    '  AND ($c::INTEGER IS NULL OR x = $c::INTEGER) OR x = $d::INTEGER',
+    'LIMIT 10;',
+  ].join('\n');
+  const of = variantsOf(sql);
+
+  it('drops each filter line whose parameter is NULL, and binds only the parameters left', () => {
+    const variant = of({ a: null, b: [1], c: 1, d: 2 });
+    expect(variant.sql).not.toContain('x = $a');
+    expect(variant.sql).toContain('list_contains($b::INTEGER[], x)');
+    expect([...variant.params].sort()).toEqual(['b', 'c', 'd']);
+  });
+
+  it('keeps a line whose condition goes on past its parenthesis, NULL or not', () => {
+    expect(of({ a: 1, b: null, c: null, d: 2 }).sql).toContain('x = $c::INTEGER) OR x = $d');
+  });
+
+  it('keeps every line when no parameter is NULL, and tells the variants apart', () => {
+    const all = of({ a: 1, b: [1], c: 1, d: 2 });
+    expect(all.sql).toBe(sql);
+    expect(of({ a: null, b: [1], c: 1, d: 2 }).key).not.toBe(all.key);
+    expect(of({ a: undefined, b: [1], c: 1, d: 2 })).toBe(of({ a: null, b: [1], c: 1, d: 2 }));
   });
 });

@@ -24,7 +24,7 @@ import type { LoadedDrop } from './drop.js';
 import type { Lease, OpenDrop, Params, Row } from './lease.js';
 import type { Releases } from './releases.js';
 import { SMALL_EXPORT_ROWS } from './export-sql.js';
-import { readSql } from './sql.js';
+import { variantOf, type Variant } from './sql.js';
 import { plainValue } from './values.js';
 
 /**
@@ -42,6 +42,11 @@ export function bound(params: Params): { values: Record<string, DuckDBValue>; ty
     } else values[name] = value as DuckDBValue;
   }
   return { values, types };
+}
+
+/** `params` bound as `variant` takes them: only the parameters it still names (sql.ts variantOf). */
+export function boundTo(variant: Variant, params: Params): ReturnType<typeof bound> {
+  return bound(Object.fromEntries(Object.entries(params).filter(([param]) => variant.params.has(param))));
 }
 
 /** A path of the service's own (in its scratch directory) as an SQL string: COPY's target cannot be bound. */
@@ -150,7 +155,7 @@ class Waiters {
 
 export class ServedDrop implements OpenDrop {
   private readonly idle: DuckDBConnection[] = [];
-  /** Each pooled connection keeps its statements prepared: parsing and planning cost more than small queries. */
+  /** Each pooled connection keeps its statements prepared (one per variant, sql.ts variantOf): parsing and planning cost more than small queries. */
   private readonly prepared = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
   private readonly waiting: Waiters;
   private opened = 0;
@@ -192,8 +197,9 @@ export class ServedDrop implements OpenDrop {
   /** Runs `sql/<name>.sql` with bound parameters; returns rows of plain JS values. */
   async query(name: string, params: Params = {}, signal?: AbortSignal): Promise<Row[]> {
     return this.onConnection(signal, async (connection) => {
-      const statement = await this.statement(connection, name);
-      const { values, types } = bound(params);
+      const variant = await variantOf(name, params);
+      const statement = await this.statement(connection, name, variant);
+      const { values, types } = boundTo(variant, params);
       statement.bind(values, types);
       const result = await this.timed(connection, () => statement.run());
       const names = result.columnNames();
@@ -354,15 +360,16 @@ export class ServedDrop implements OpenDrop {
     }
   }
 
-  private statement(connection: DuckDBConnection, name: string): Promise<DuckDBPreparedStatement> {
+  private statement(connection: DuckDBConnection, name: string, variant: Variant): Promise<DuckDBPreparedStatement> {
     let statements = this.prepared.get(connection);
     if (!statements) this.prepared.set(connection, (statements = new Map()));
-    let statement = statements.get(name);
+    const key = `${name} ${variant.key}`;
+    let statement = statements.get(key);
     if (!statement) {
-      statement = readSql(name).then((sql) => connection.prepare(sql));
+      statement = connection.prepare(variant.sql);
       // A statement that failed to prepare is not kept: the next request tries again.
-      statement.catch(() => statements.delete(name));
-      statements.set(name, statement);
+      statement.catch(() => statements.delete(key));
+      statements.set(key, statement);
     }
     return statement;
   }
