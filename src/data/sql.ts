@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { memo } from '../lib/memo.js';
 
 /** The folder holding package.json, whether running from src/ (tsx) or dist/ (built). */
 export function projectRoot(): string {
@@ -33,10 +34,11 @@ export function readSql(name: string): Promise<string> {
  */
 const OPTIONAL_FILTER = /^\s*AND \(\$(\w+)::[A-Z0-9_[\]]+ IS NULL OR .*\)\s*$/;
 
-/** A query's statement for the parameters a request leaves NULL, and the parameters it binds. */
+/**
+ * A query's statement for the parameters a request leaves NULL, and the parameters it binds. Each
+ * is made once, so one object stands for one statement (a cache of prepared statements keys by it).
+ */
 export interface Variant {
-  /** Which variant of the query this is, among its others (for a cache of prepared statements). */
-  key: string;
   sql: string;
   params: ReadonlySet<string>;
 }
@@ -54,20 +56,18 @@ export function variantsOf(sql: string): (params: Readonly<Record<string, unknow
     const name = OPTIONAL_FILTER.exec(line)?.[1];
     return name === undefined || !enclosedToTheEnd(line) ? [] : [{ at, name }];
   });
-  const made = new Map<string, Variant>();
+  // By which filters are left out: '-' for each one left out, '+' for each one kept.
+  const made = memo((key: string): Variant => {
+    const dropped = new Set(filters.filter((_, i) => key[i] === '-').map(({ at }) => at));
+    const kept = lines.filter((_, at) => !dropped.has(at));
+    // Parameters named in comments (a file's header lists them all) are not bound.
+    const code = kept.map((line) => line.replace(/--.*$/, '')).join('\n');
+    return { sql: kept.join('\n'), params: new Set([...code.matchAll(/\$(\w+)/g)].map(([, name]) => name!)) };
+  });
   return (params) => {
     let key = '';
     for (const { name } of filters) key += params[name] === null || params[name] === undefined ? '-' : '+';
-    let variant = made.get(key);
-    if (!variant) {
-      const dropped = new Set(filters.filter((_, i) => key[i] === '-').map(({ at }) => at));
-      const kept = lines.filter((_, at) => !dropped.has(at));
-      // Parameters named in comments (a file's header lists them all) are not bound.
-      const code = kept.map((line) => line.replace(/--.*$/, '')).join('\n');
-      variant = { key, sql: kept.join('\n'), params: new Set([...code.matchAll(/\$(\w+)/g)].map(([, name]) => name!)) };
-      made.set(key, variant);
-    }
-    return variant;
+    return made(key);
   };
 }
 
@@ -88,14 +88,9 @@ function enclosedToTheEnd(line: string): boolean {
   return false;
 }
 
-const variants = new Map<string, Promise<(params: Readonly<Record<string, unknown>>) => Variant>>();
+const variantsOfQuery = memo((name: string) => readSql(name).then(variantsOf));
 
 /** The variant of `sql/<name>.sql` for these parameters (variantsOf). */
 export async function variantOf(name: string, params: Readonly<Record<string, unknown>>): Promise<Variant> {
-  let of = variants.get(name);
-  if (!of) {
-    of = readSql(name).then(variantsOf);
-    variants.set(name, of);
-  }
-  return (await of)(params);
+  return (await variantsOfQuery(name))(params);
 }

@@ -156,7 +156,7 @@ class Waiters {
 export class ServedDrop implements OpenDrop {
   private readonly idle: DuckDBConnection[] = [];
   /** Each pooled connection keeps its statements prepared (one per variant, sql.ts variantOf): parsing and planning cost more than small queries. */
-  private readonly prepared = new WeakMap<DuckDBConnection, Map<string, Promise<DuckDBPreparedStatement>>>();
+  private readonly prepared = new WeakMap<DuckDBConnection, Map<Variant, Promise<DuckDBPreparedStatement>>>();
   private readonly waiting: Waiters;
   private opened = 0;
   /** When a connection was last handed out or given back (see stuckFor). */
@@ -198,7 +198,7 @@ export class ServedDrop implements OpenDrop {
   async query(name: string, params: Params = {}, signal?: AbortSignal): Promise<Row[]> {
     return this.onConnection(signal, async (connection) => {
       const variant = await variantOf(name, params);
-      const statement = await this.statement(connection, name, variant);
+      const statement = await this.statement(connection, variant);
       const { values, types } = boundTo(variant, params);
       statement.bind(values, types);
       const result = await this.timed(connection, () => statement.run());
@@ -360,16 +360,15 @@ export class ServedDrop implements OpenDrop {
     }
   }
 
-  private statement(connection: DuckDBConnection, name: string, variant: Variant): Promise<DuckDBPreparedStatement> {
+  private statement(connection: DuckDBConnection, variant: Variant): Promise<DuckDBPreparedStatement> {
     let statements = this.prepared.get(connection);
     if (!statements) this.prepared.set(connection, (statements = new Map()));
-    const key = `${name} ${variant.key}`;
-    let statement = statements.get(key);
+    let statement = statements.get(variant);
     if (!statement) {
       statement = connection.prepare(variant.sql);
       // A statement that failed to prepare is not kept: the next request tries again.
-      statement.catch(() => statements.delete(key));
-      statements.set(key, statement);
+      statement.catch(() => statements.delete(variant));
+      statements.set(variant, statement);
     }
     return statement;
   }
