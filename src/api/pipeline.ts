@@ -364,7 +364,8 @@ function copyWriter(lease: Lease, copy: CopyExport): WriteExport {
   return async (part, stop) => {
     const writing = lease.drop.lease();
     try {
-      await writing.copy(copy.sql, copy.params, part, copy.options, stop);
+      const copyTo = (file: string) => writing.copy(copy.sql, copy.params, file, copy.options, stop);
+      await (copy.rewrite ? copy.rewrite(copyTo, part) : copyTo(part));
     } finally {
       writing.release();
     }

@@ -13,6 +13,8 @@ export interface CopyExport {
   sql: string;
   params: Params;
   options: string;
+  /** Writes the export into `part` from what COPY writes (format.ts CopyWriter.rewrite); without it COPY writes `part` itself. */
+  rewrite?: (copyTo: (file: string) => Promise<void>, part: string) => Promise<void>;
 }
 
 export async function copyExport(query: Omit<ExportQuery, 'lease'>, writer: CopyWriter): Promise<CopyExport | undefined> {
@@ -22,7 +24,13 @@ export async function copyExport(query: Omit<ExportQuery, 'lease'>, writer: Copy
   });
   const statement = await copyStatement(query.sql, query.params, columns, writer.value, query.rowsAtMost);
   // COPY writes this very file, in place: readers have it open while it grows (http/export-files.ts).
-  return statement && { ...statement, options: `${writer.options}, USE_TMP_FILE false` };
+  if (!statement) return undefined;
+  const rewrite = writer.rewrite?.bind(writer);
+  return {
+    ...statement,
+    options: `${writer.options}, USE_TMP_FILE false`,
+    ...(rewrite && { rewrite: (copyTo: (file: string) => Promise<void>, part: string) => rewrite(copyTo, part, query.columns) }),
+  };
 }
 
 /** The drop's names as a writer writes them, once per drop and writer. */

@@ -76,11 +76,11 @@ export interface DownloadFormat<Name extends string = string> extends FormatBase
   download: true;
   encoder(columns: readonly Column[]): Transform;
   fromQuery(query: ExportQuery): AsyncIterable<Uint8Array>;
-  /** When DuckDB's own writer makes the same bytes as fromQuery: how (formats/copy-export.ts). */
+  /** When DuckDB's own writer makes what fromQuery makes (the same bytes, or for Parquet the same columns, types and values): how (formats/copy-export.ts). */
   copy?: CopyWriter;
 }
 
-/** How DuckDB's COPY writes a format's full export byte for byte as fromQuery would. */
+/** How DuckDB's COPY writes a format's full export as fromQuery would: byte for byte (CSV), or with the same columns, types and values (Parquet). */
 export interface CopyWriter {
   /** COPY's options. */
   options: string;
@@ -88,6 +88,11 @@ export interface CopyWriter {
   value: CopyValue;
   /** A name of the drop as the file has it. */
   name(text: string): string;
+  /**
+   * When COPY's file is not yet the format's: has DuckDB write it (`copyTo`, a file of its own)
+   * and writes the format's bytes into `part` (parquet-copy.ts).
+   */
+  rewrite?(copyTo: (file: string) => Promise<void>, part: string, columns: readonly Column[]): Promise<void>;
 }
 
 export type Format<Name extends string = string> = AnswerFormat<Name> | DownloadFormat<Name>;

@@ -15,6 +15,7 @@ import { named as nameIn } from '../domain/names.js';
 import { HIGH_HALF, int64Halves, itemReader, TYPED, typedItems, type TypedValues } from '../data/vectors.js';
 import { perId, sourceOf, type NumberColumn } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
+import { PARQUET_COPY_OPTIONS, withRequiredColumns } from './parquet-copy.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
 
 /** Rows per row group: DuckDB and pyarrow read groups of this size well, and it bounds memory. */
@@ -289,6 +290,15 @@ async function* parquetFromQuery({ lease, sql, params, columns, named, rowsAtMos
   yield take();
 }
 
+/** Each column type as DuckDB's writer is to write it, with the Arrow stream's type; a list column is written in JS. */
+const COPY_TYPES: Partial<Record<ColumnType, string>> = {
+  int32: 'INTEGER',
+  int64: 'BIGINT',
+  float64: 'DOUBLE',
+  utf8: 'VARCHAR',
+  bool: 'BOOLEAN',
+};
+
 export const parquet: DownloadFormat<'parquet'> = {
   name: 'parquet',
   mediaType: 'application/vnd.apache.parquet',
@@ -297,6 +307,17 @@ export const parquet: DownloadFormat<'parquet'> = {
   download: true,
   encoder: parquetEncoder,
   fromQuery: parquetFromQuery,
+  // A large export is DuckDB's own file, its required columns then marked so (parquet-copy.ts):
+  // the same columns, types and values as fromQuery's, in other pages and encodings.
+  copy: {
+    options: PARQUET_COPY_OPTIONS,
+    value: (type, ref) => {
+      const sqlType = COPY_TYPES[type as ColumnType];
+      return sqlType && `${ref}::${sqlType}`;
+    },
+    name: (text) => text,
+    rewrite: withRequiredColumns,
+  },
   openApi: ({ tables }) => ({
     schema: {
       type: 'string',
