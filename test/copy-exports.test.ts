@@ -67,12 +67,13 @@ interface Pair {
   close(): Promise<void>;
 }
 
-async function pairFor(dir: string): Promise<Pair> {
+async function pairFor(dir: string, { asServed = false } = {}): Promise<Pair> {
   // Room for a few exports at once, from one client (a test's requests all come from one address).
   const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir, EXPORTS_AT_ONCE: '3', EXPORTS_PER_CLIENT: '3' });
   const root = await mkdtemp(path.join(tmpdir(), 'copy-exports-test-'));
-  // Every export DuckDB can write, small ones included (the server writes only large ones so).
-  const files = new ExportFiles(root, 64 * 2 ** 20, 0);
+  // Every export DuckDB can write, small ones included; `asServed`: those the server has it write
+  // (large CSV, every Parquet).
+  const files = new ExportFiles(root, 64 * 2 ** 20, asServed ? undefined : 0);
   const stores = [new Store(4), new Store(4)];
   for (const store of stores) store.swap(await loadDrop(dir));
   return {
@@ -214,6 +215,18 @@ describe('a full Parquet export written by DuckDB', () => {
       await expectSameParquet(pair, `/budget/api/expenses/?format=parquet&${query}`);
     }
     await expectSameParquet(pair, '/budget/api/resources/?format=parquet');
+  });
+});
+
+describe('a small full Parquet export, as the server makes it', () => {
+  it("is written by DuckDB too, and reads back as the JS writer's", async () => {
+    const pair = await pairFor(await writeDrop(small), { asServed: true });
+    try {
+      const read = await expectSameParquet(pair, '/budget/api/expenses/?format=parquet&year=2024');
+      expect(read.rows.length).toBeGreaterThan(0);
+    } finally {
+      await pair.close();
+    }
   });
 });
 

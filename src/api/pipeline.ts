@@ -204,7 +204,9 @@ export function endpointHandler(
       const watch = limited && (() => limited.watchdog(res));
       // Written by DuckDB itself where the format can be, read as it is written, then kept.
       const copy =
-        whole && req.method === 'GET' ? await copyOf(bound, answering, format, table, exportFiles.copyAbove ?? SMALL_EXPORT_ROWS) : undefined;
+        whole && req.method === 'GET'
+          ? await copyOf(bound, answering, format, table, exportFiles.copyAbove ?? format.copy?.writesAbove ?? SMALL_EXPORT_ROWS)
+          : undefined;
       if (copy && exportFiles) {
         const bytes = exportFiles.written(fingerprint, key, await scratchDir(), copyWriter(answering, copy));
         return await sendDownload(req, res, { ...download, body: () => ({ bytes }), watch });
@@ -343,10 +345,11 @@ function pagingOf({ params }: Bound): { limit?: number; offset?: number } {
 
 /**
  * A whole export as DuckDB is to write it, when the format and the endpoint's export let it
- * (formats/copy-export.ts) and it may have more than `above` lines. A small one (one year's, say)
+ * (formats/copy-export.ts) and it may have more than `above` lines. A small CSV (one year's, say)
  * is made in JS: COPY sorts and writes all of it before its first byte, where JS sends the first
  * chunk as soon as the query has run (one year's CSV of a 1M-line drop: first byte 54-56 ms
  * median, 69 ms at most, against 75-78 ms and up to 163 ms; the whole 148-159 ms against 131-143 ms).
+ * A format may say otherwise (CopyWriter.writesAbove: Parquet, whose bytes come at the end anyway).
  */
 async function copyOf(bound: Bound, lease: Lease, format: DownloadFormat, table: Table, above: number): Promise<CopyExport | undefined> {
   if (!format.copy || !bound.exportAll) return undefined;

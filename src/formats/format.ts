@@ -89,6 +89,12 @@ export interface CopyWriter {
   /** A name of the drop as the file has it. */
   name(text: string): string;
   /**
+   * COPY writes the exports that may have more lines than this; smaller ones are made in JS.
+   * By default SMALL_EXPORT_ROWS (data/export-sql.ts): a small CSV made in JS sends its first
+   * lines sooner than COPY, which writes all of it first.
+   */
+  writesAbove?: number;
+  /**
    * When COPY's file is not yet the format's: has DuckDB write it (`copyTo`, a file of its own)
    * and writes the format's bytes into `part` (parquet-copy.ts).
    */

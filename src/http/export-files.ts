@@ -65,10 +65,10 @@ export class ExportFiles {
     /** Past this many bytes of files, further exports are streamed without being kept. */
     private readonly maxBytes: number,
     /**
-     * DuckDB writes an export itself when it may have more lines than this; undefined: more than
-     * SMALL_EXPORT_ROWS, as api/pipeline.ts decides (a small export is made in JS, whose first bytes
-     * leave as soon as its query has run, where COPY sorts and writes all of it first). Tests of
-     * DuckDB's writer set 0.
+     * DuckDB writes an export itself when it may have more lines than this; undefined: as the
+     * format says (CopyWriter.writesAbove), by default more than SMALL_EXPORT_ROWS, as
+     * api/pipeline.ts decides (a small CSV is made in JS, whose first bytes leave as soon as its
+     * query has run, where COPY sorts and writes all of it first). Tests of DuckDB's writer set 0.
      */
     readonly copyAbove?: number,
   ) {}
