@@ -58,6 +58,23 @@ const AMOUNTS = [
   '7.125',
 ];
 
+/** A drop whose lines take every name of NAMES and every amount of AMOUNTS. */
+function namesAndAmountsDrop(): Promise<string> {
+  const organizations = NAMES.map((name, i) => ({ id: i + 1, name, code: `C${i}${name.slice(0, 2)}` }));
+  const categories = [
+    { id: 10, name: 'Racine, "dépenses"', type: 'expense', parent_id: null },
+    ...NAMES.map((name, i) => ({ id: 11 + i, name, type: 'expense', parent_id: i % 2 ? 10 : null })),
+    ...small.categories!.filter((c) => c.type === 'resource'),
+  ];
+  const lines = AMOUNTS.flatMap((amount, i) =>
+    NAMES.map(
+      (_, j) =>
+        `SELECT ${i * NAMES.length + j + 1} AS id, ${2020 + ((i + j) % 3)} AS year, ${amount}::DECIMAL(38,6) AS amount, ${11 + j} AS category_id, ${1 + ((i + j) % NAMES.length)} AS organization_id, ${(i + j) % 4 === 0} AS complementary`,
+    ),
+  );
+  return writeDrop({ ...small, organizations, categories, expenses: { sql: lines.join('\nUNION ALL ') } });
+}
+
 /** Two apps over the same drop: `copied` as the server runs (export files, DuckDB's writer), `streamed` without (JS). */
 interface Pair {
   copied: Express;
@@ -110,20 +127,7 @@ async function expectSameBytes(pair: Pair, url: string): Promise<string> {
 describe('a full CSV export written by DuckDB', () => {
   let pair: Pair;
   beforeAll(async () => {
-    const organizations = NAMES.map((name, i) => ({ id: i + 1, name, code: `C${i}${name.slice(0, 2)}` }));
-    const categories = [
-      { id: 10, name: 'Racine, "dépenses"', type: 'expense', parent_id: null },
-      ...NAMES.map((name, i) => ({ id: 11 + i, name, type: 'expense', parent_id: i % 2 ? 10 : null })),
-      ...small.categories!.filter((c) => c.type === 'resource'),
-    ];
-    const lines = AMOUNTS.flatMap((amount, i) =>
-      NAMES.map(
-        (_, j) =>
-          `SELECT ${i * NAMES.length + j + 1} AS id, ${2020 + ((i + j) % 3)} AS year, ${amount}::DECIMAL(38,6) AS amount, ${11 + j} AS category_id, ${1 + ((i + j) % NAMES.length)} AS organization_id, ${(i + j) % 4 === 0} AS complementary`,
-      ),
-    );
-    const dir = await writeDrop({ ...small, organizations, categories, expenses: { sql: lines.join('\nUNION ALL ') } });
-    pair = await pairFor(dir);
+    pair = await pairFor(await namesAndAmountsDrop());
   });
   afterAll(() => pair.close());
 
@@ -186,20 +190,7 @@ async function expectSameParquet(pair: Pair, url: string): Promise<Awaited<Retur
 describe('a full Parquet export written by DuckDB', () => {
   let pair: Pair;
   beforeAll(async () => {
-    const organizations = NAMES.map((name, i) => ({ id: i + 1, name, code: `C${i}${name.slice(0, 2)}` }));
-    const categories = [
-      { id: 10, name: 'Racine, "dépenses"', type: 'expense', parent_id: null },
-      ...NAMES.map((name, i) => ({ id: 11 + i, name, type: 'expense', parent_id: i % 2 ? 10 : null })),
-      ...small.categories!.filter((c) => c.type === 'resource'),
-    ];
-    const lines = AMOUNTS.flatMap((amount, i) =>
-      NAMES.map(
-        (_, j) =>
-          `SELECT ${i * NAMES.length + j + 1} AS id, ${2020 + ((i + j) % 3)} AS year, ${amount}::DECIMAL(38,6) AS amount, ${11 + j} AS category_id, ${1 + ((i + j) % NAMES.length)} AS organization_id, ${(i + j) % 4 === 0} AS complementary`,
-      ),
-    );
-    const dir = await writeDrop({ ...small, organizations, categories, expenses: { sql: lines.join('\nUNION ALL ') } });
-    pair = await pairFor(dir);
+    pair = await pairFor(await namesAndAmountsDrop());
   });
   afterAll(() => pair.close());
 
