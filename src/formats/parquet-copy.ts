@@ -1,5 +1,5 @@
 /**
- * A large Parquet export written by DuckDB's own writer (COPY), with the columns that can hold no
+ * A full Parquet export written by DuckDB's own writer (COPY), with the columns that can hold no
  * null marked REQUIRED, as in the Arrow stream and in the Parquet made in JS (parquet.ts).
  *
  * DuckDB 1.5.6 writes every column OPTIONAL, whatever the statement (docs/performance.md#full-exports),
@@ -129,7 +129,7 @@ async function rewriteChunk(
     }
     const compressed = snappy.compressSync(body);
     const head = new ByteWriter();
-    // A checksum would cover the bytes before compression.
+    // DuckDB's checksum, if any, was of the page as DuckDB wrote it.
     writePageHeader(head, { ...header, crc: undefined, uncompressed_page_size: body.length, compressed_page_size: compressed.length });
     const headBytes = new Uint8Array(head.getBytes());
     pieces.push(headBytes, compressed);
