@@ -25,12 +25,9 @@ export async function copyExport(query: Omit<ExportQuery, 'lease'>, writer: Copy
   const statement = await copyStatement(query.sql, query.params, columns, writer.value, query.rowsAtMost);
   // COPY writes this very file, in place: readers have it open while it grows (http/export-files.ts).
   if (!statement) return undefined;
-  const rewrite = writer.rewrite?.bind(writer);
-  return {
-    ...statement,
-    options: `${writer.options}, USE_TMP_FILE false`,
-    ...(rewrite && { rewrite: (copyTo: (file: string) => Promise<void>, part: string) => rewrite(copyTo, part, query.columns) }),
-  };
+  const options = `${writer.options}, USE_TMP_FILE false`;
+  if (!writer.rewrite) return { ...statement, options };
+  return { ...statement, options, rewrite: (copyTo, part) => writer.rewrite!(copyTo, part, query.columns) };
 }
 
 /** The drop's names as a writer writes them, once per drop and writer. */
