@@ -25,7 +25,7 @@ import type { Lease, OpenDrop, Params, Row } from './lease.js';
 import type { Releases } from './releases.js';
 import { SMALL_EXPORT_ROWS } from './export-sql.js';
 import { variantOf, type Variant } from './sql.js';
-import { plainValue } from './values.js';
+import { plainReader } from './vectors.js';
 
 /**
  * DuckDB cannot infer a list's item type from JS values: lists are given theirs, text for strings,
@@ -54,10 +54,15 @@ const fileLiteral = (file: string) => `'${file.replaceAll("'", "''")}'`;
 
 const isInteger32 = (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31;
 
-function toRow(names: readonly string[], values: readonly unknown[]): Row {
-  const row: Row = {};
-  for (let i = 0; i < names.length; i++) row[names[i]!] = plainValue(values[i]);
-  return row;
+/** A chunk's rows as plain objects, read a column at a time (vectors.ts plainReader). */
+function appendRows(chunk: DuckDBDataChunk, names: readonly string[], rows: Row[]): void {
+  const count = chunk.rowCount;
+  const readers = names.map((_, column) => plainReader(chunk.getColumnVector(column), count));
+  for (let i = 0; i < count; i++) {
+    const row: Row = {};
+    for (let column = 0; column < names.length; column++) row[names[column]!] = readers[column]!(i);
+    rows.push(row);
+  }
 }
 
 /** How much the database may be asked at once, and for how long (docs/api.md, "Operating the service"). */
@@ -206,9 +211,9 @@ export class ServedDrop implements OpenDrop {
       // The result is materialized: its chunks are read where they lie. runAndReadAll fetched each
       // one, and then the end, with a trip through libuv's thread pool apiece (three for a page of
       // lines), and on a busy machine any such trip can wait milliseconds (docs/performance.md).
-      const rows: DuckDBValue[][] = [];
-      for (let i = 0; i < result.chunkCount; i++) result.getChunk(i).appendToRows(rows);
-      return rows.map((values) => toRow(names, values));
+      const rows: Row[] = [];
+      for (let i = 0; i < result.chunkCount; i++) appendRows(result.getChunk(i), names, rows);
+      return rows;
     });
   }
 

@@ -1,6 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HIGH_HALF, int64Halves, itemReader, typedItems, validBits } from '../../src/data/vectors.js';
+import { HIGH_HALF, int64Halves, itemReader, plainReader, typedItems, validBits } from '../../src/data/vectors.js';
+import { plainValue } from '../../src/data/values.js';
 
 describe("DuckDB's vectors read without a call per value", () => {
   let instance: DuckDBInstance;
@@ -82,6 +83,42 @@ describe("DuckDB's vectors read without a call per value", () => {
       const columns = await bothWays(`SELECT i::BIGINT, (i % 2 = 0)::BOOLEAN, 'x' || i::VARCHAR, (i / 8)::DECIMAL(18, 3) FROM range(300) t(i)`);
       for (const { reader, getItem } of columns) expect(reader).toEqual(getItem);
       expect(columns.map((c) => c.reader[299])).toEqual([299n, false, 'x299', columns[3]!.getItem[299]]);
+    });
+  });
+
+  describe('plainReader', () => {
+    /** Every column of the first chunk of `sql`, read by plainReader and by plainValue of getItem. */
+    const bothWays = async (sql: string) => {
+      const chunk = (await connection.run(sql)).getChunk(0);
+      return Array.from({ length: chunk.columnCount }, (_, c) => {
+        const vector = chunk.getColumnVector(c);
+        const read = plainReader(vector, chunk.rowCount);
+        return {
+          reader: Array.from({ length: chunk.rowCount }, (_, i) => read(i)),
+          plain: Array.from({ length: chunk.rowCount }, (_, i) => plainValue(vector.getItem(i))),
+        };
+      });
+    };
+
+    it('reads a BIGINT within ±(2^53 - 1) as a number and one past it as a bigint, nulls as null', async () => {
+      const values = [0n, -1n, 1n, 2n ** 32n - 1n, 2n ** 32n, -(2n ** 32n), 2n ** 53n - 1n, -(2n ** 53n) + 1n, 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n)];
+      const [column] = await bothWays(`SELECT unnest([${values.join(', ')}, NULL]::BIGINT[])`);
+      expect(column!.reader).toEqual(column!.plain);
+      expect(column!.reader).toEqual([0, -1, 1, 2 ** 32 - 1, 2 ** 32, -(2 ** 32), 2 ** 53 - 1, -(2 ** 53) + 1, 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), null]);
+    });
+
+    it('reads every other type as plainValue of getItem does: lists, decimals, text, non-finite doubles', async () => {
+      const columns = await bothWays(`
+        SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE i * 4294967296 - 7 END::BIGINT,
+               CASE WHEN i % 5 = 0 THEN NULL ELSE i - 1000 END::INTEGER,
+               CASE WHEN i % 7 = 0 THEN NULL WHEN i % 7 = 1 THEN 'infinity'::DOUBLE WHEN i % 7 = 2 THEN 'nan'::DOUBLE ELSE i / 3 END::DOUBLE,
+               CASE WHEN i % 11 = 0 THEN NULL ELSE [i, i + 1]::BIGINT[] END,
+               (i / 8)::DECIMAL(18, 3),
+               'x' || i::VARCHAR,
+               (i % 2 = 0)::BOOLEAN
+        FROM range(300) t(i)`);
+      for (const { reader, plain } of columns) expect(reader).toEqual(plain);
+      expect(columns.map((c) => c.reader[1])).toEqual([4294967289, -999, 'Infinity', [1, 2], 0.125, 'x1', false]);
     });
   });
 });
