@@ -101,10 +101,39 @@ describe("DuckDB's vectors read without a call per value", () => {
     };
 
     it('reads a BIGINT within ±(2^53 - 1) as a number and one past it as a bigint, nulls as null', async () => {
-      const values = [0n, -1n, 1n, 2n ** 32n - 1n, 2n ** 32n, -(2n ** 32n), 2n ** 53n - 1n, -(2n ** 53n) + 1n, 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n)];
+      const values = [
+        0n,
+        -1n,
+        1n,
+        2n ** 32n - 1n,
+        2n ** 32n,
+        -(2n ** 32n),
+        2n ** 53n - 1n,
+        -(2n ** 53n) + 1n,
+        2n ** 53n,
+        -(2n ** 53n),
+        2n ** 53n + 1n,
+        2n ** 63n - 1n,
+        -(2n ** 63n),
+      ];
       const [column] = await bothWays(`SELECT unnest([${values.join(', ')}, NULL]::BIGINT[])`);
       expect(column!.reader).toEqual(column!.plain);
-      expect(column!.reader).toEqual([0, -1, 1, 2 ** 32 - 1, 2 ** 32, -(2 ** 32), 2 ** 53 - 1, -(2 ** 53) + 1, 2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), null]);
+      expect(column!.reader).toEqual([
+        0,
+        -1,
+        1,
+        2 ** 32 - 1,
+        2 ** 32,
+        -(2 ** 32),
+        2 ** 53 - 1,
+        -(2 ** 53) + 1,
+        2n ** 53n,
+        -(2n ** 53n),
+        2n ** 53n + 1n,
+        2n ** 63n - 1n,
+        -(2n ** 63n),
+        null,
+      ]);
     });
 
     it('reads every other type as plainValue of getItem does: lists, decimals, text, non-finite doubles', async () => {
