@@ -1,7 +1,7 @@
 /**
  * DuckDB's vectors as typed arrays: numbers and which values are null out of a result's chunks
- * (full exports, src/formats/; the lines as loaded, src/data/line-anchors.ts), without a call per
- * value.
+ * (full exports, src/formats/; the lines as loaded, src/data/line-anchors.ts; a query's rows,
+ * src/data/store.ts), without a call per value.
  */
 import { DuckDBTypeId, type DuckDBEnumType, type DuckDBVector } from '@duckdb/node-api';
 import { plainValue } from './values.js';
@@ -90,9 +90,9 @@ function valueReader(vector: DuckDBVector, rows: number): (i: number) => unknown
 
 /**
  * Reads a vector's first `rows` values as plain JS values (values.ts plainValue), for a query's
- * rows. A BIGINT within ±2^53 (ids, counts) is made a number from its two halves, without the
- * bigint that getItem makes first: a page of lines read eight values a row that way, and the
- * bigints were the larger part of what each answer left for the young generation to collect
+ * rows. A BIGINT within ±(2^53 - 1) (ids, counts) is made a number from its two halves, without
+ * the bigint that getItem makes first: a page of lines has four BIGINT columns, and their bigints
+ * were the larger part of what each answer left for the young generation to collect
  * (docs/performance.md, "The young generation's pauses").
  */
 export function plainReader(vector: DuckDBVector, rows: number): (i: number) => unknown {
