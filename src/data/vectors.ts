@@ -61,8 +61,12 @@ export function validBits(vector: DuckDBVector, rows: number): Uint32Array | und
  * each); any other type through getItem.
  */
 export function itemReader(vector: DuckDBVector, rows: number): (i: number) => unknown {
+  return orNull(vector, rows, valueReader(vector, rows));
+}
+
+/** `value` for the values that are not null (validBits), null for the others. */
+function orNull(vector: DuckDBVector, rows: number, value: (i: number) => unknown): (i: number) => unknown {
   const valid = validBits(vector, rows);
-  const value = valueReader(vector, rows);
   if (!valid) return value;
   return (i) => ((valid[i >>> 5]! & (1 << (i & 31))) !== 0 ? value(i) : null);
 }
@@ -98,17 +102,15 @@ function valueReader(vector: DuckDBVector, rows: number): (i: number) => unknown
 export function plainReader(vector: DuckDBVector, rows: number): (i: number) => unknown {
   const items = (vector as unknown as { items?: unknown }).items;
   if (vector.type.typeId === DuckDBTypeId.BIGINT && items instanceof BigInt64Array && items.length >= rows) {
-    const valid = validBits(vector, rows);
     const halves = int64Halves(items);
-    return (i) => {
-      if (valid && (valid[i >>> 5]! & (1 << (i & 31))) === 0) return null;
+    return orNull(vector, rows, (i) => {
       const high = halves[2 * i + HIGH_HALF]!;
       if (high >= -0x200000 && high < 0x200000) {
         const value = high * 0x100000000 + (halves[2 * i + 1 - HIGH_HALF]! >>> 0);
         if (Number.isSafeInteger(value)) return value;
       }
       return plainValue(items[i]);
-    };
+    });
   }
   const read = itemReader(vector, rows);
   return (i) => plainValue(read(i));
