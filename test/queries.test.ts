@@ -4,7 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { loadDrop, type LoadedDrop } from '../src/data/drop.js';
 import { QUERIES, type QueryName } from '../src/data/queries.js';
 import { readSql, variantOf, variantsOf } from '../src/data/sql.js';
-import { bound, boundTo } from '../src/data/store.js';
+import { bindTo, bound } from '../src/data/store.js';
 
 const SQL_DIR = new URL('../sql/', import.meta.url);
 const FILES = readdirSync(SQL_DIR)
@@ -64,9 +64,11 @@ describe('the typed query map (src/data/queries.ts)', () => {
     const values = Object.fromEntries(params.map((p) => [p, RUNNABLE[p] ?? null]));
     const whole = bound(values);
     const variant = await variantOf(name, values);
-    const used = boundTo(variant, values);
-    const rows = async (sql: string, { values, types }: typeof whole) => (await connection.runAndReadAll(sql, values, types)).getRowsJson();
-    expect(await rows(variant.sql, used)).toEqual(await rows(await readSql(name), whole));
+    // Bound as the server binds it (store.ts bindTo).
+    const statement = await connection.prepare(variant.sql);
+    bindTo(statement, variant, values);
+    const asServed = (await statement.runAndReadAll()).getRowsJson();
+    expect(asServed).toEqual((await connection.runAndReadAll(await readSql(name), whole.values, whole.types)).getRowsJson());
   });
 });
 

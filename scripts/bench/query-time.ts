@@ -24,7 +24,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { loadDrop } from '../../src/data/drop.js';
 import { variantOf } from '../../src/data/sql.js';
 import { keepLinesInOrder } from '../../src/data/derived.js';
-import { boundTo, ServedDrop, Store } from '../../src/data/store.js';
+import { bindTo, ServedDrop, Store } from '../../src/data/store.js';
 import type { Params } from '../../src/data/lease.js';
 import { ENDPOINTS } from '../../src/api/endpoints/index.js';
 import { QUERY_SAMPLES } from './queries.js';
@@ -83,10 +83,9 @@ try {
     // As the server prepares it: without the filters the request leaves NULL (sql.ts variantOf).
     const variant = await variantOf(name, params);
     const statement = await connection.prepare(variant.sql);
-    const { values, types } = boundTo(variant, params);
     const runs: { wall: number; latency: number; plan: number; operators: number }[] = [];
     for (let i = 0; i < RUNS; i++) {
-      statement.bind(values, types);
+      bindTo(statement, variant, params);
       const started = performance.now();
       await statement.run();
       const wall = performance.now() - started;

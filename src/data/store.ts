@@ -12,12 +12,15 @@ import {
   VARCHAR,
   listValue,
   type DuckDBConnection,
+  DuckDBVector,
   type DuckDBDataChunk,
   type DuckDBMaterializedResult,
   type DuckDBPreparedStatement,
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
+// node-api's own bindings (package.json pins the version node-api pins; test/unit/result-rows.test.ts checks they are one copy).
+import duckdb from '@duckdb/node-bindings';
 import { ClientGone, problem } from '../domain/errors.js';
 import type { ChangeSummary } from './diff.js';
 import type { LoadedDrop } from './drop.js';
@@ -44,9 +47,42 @@ export function bound(params: Params): { values: Record<string, DuckDBValue>; ty
   return { values, types };
 }
 
-/** `params` bound as `variant` takes them: only the parameters it still names (sql.ts variantOf). */
-export function boundTo(variant: Variant, params: Params): ReturnType<typeof bound> {
-  return bound(Object.fromEntries(Object.entries(params).filter(([param]) => variant.params.has(param))));
+/**
+ * Binds `params` to `statement` as `variant` takes them: only the parameters it still names (sql.ts
+ * variantOf). Each scalar goes through DuckDB's binder for the type node-api would infer for it
+ * (INTEGER, BIGINT or DOUBLE for a number, HUGEINT for a bigint, VARCHAR, BOOLEAN, NULL), where
+ * node-api's bind makes a native value object per parameter first: each is one more finalizer for
+ * the young generation's collection to run (docs/performance.md, "The young generation's pauses").
+ * Lists are bound as `bound` makes them.
+ */
+export function bindTo(statement: DuckDBPreparedStatement, variant: Variant, params: Params): void {
+  for (const name in params) {
+    if (!variant.params.has(name)) continue;
+    const value = params[name]!;
+    const index = statement.parameterIndex(name);
+    switch (typeof value) {
+      case 'number':
+        if (isInteger32(value)) statement.bindInteger(index, value);
+        else if (Number.isInteger(value)) statement.bindBigInt(index, BigInt(value));
+        else statement.bindDouble(index, value);
+        break;
+      case 'bigint':
+        statement.bindHugeInt(index, value);
+        break;
+      case 'string':
+        statement.bindVarchar(index, value);
+        break;
+      case 'boolean':
+        statement.bindBoolean(index, value);
+        break;
+      default:
+        if (value === null) statement.bindNull(index);
+        else {
+          const { values, types } = bound({ [name]: value });
+          statement.bindValue(index, values[name]!, types[name]);
+        }
+    }
+  }
 }
 
 /** A path of the service's own (in its scratch directory) as an SQL string: COPY's target cannot be bound. */
@@ -54,10 +90,46 @@ const fileLiteral = (file: string) => `'${file.replaceAll("'", "''")}'`;
 
 const isInteger32 = (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31;
 
+/** The names and types of a prepared statement's result columns. */
+interface ResultColumns {
+  names: readonly string[];
+  types: readonly DuckDBType[];
+}
+
+const columnsOfStatement = new WeakMap<DuckDBPreparedStatement, ResultColumns>();
+
+/**
+ * The columns of `statement`'s results, read from its first result and kept. Given a vector's type,
+ * node-api makes no logical type object for it; each such object is one more finalizer for V8's
+ * young-generation collection to run, and a page of lines made eight (docs/performance.md, "The
+ * young generation's pauses"). The kept types are checked against each result's type ids (numbers,
+ * no object), so a statement whose column types depend on what is bound reads them again.
+ */
+function columnsOf(statement: DuckDBPreparedStatement, result: DuckDBMaterializedResult): ResultColumns {
+  const kept = columnsOfStatement.get(statement);
+  if (kept && kept.types.length === result.columnCount && kept.types.every((type, i) => type.typeId === result.columnTypeId(i))) return kept;
+  const columns = { names: result.columnNames(), types: result.columnTypes() };
+  columnsOfStatement.set(statement, columns);
+  return columns;
+}
+
+/**
+ * The rows of `statement`'s materialized `result` as plain objects. Its chunks are read where they
+ * lie: runAndReadAll fetched each one, and then the end, with a trip through libuv's thread pool
+ * apiece (three for a page of lines), and on a busy machine any such trip can wait milliseconds
+ * (docs/performance.md).
+ */
+export function resultRows(statement: DuckDBPreparedStatement, result: DuckDBMaterializedResult): Row[] {
+  const columns = columnsOf(statement, result);
+  const rows: Row[] = [];
+  for (let i = 0; i < result.chunkCount; i++) appendRows(result.getChunk(i), columns, rows);
+  return rows;
+}
+
 /** A chunk's rows as plain objects, read a column at a time (vectors.ts plainReader). */
-function appendRows(chunk: DuckDBDataChunk, names: readonly string[], rows: Row[]): void {
+function appendRows(chunk: DuckDBDataChunk, { names, types }: ResultColumns, rows: Row[]): void {
   const count = chunk.rowCount;
-  const readers = names.map((_, column) => plainReader(chunk.getColumnVector(column), count));
+  const readers = types.map((type, column) => plainReader(DuckDBVector.create(duckdb.data_chunk_get_vector(chunk.chunk, column), count, type), count));
   for (let i = 0; i < count; i++) {
     const row: Row = {};
     for (let column = 0; column < names.length; column++) row[names[column]!] = readers[column]!(i);
@@ -204,16 +276,9 @@ export class ServedDrop implements OpenDrop {
     return this.onConnection(signal, async (connection) => {
       const variant = await variantOf(name, params);
       const statement = await this.statement(connection, variant);
-      const { values, types } = boundTo(variant, params);
-      statement.bind(values, types);
+      bindTo(statement, variant, params);
       const result = await this.timed(connection, () => statement.run());
-      const names = result.columnNames();
-      // The result is materialized: its chunks are read where they lie. runAndReadAll fetched each
-      // one, and then the end, with a trip through libuv's thread pool apiece (three for a page of
-      // lines), and on a busy machine any such trip can wait milliseconds (docs/performance.md).
-      const rows: Row[] = [];
-      for (let i = 0; i < result.chunkCount; i++) appendRows(result.getChunk(i), names, rows);
-      return rows;
+      return resultRows(statement, result);
     });
   }
 
