@@ -94,6 +94,8 @@ const isInteger32 = (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n <
 interface ResultColumns {
   names: readonly string[];
   types: readonly DuckDBType[];
+  /** A row with every column, each null: each row is made a copy of it (see appendRows). */
+  empty: Row;
 }
 
 const columnsOfStatement = new WeakMap<DuckDBPreparedStatement, ResultColumns>();
@@ -108,7 +110,8 @@ const columnsOfStatement = new WeakMap<DuckDBPreparedStatement, ResultColumns>()
 function columnsOf(statement: DuckDBPreparedStatement, result: DuckDBMaterializedResult): ResultColumns {
   const kept = columnsOfStatement.get(statement);
   if (kept && kept.types.length === result.columnCount && kept.types.every((type, i) => type.typeId === result.columnTypeId(i))) return kept;
-  const columns = { names: result.columnNames(), types: result.columnTypes() };
+  const names = result.columnNames();
+  const columns = { names, types: result.columnTypes(), empty: Object.fromEntries(names.map((name) => [name, null])) };
   columnsOfStatement.set(statement, columns);
   return columns;
 }
@@ -127,11 +130,13 @@ export function resultRows(statement: DuckDBPreparedStatement, result: DuckDBMat
 }
 
 /** A chunk's rows as plain objects, read a column at a time (vectors.ts plainReader). */
-function appendRows(chunk: DuckDBDataChunk, { names, types }: ResultColumns, rows: Row[]): void {
+function appendRows(chunk: DuckDBDataChunk, { names, types, empty }: ResultColumns, rows: Row[]): void {
   const count = chunk.rowCount;
   const readers = types.map((type, column) => plainReader(DuckDBVector.create(duckdb.data_chunk_get_vector(chunk.chunk, column), count, type), count));
   for (let i = 0; i < count; i++) {
-    const row: Row = {};
+    // A copy of a row that has every column already is made whole with its fields inside it; an
+    // object given its fields one by one keeps those past the fourth in a second allocation.
+    const row: Row = { ...empty };
     for (let column = 0; column < names.length; column++) row[names[column]!] = readers[column]!(i);
     rows.push(row);
   }
