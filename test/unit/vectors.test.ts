@@ -1,23 +1,14 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { inMemoryDuckDB } from '../helpers/duckdb.js';
 import { HIGH_HALF, int64Halves, itemReader, plainReader, typedItems, validBits } from '../../src/data/vectors.js';
 import { plainValue } from '../../src/data/values.js';
 
 describe("DuckDB's vectors read without a call per value", () => {
-  let instance: DuckDBInstance;
-  let connection: DuckDBConnection;
-  beforeAll(async () => {
-    instance = await DuckDBInstance.create(':memory:');
-    connection = await instance.connect();
-  });
-  afterAll(() => {
-    connection.closeSync();
-    instance.closeSync();
-  });
+  const connection = inMemoryDuckDB();
 
   /** The first chunk of `sql` (one column), and its row count. */
   const firstChunk = async (sql: string) => {
-    const result = await connection.run(sql);
+    const result = await connection().run(sql);
     const chunk = result.getChunk(0);
     return { vector: chunk.getColumnVector(0), rows: chunk.rowCount };
   };
@@ -55,7 +46,7 @@ describe("DuckDB's vectors read without a call per value", () => {
    * each value then made what the reader should give (`expected`).
    */
   const readBothWays = async (sql: string, reader: typeof itemReader, expected: (value: unknown) => unknown) => {
-    const chunk = (await connection.run(sql)).getChunk(0);
+    const chunk = (await connection().run(sql)).getChunk(0);
     return Array.from({ length: chunk.columnCount }, (_, c) => {
       const vector = chunk.getColumnVector(c);
       const read = reader(vector, chunk.rowCount);
