@@ -234,6 +234,9 @@ async function throughput(dataDir: string): Promise<void> {
   const targets: { name: string; start: () => Promise<Running>; compressed?: boolean }[] = [
     { name: 'service', start: () => startService(dataDir, '0') },
     { name: 'service+ratelimit', start: () => startService(dataDir, '1000000000'), compressed: true },
+    // The same build again in a process of its own: how far two processes of one build read apart
+    // in the same run, against which rate limiting's cost (one process against another) is read.
+    { name: 'service+rl, again', start: () => startService(dataDir, '1000000000') },
     { name: 'express ceiling', start: () => startCeiling('express', answersFile) },
     { name: 'node:http ceiling', start: () => startCeiling('http', answersFile) },
   ];
@@ -314,6 +317,12 @@ async function throughput(dataDir: string): Promise<void> {
       false,
       '%',
     ) + `  mixed ${(100 * (1 - cpuRatio(['mixed', 'service+ratelimit'], ['mixed', 'service']))).toFixed(1)}%`,
+  );
+  const apart = (w: string) => Math.abs(1 - ratio([w, 'service+rl, again'], [w, 'service+ratelimit']));
+  const apartByCpu = (w: string) => Math.abs(1 - cpuRatio([w, 'service+rl, again'], [w, 'service+ratelimit']));
+  const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+  console.log(
+    `${'two processes of one build, hot / mixed URLs'.padEnd(58)} ${percent(apart('hot')).padStart(7)}    (no target: the noise under the cost above) mixed ${percent(apart('mixed'))}; by CPU ${percent(apartByCpu('hot'))} / ${percent(apartByCpu('mixed'))}`,
   );
   console.log(
     verdict('hot URL, rate limiting on, x node:http ceiling (req/s)', ratio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6),
