@@ -52,7 +52,7 @@ export function bound(params: Params): { values: Record<string, DuckDBValue>; ty
  * variantOf). Each scalar goes through DuckDB's binder for the type node-api would infer for it
  * (INTEGER, BIGINT or DOUBLE for a number, HUGEINT for a bigint, VARCHAR, BOOLEAN, NULL), where
  * node-api's bind makes a native value object per parameter first: each is one more finalizer for
- * the young generation's collection to run (docs/performance.md, "The young generation's pauses").
+ * the young generation's collection to run (docs/performance.md, "Fewer objects an answer").
  * Lists are bound as `bound` makes them.
  */
 export function bindTo(statement: DuckDBPreparedStatement, variant: Variant, params: Params): void {
@@ -103,9 +103,11 @@ const columnsOfStatement = new WeakMap<DuckDBPreparedStatement, ResultColumns>()
 /**
  * The columns of `statement`'s results, read from its first result and kept. Given a vector's type,
  * node-api makes no logical type object for it; each such object is one more finalizer for V8's
- * young-generation collection to run, and a page of lines made eight (docs/performance.md, "The
- * young generation's pauses"). The kept types are checked against each result's type ids (numbers,
- * no object), so a statement whose column types depend on what is bound reads them again.
+ * young-generation collection to run, and a page of lines made eight (docs/performance.md, "Fewer
+ * objects an answer"). The kept types are checked against each result's type ids (numbers, no
+ * object), so a statement whose column types depend on what is bound reads them again. A type id
+ * does not tell a DECIMAL's width or a LIST's item type: the queries cast what they bind
+ * (`$year::INTEGER`), so those never depend on it.
  */
 function columnsOf(statement: DuckDBPreparedStatement, result: DuckDBMaterializedResult): ResultColumns {
   const kept = columnsOfStatement.get(statement);

@@ -19,8 +19,8 @@ import { measuring } from './measured-rows.js';
 /**
  * An expense line as served, from a row of ids (sql/expenses.sql). Its provenance (stage, source,
  * derived: endpoint.ts provenance) is written out here rather than spread from a second object,
- * so that a page makes one object per line, not two (docs/performance.md, "The young
- * generation's pauses").
+ * so that a page makes one object per line, not two (docs/performance.md, "Fewer objects an
+ * answer").
  */
 const expenseItem =
   ({ categoryNames, organizations }: LoadedDrop) =>
