@@ -17,7 +17,7 @@
 import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBVector } from '@duckdb/node-api';
 import { LINES_OF, STAGES, type Stage } from '../domain/stages.js';
 import { NO_EXTENSIONS } from './lockdown.js';
-import { HIGH_HALF, int64Halves, typedItems, validBits } from './vectors.js';
+import { HIGH_HALF, int64Halves, safeIntegerAt, typedItems, validBits } from './vectors.js';
 
 export type LinesTable = 'expenses' | 'resources';
 
@@ -328,9 +328,9 @@ function groupingKeys(vector: DuckDBVector, rows: number): Keys {
   const halves = int64Halves(values);
   const keys = new Float64Array(rows);
   for (let row = 0; row < rows; row++) {
-    const high = halves[2 * row + HIGH_HALF]!;
-    if (high > 0x1fffff || high < -0x200000) return Array.from(values, toKey);
-    keys[row] = high * 2 ** 32 + (halves[2 * row + 1 - HIGH_HALF]! >>> 0);
+    const key = safeIntegerAt(halves, row);
+    if (key === undefined) return Array.from(values, toKey);
+    keys[row] = key;
   }
   return keys;
 }

@@ -36,6 +36,17 @@ export function int64Halves(values: BigInt64Array): Int32Array {
 }
 
 /**
+ * BIGINT value i of `halves` (int64Halves) as a number when it is a safe integer, within
+ * ±(2^53 - 1), as plainValue makes it; else undefined. No bigint is made.
+ */
+export function safeIntegerAt(halves: Int32Array, i: number): number | undefined {
+  const high = halves[2 * i + HIGH_HALF]!;
+  if (high < -0x200000 || high >= 0x200000) return undefined;
+  const value = high * 0x100000000 + (halves[2 * i + 1 - HIGH_HALF]! >>> 0);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/**
  * Which of a vector's first `rows` values are not null, as bits (value i: bit i % 32 of word
  * i >> 5), or undefined when none is null. Read from the validity mask node-api keeps beside the
  * values when it has one (as `items`, see typedItems), else value by value.
@@ -103,14 +114,7 @@ export function plainReader(vector: DuckDBVector, rows: number): (i: number) => 
   const items = (vector as unknown as { items?: unknown }).items;
   if (vector.type.typeId === DuckDBTypeId.BIGINT && items instanceof BigInt64Array && items.length >= rows) {
     const halves = int64Halves(items);
-    return orNull(vector, rows, (i) => {
-      const high = halves[2 * i + HIGH_HALF]!;
-      if (high >= -0x200000 && high < 0x200000) {
-        const value = high * 0x100000000 + (halves[2 * i + 1 - HIGH_HALF]! >>> 0);
-        if (Number.isSafeInteger(value)) return value;
-      }
-      return plainValue(items[i]);
-    });
+    return orNull(vector, rows, (i) => safeIntegerAt(halves, i) ?? plainValue(items[i]));
   }
   const read = itemReader(vector, rows);
   return (i) => plainValue(read(i));
