@@ -40,6 +40,11 @@ export const QUERY_SAMPLES: Record<string, string[]> = {
     'organization=7&year=2010',
     'organization=7&year=2008..2012&offset=200',
     'category=5&year=2008..2012',
+    // Small pages (limit 50 or less), as the docs' examples and widgets ask for them.
+    'year=2013&limit=5',
+    'limit=10&offset=5000',
+    'organization=7&limit=20&offset=100',
+    'category=5&limit=50&offset=500',
   ],
   '/budget/api/resources/': [
     'year=2011',
@@ -49,8 +54,9 @@ export const QUERY_SAMPLES: Record<string, string[]> = {
     'stage=initial&year=2011&offset=20000',
     'category=856&offset=100000',
     'category=790',
+    'year=2011&limit=5&offset=100',
   ],
-  '/budget/api/organization/': ['', 'year=2012&offset=100', 'stage=outturn&offset=100'],
+  '/budget/api/organization/': ['', 'year=2012&offset=100', 'stage=outturn&offset=100', 'limit=10&offset=20'],
   '/budget/api/organization/stats/': ['', 'year=2013', 'year=2013&stage=initial', 'year=2013&measure=per_capita&change=previous_year'],
   '/budget/api/debt/': ['', 'parent=null', 'stage=initial'],
   '/budget/api/outstanding-debt/': ['year=last', 'year=last&stage=outturn'],
