@@ -105,8 +105,8 @@ describe('a query without the filters a request leaves NULL (variantsOf)', () =>
 
 describe('the served database', () => {
   it('reads a small page (50 lines or fewer, past an offset) in one scan, not a scan and a join back by row id', async () => {
-    // DuckDB's late materialization (for LIMIT 50 or less) made such pages 2-3 times slower on
-    // in-memory tables (docs/performance.md#small-pages).
+    // DuckDB's late materialization (for LIMIT 50 or less) made such pages 2-8 times slower on
+    // in-memory tables (docs/performance.md#small-pages-2026-11-28).
     const params = { year_from: 2024, year_to: 2024, limit: 5, from_id: 1n, to_id: 1000n, skip: 2n };
     const variant = await variantOf('expenses', params);
     const { values, types } = bound(Object.fromEntries([...variant.params].map((p) => [p, params[p as keyof typeof params]])));

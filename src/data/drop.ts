@@ -145,8 +145,9 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
     await connection.run('SET threads = 1');
     // A LIMIT of 50 or less (a small page past an offset) made DuckDB scan the filter columns, then
     // join back by row id for the rest: a saving for wide files read from disk, but on these
-    // in-memory tables 2-8 times slower than one scan (docs/performance.md#small-pages). GLOBAL:
-    // the pool's connections, opened after this, start from it.
+    // in-memory tables 2-8 times slower than one scan
+    // (docs/performance.md#small-pages-2026-11-28). GLOBAL: the setting is each connection's, and
+    // the pool's connections are opened after this.
     await connection.run('SET GLOBAL late_materialization_max_rows = 0');
     // A release's database file stays readable (and writable at its checkpoint) after the lock.
     await lockDown(connection, [await scratchDir(), spill, ...(options.databaseFile ? [path.dirname(options.databaseFile)] : [])]);
