@@ -7,7 +7,7 @@ import { Bool, Float64, Int32, Int64, makeData, RecordBatch, Struct, Utf8, type 
 import { memo } from '../lib/memo.js';
 import { named } from '../domain/names.js';
 import { itemReader, TYPED, typedItems, type TypedValues } from '../data/vectors.js';
-import { concatTyped, perId, sourceOf, type NumberColumn, type Source } from './chunk-columns.js';
+import { concatTyped, grown, perId, sourceOf, type NumberColumn, type Source } from './chunk-columns.js';
 import type { ExportQuery } from './format.js';
 import type { Column } from './table.js';
 
@@ -26,11 +26,7 @@ class Validity {
   private bits = new Uint8Array(64);
   nulls = 0;
   set(index: number, valid: boolean): void {
-    if (index >> 3 >= this.bits.length) {
-      const grown = new Uint8Array(this.bits.length * 2);
-      grown.set(this.bits);
-      this.bits = grown;
-    }
+    if (index >> 3 >= this.bits.length) this.bits = grown(this.bits, (index >> 3) + 1);
     if (valid) this.bits[index >> 3]! |= 1 << (index & 7);
     else this.nulls += 1;
   }
@@ -79,11 +75,7 @@ function boolColumn(column: Column): ColumnBuilder {
   const validity = new Validity();
   return {
     add(vector, rows) {
-      if ((length + rows) >> 3 >= bits.length) {
-        const grown = new Uint8Array(Math.max(bits.length * 2, ((length + rows) >> 3) + 1));
-        grown.set(bits);
-        bits = grown;
-      }
+      if ((length + rows) >> 3 >= bits.length) bits = grown(bits, ((length + rows) >> 3) + 1);
       const item = itemReader(vector, rows);
       for (let i = 0; i < rows; i++, length++) {
         const value = item(i);
@@ -141,13 +133,6 @@ function textColumn(text: (vector: DuckDBVector, rows: number) => (index: number
       return taken;
     },
   };
-}
-
-/** A copy of `array` at least `needed` long (twice as long, or more). */
-function grown<T extends Uint8Array | Int32Array>(array: T, needed: number): T {
-  const bigger = new (array.constructor as new (length: number) => T)(Math.max(array.length * 2, needed));
-  bigger.set(array);
-  return bigger;
 }
 
 /** Text read from DuckDB, each distinct string encoded once. */

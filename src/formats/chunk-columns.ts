@@ -39,6 +39,13 @@ export function concatTyped(type: NumberColumn['type'], parts: readonly TypedVal
   return all;
 }
 
+/** A copy of `array` at least `needed` long (twice as long, or more), for columns built as chunks come. */
+export function grown<T extends Uint8Array | TypedValues>(array: T, needed: number): T {
+  const bigger = new (array.constructor as new (length: number) => T)(Math.max(array.length * 2, needed));
+  bigger.set(array as never);
+  return bigger;
+}
+
 /** Ids below this are looked up in an array (dense: category and organization ids are small). */
 const ARRAY_IDS = 1 << 20;
 

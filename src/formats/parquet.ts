@@ -13,7 +13,7 @@ import type { DuckDBVector } from '@duckdb/node-api';
 import { selectColumns } from '../data/export-sql.js';
 import { named as nameIn } from '../domain/names.js';
 import { HIGH_HALF, int64Halves, itemReader, TYPED, typedItems, type TypedValues } from '../data/vectors.js';
-import { perId, sourceOf, type NumberColumn } from './chunk-columns.js';
+import { grown, perId, sourceOf, type NumberColumn } from './chunk-columns.js';
 import { columnList, type DownloadFormat, type ExportQuery } from './format.js';
 import { PARQUET_COPY_OPTIONS, withRequiredColumns } from './parquet-copy.js';
 import { COLUMN_VALUES, type Column, type ColumnType, type FlatRow } from './table.js';
@@ -144,11 +144,7 @@ function groupColumn(column: Column, named: ExportQuery['named']): GroupColumn {
     let length = 0;
     return {
       add(vector, rows) {
-        if (length + rows > values.length) {
-          const grown = new TYPED[type](2 * (length + rows));
-          grown.set(values.subarray(0, length) as never);
-          values = grown;
-        }
+        if (length + rows > values.length) values = grown(values, length + rows);
         values.set(typedItems(vector, rows, type) as never, length);
         length += rows;
       },
