@@ -6,6 +6,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pino } from 'pino';
 import { createApp } from './app.js';
 import { ExportFiles } from './http/export-files.js';
 import { parseConfig, type Config } from './config.js';
@@ -17,6 +18,7 @@ import { createHttpServer } from './http/listener.js';
 import { ApiKeys } from './http/api-keys.js';
 import { SharedCounts } from './http/rate-limit.js';
 import { logger } from './lib/log.js';
+import { warmUp, warmUpPaths } from './http/warm-up.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
   );
   // Files left by an earlier start may have been written by other code: never served again.
   await exportFiles.clear();
+  await warmUpQuietly(config, store, drop.years);
   const server = createHttpServer(createApp({ config, store, counts, apiKeys, exportFiles })).listen(config.PORT, config.HOST, () => {
     const address = server.address();
     logger.info({ host: config.HOST, port: typeof address === 'object' ? address?.port : config.PORT }, 'listening');
@@ -133,6 +136,22 @@ function drainThenStop(server: Server, inFlight: ReturnType<typeof countInFlight
   if (inFlight.count === 0) return stop();
   inFlight.onIdle = stop;
   setTimeout(stop, SHUTDOWN_GRACE_MS).unref();
+}
+
+/**
+ * Runs what first requests run before the server listens (http/warm-up.ts), on an app of its own
+ * that counts, logs, caches and keeps nothing; the process's log says how long it took.
+ */
+async function warmUpQuietly(config: Config, store: Store, years: readonly number[]): Promise<void> {
+  const files = new ExportFiles(path.join(tmpdir(), `budget-warm-up-${process.pid}`), 0);
+  const app = createApp({ config: { ...config, RATE_LIMIT: 0, RESPONSE_CACHE_MB: 0 }, store, log: pino({ level: 'silent' }), exportFiles: files });
+  try {
+    const { requests, ms, failed } = await warmUp(app, warmUpPaths(years));
+    if (failed.length > 0) logger.error({ failed }, 'warm-up requests failed');
+    logger.info({ requests, ms: Math.round(ms) }, 'warmed up');
+  } finally {
+    await files.clear();
+  }
 }
 
 function fail(error: unknown): void {

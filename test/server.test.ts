@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,33 @@ describe('startup', () => {
     const { code, stderr } = await start({ DATA_DIR: dir }).exit;
     expect(code).not.toBe(0);
     expect(stderr.trim()).toBe('budget-api: deficit.parquet: every year must have a row in gdp.parquet; offending row: {"year":1999}');
+  });
+});
+
+describe('warm-up', () => {
+  it('runs first requests before it listens, leaving no trace a client could see: no log line, no export file, a full rate-limit budget', async () => {
+    const exportFiles = mkdtempSync(path.join(tmpdir(), 'budget-exports-'));
+    const server = start({ DATA_DIR: await writeDrop(small), RATE_LIMIT: '5', EXPORT_CACHE_DIR: exportFiles });
+    const port = await listening(server);
+    const res = await fetch(`http://127.0.0.1:${port}/budget/api/expenses/?format=csv`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit')).toMatch(/; r=4; /);
+    await res.arrayBuffer();
+    // The warm-up's own folder of export files is gone; the served one holds only the client's export.
+    expect(existsSync(path.join(tmpdir(), `budget-warm-up-${server.child.pid}`))).toBe(false);
+    server.child.kill('SIGTERM');
+    const { code, stderr } = await server.exit;
+    expect(code).toBe(0);
+    const lines = stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { msg: string; requests?: number; path?: string });
+    const messages = lines.map((line) => line.msg);
+    expect(messages.indexOf('warmed up')).toBeGreaterThan(messages.indexOf('data drop loaded'));
+    expect(messages.indexOf('warmed up')).toBeLessThan(messages.indexOf('listening'));
+    expect(lines.find((line) => line.msg === 'warmed up')!.requests).toBeGreaterThan(20);
+    expect(messages).not.toContain('warm-up requests failed');
+    expect(lines.filter((line) => line.msg === 'request').map((line) => line.path)).toEqual(['/budget/api/expenses/']);
   });
 });
 
