@@ -140,7 +140,8 @@ function drainThenStop(server: Server, inFlight: ReturnType<typeof countInFlight
 
 /**
  * Runs what first requests run before the server listens (http/warm-up.ts), on an app of its own
- * that counts, logs, caches and keeps nothing; the process's log says how long it took.
+ * that counts, logs, caches and keeps nothing; the process's log says how long it took. That app
+ * stays subscribed to the store's swaps, where it clears an empty cache and a folder already gone.
  */
 async function warmUpQuietly(config: Config, store: Store, years: readonly number[]): Promise<void> {
   const files = new ExportFiles(path.join(tmpdir(), `budget-warm-up-${process.pid}`), 0);

@@ -16,6 +16,9 @@ import type { Express } from 'express';
 import { ENDPOINTS } from '../api/endpoints/index.js';
 import { createHttpServer } from './listener.js';
 
+/** How long one warm-up request may take. */
+const WAIT_MS = 10_000;
+
 export interface WarmUp {
   requests: number;
   ms: number;
@@ -77,6 +80,8 @@ function firstBytes(url: string, agent: http.Agent): Promise<number> {
       res.once('end', () => resolve(status));
       res.once('error', () => resolve(status));
     });
+    // A request that hangs would keep the server from ever listening: it counts as failed instead.
+    request.setTimeout(WAIT_MS, () => request.destroy());
     request.once('error', () => resolve(0));
   });
 }
