@@ -150,6 +150,9 @@ async function warmUpQuietly(config: Config, store: Store, years: readonly numbe
     const { requests, ms, failed } = await warmUp(app, warmUpPaths(years));
     if (failed.length > 0) logger.error({ failed }, 'warm-up requests failed');
     logger.info({ requests, ms: Math.round(ms) }, 'warmed up');
+  } catch (error) {
+    // No loopback port to be had: the server still starts, only colder.
+    logger.warn({ err: error }, 'warm-up skipped');
   } finally {
     await files.clear();
   }

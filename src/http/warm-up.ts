@@ -48,7 +48,7 @@ export function warmUpPaths(years: readonly number[]): string[] {
 export async function warmUp(app: Express, paths: readonly string[]): Promise<WarmUp> {
   const started = performance.now();
   const server = createHttpServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   // One connection for all: each request is answered before the next is asked.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
