@@ -258,6 +258,21 @@ describe('a full CSV export of a staged drop written by DuckDB', () => {
     expect(kept.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('keeps its compressed bytes too when the first request asks them compressed, and sends them from that file after', async () => {
+    const url = '/budget/api/resources/?format=csv&stage=outturn';
+    const kept = async () => (await readdir(pair.root, { recursive: true })).filter((name) => /[0-9a-f]{64}$/.test(name)).length;
+    const before = await kept();
+    // superagent decompresses: each answer is compared as the CSV's text.
+    const first = await get(pair.copied, url, { 'Accept-Encoding': 'gzip' }).expect(200);
+    expect(first.headers['content-encoding']).toBe('gzip');
+    expect(await kept()).toBe(before + 2);
+    const again = await get(pair.copied, url, { 'Accept-Encoding': 'gzip' }).expect(200);
+    expect(again.headers['content-encoding']).toBe('gzip');
+    expect(again.headers['content-length']).toBeDefined();
+    const reference = (await get(pair.streamed, url).expect(200)).body as Buffer;
+    for (const answer of [first, again]) expect((answer.body as Buffer).equals(reference)).toBe(true);
+  });
+
   it('leaves no partial file behind when its client goes away, and answers whole the next time', async () => {
     const url = '/budget/api/expenses/?format=csv&stage=initial';
     const { base, stop } = await listen(pair.copied);

@@ -1,12 +1,17 @@
 /**
  * Whole exports kept as files (docs/performance.md#full-exports): the first request of an export
  * streams it and writes it; the next ones are sent from the file, byte for byte the same, with
- * Content-Length and Range; a swapped-in drop never gets another drop's file. CSV and Arrow are
+ * Content-Length and Range, and so are its compressed bytes once compressed; a swapped-in drop
+ * never gets another drop's file. CSV and Arrow are
  * the bytes a server without export files streams; Parquet, written by DuckDB, its content.
  */
+import { once } from 'node:events';
 import { mkdtemp, readdir } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -102,6 +107,90 @@ describe('a whole export asked for twice', () => {
     expect(zipped.headers['content-encoding']).toBe('gzip');
     // superagent has already gunzipped the body.
     expect((zipped.body as Buffer).equals(plain)).toBe(true);
+  });
+
+  it('keeps the compressed bytes as a file of their own once sent, and sends them from it after, with Content-Length and Range', async () => {
+    const url = '/budget/api/expenses/?format=csv&organization=2';
+    const plain = (await get(app, url).expect(200)).body as Buffer;
+    // The node:http client leaves the bytes as they came, where superagent would decompress them.
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const raw = async (encoding: string, headers: Record<string, string> = {}) => {
+      const [res] = (await once(
+        http.get({ port, host: '127.0.0.1', path: url, headers: { 'Accept-Encoding': encoding, ...headers } }),
+        'response',
+      )) as [http.IncomingMessage];
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) };
+    };
+    try {
+      for (const [encoding, decompress] of [
+        ['gzip', gunzipSync],
+        ['br', brotliDecompressSync],
+      ] as const) {
+        const before = (await keptFiles()).length;
+        const first = await raw(encoding);
+        expect(first.headers['content-encoding']).toBe(encoding);
+        expect(first.headers['content-length']).toBeUndefined();
+        expect(decompress(first.body).equals(plain)).toBe(true);
+        expect((await keptFiles()).length).toBe(before + 1);
+        const second = await raw(encoding);
+        expect(second.status).toBe(200);
+        expect(second.headers['content-encoding']).toBe(encoding);
+        expect(second.headers['content-length']).toBe(String(second.body.length));
+        expect(second.headers['accept-ranges']).toBe('bytes');
+        expect(second.headers.etag).toBe(first.headers.etag);
+        expect(second.headers['content-type']).toBe(first.headers['content-type']);
+        expect(second.body.equals(first.body)).toBe(true);
+        const part = await raw(encoding, { Range: 'bytes=10-49' });
+        expect(part.status).toBe(206);
+        expect(part.headers['content-range']).toBe(`bytes 10-49/${second.body.length}`);
+        expect(part.body.equals(second.body.subarray(10, 50))).toBe(true);
+      }
+    } finally {
+      server.close();
+    }
+  });
+
+  it('keeps the bytes and the compressed bytes from the first request, when that one asks them compressed', async () => {
+    const url = '/budget/api/expenses/?format=csv&organization=1';
+    const before = (await keptFiles()).length;
+    const first = await get(app, url, { 'Accept-Encoding': 'br' }).expect(200);
+    expect(first.headers['content-length']).toBeUndefined();
+    expect((await keptFiles()).length).toBe(before + 2);
+    const second = await get(app, url, { 'Accept-Encoding': 'br' }).expect(200);
+    expect(second.headers['content-encoding']).toBe('br');
+    expect(second.headers['content-length']).toBeDefined();
+    const plain = await get(app, url).expect(200);
+    expect(plain.headers['content-length']).toBe(String((plain.body as Buffer).length));
+    // superagent decompresses.
+    for (const answer of [first, second]) expect((answer.body as Buffer).equals(plain.body as Buffer)).toBe(true);
+    expect((plain.body as Buffer).equals((await get(streamed, url).expect(200)).body as Buffer)).toBe(true);
+  });
+
+  it('keeps no partial compressed file when its client goes away, and compresses whole the next time', async () => {
+    const url = '/budget/api/expenses/?format=csv&organization=3';
+    const plain = (await get(app, url).expect(200)).body as Buffer;
+    await get(app, url).expect(200);
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get({ port, host: '127.0.0.1', path: url, headers: { 'Accept-Encoding': 'gzip' } }, (res) =>
+          res.once('data', () => (req.destroy(), resolve())),
+        );
+        req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve() : reject(error)));
+      });
+    } finally {
+      server.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await readdir(root, { recursive: true })).filter((name) => name.endsWith('.part'))).toEqual([]);
+    // superagent decompresses: the same lines, whether this one was compressed on the fly or sent from a file.
+    for (let i = 0; i < 2; i++) expect(((await get(app, url, { 'Accept-Encoding': 'gzip' }).expect(200)).body as Buffer).equals(plain)).toBe(true);
   });
 
   it('keeps no file of a page (limit or offset given)', async () => {

@@ -192,10 +192,17 @@ export function endpointHandler(
       const whole = exportFiles && source.current && wholeExport;
       const fingerprint = lease.drop.data.fingerprint;
       const file = whole ? await exportFiles.find(fingerprint, key) : undefined;
-      if (file) {
+      // Its compressed bytes are kept as a file too, by the first request that has them made.
+      const compressedKey = encoding && `${key} ${encoding}`;
+      const recordCompressed = () => (whole && compressedKey && req.method === 'GET' ? exportFiles.recorder(fingerprint, compressedKey) : undefined);
+      if (file && exportFiles) {
         notes(res).cache = 'hit';
         lease.release();
-        return await sendExportFile(req, res, download, file);
+        const compressed = compressedKey ? await exportFiles.find(fingerprint, compressedKey) : undefined;
+        return await sendExportFile(req, res, download, compressed ?? file, {
+          compressed: compressed !== undefined,
+          record: compressed ? undefined : recordCompressed(),
+        });
       }
       // A full export made from DuckDB holds a connection while it runs: it has its own budget.
       const limited = exportLimits && wholeExport && req.method === 'GET' ? exportLimits : undefined;
@@ -209,12 +216,13 @@ export function endpointHandler(
           : undefined;
       if (copy && exportFiles) {
         const bytes = exportFiles.written(fingerprint, key, await scratchDir(), copyWriter(answering, copy));
-        return await sendDownload(req, res, { ...download, body: () => ({ bytes }), watch });
+        return await sendDownload(req, res, { ...download, body: () => ({ bytes }), recordCompressed: recordCompressed(), watch });
       }
       await sendDownload(req, res, {
         ...download,
         body: () => downloadBody(bound, answering, format, table),
         record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
+        recordCompressed: recordCompressed(),
         watch,
       });
     } finally {

@@ -26,6 +26,8 @@ interface Download {
   body(): DownloadBody;
   /** Keeps the bytes (before compression) as a file for the next requests of the same export. */
   record?: Recorder;
+  /** Keeps the compressed bytes too, for the next requests asking the same encoding. */
+  recordCompressed?: Recorder;
   /** The last stage before the response, made when the bytes start (http/export-limits.ts's watchdog). */
   watch?: () => NodeJS.ReadWriteStream;
 }
@@ -40,13 +42,13 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
     res.status(200).set(headers).end();
     return;
   }
-  // The first chunk is awaited before any header is set, so a failing query still becomes a
-  // problem+json answer; a failure after that can only cut the stream short.
-  const body = download.body();
-  const chunks = ('rows' in body ? body.rows : body.bytes)[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  res.status(200).set(headers);
   try {
+    // The first chunk is awaited before any header is set, so a failing query still becomes a
+    // problem+json answer; a failure after that can only cut the stream short.
+    const body = download.body();
+    const chunks = ('rows' in body ? body.rows : body.bytes)[Symbol.asyncIterator]();
+    const first = await chunks.next();
+    res.status(200).set(headers);
     // Bytes are made up to 1 MB ahead of the socket, so encoding the next ones overlaps the
     // kernel sending the last ones (the default, 16 KB, left the encoder idle on every drain).
     const source = Readable.from(
@@ -57,10 +59,13 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
     if ('rows' in body) stages.push(download.format.encoder(body.columns));
     if (download.record) stages.push(download.record.tap);
     if (download.encoding) stages.push(compressor(download.encoding));
+    if (download.encoding && download.recordCompressed) stages.push(download.recordCompressed.tap);
     if (download.watch) stages.push(download.watch());
     await pipeline([source, ...stages, res]);
   } catch (error) {
+    // Whatever was recorded is not the whole export: it is not kept.
     download.record?.abort();
+    download.recordCompressed?.abort();
     // The client went away: pipeline has already stopped the query and given its connection back.
     if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     throw error;
@@ -68,20 +73,30 @@ export async function sendDownload(req: Request, res: Response, download: Downlo
 }
 
 /**
- * Sends an export already written to a file: by the kernel with Content-Length and Range when
- * not compressed, else compressed on the fly (still no query, no encoding of rows).
+ * Sends an export already written to a file, by the kernel with Content-Length and Range. A
+ * compressed answer is sent the same way once its compressed bytes are a file of their own
+ * (`compressed`); until then the file is compressed on the fly, and `record` keeps what that
+ * makes, for the next requests. Either way no query and no encoding of rows.
  */
-export async function sendExportFile(req: Request, res: Response, download: Omit<Download, 'body' | 'record'>, file: ExportFile): Promise<void> {
+export async function sendExportFile(
+  req: Request,
+  res: Response,
+  download: Omit<Download, 'body' | 'record'>,
+  file: ExportFile,
+  { compressed = false, record }: { compressed?: boolean; record?: Recorder } = {},
+): Promise<void> {
   const headers = {
     'Content-Type': download.format.contentType,
     'Content-Disposition': `attachment; filename="${download.fileName}"`,
+    ...(download.encoding && { 'Content-Encoding': download.encoding }),
   };
-  if (download.encoding) {
-    res.status(200).set({ ...headers, 'Content-Encoding': download.encoding });
+  if (download.encoding && !compressed) {
+    res.status(200).set(headers);
     if (req.method === 'HEAD') return void res.end();
     try {
-      await pipeline([createReadStream(file.file), compressor(download.encoding), res]);
+      await pipeline([createReadStream(file.file), compressor(download.encoding), ...(record ? [record.tap] : []), res]);
     } catch (error) {
+      record?.abort();
       if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
       throw error;
     }
