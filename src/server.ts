@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { createApp } from './app.js';
+import { ENDPOINTS } from './api/endpoints/index.js';
 import { ExportFiles } from './http/export-files.js';
 import { parseConfig, type Config } from './config.js';
 import { Releases } from './data/releases.js';
@@ -147,7 +148,7 @@ async function warmUpQuietly(config: Config, store: Store, years: readonly numbe
   const files = new ExportFiles(path.join(tmpdir(), `budget-warm-up-${process.pid}`), 0);
   const app = createApp({ config: { ...config, RATE_LIMIT: 0, RESPONSE_CACHE_MB: 0 }, store, log: pino({ level: 'silent' }), exportFiles: files });
   try {
-    const { requests, ms, failed } = await warmUp(app, warmUpPaths(years));
+    const { requests, ms, failed } = await warmUp(app, warmUpPaths(ENDPOINTS, years));
     if (failed.length > 0) logger.error({ failed }, 'warm-up requests failed');
     logger.info({ requests, ms: Math.round(ms) }, 'warmed up');
   } catch (error) {

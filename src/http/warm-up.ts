@@ -13,7 +13,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { ENDPOINTS } from '../api/endpoints/index.js';
 import { createHttpServer } from './listener.js';
 
 /** How long one warm-up request may take. */
@@ -26,18 +25,18 @@ export interface WarmUp {
   failed: string[];
 }
 
-/** The requests a first user is likeliest to make, for a drop with these years. */
-export function warmUpPaths(years: readonly number[]): string[] {
+/** The requests a first user is likeliest to make, of these endpoints (api/endpoints), for a drop with these years. */
+export function warmUpPaths(endpoints: readonly { path: string; paged: boolean }[], years: readonly number[]): string[] {
   const year = years[Math.floor(years.length / 2)];
-  const paths = ENDPOINTS.map((endpoint) => endpoint.path);
-  const paged = ENDPOINTS.filter((endpoint) => endpoint.paged);
+  const paths = endpoints.map((endpoint) => endpoint.path);
+  const paged = endpoints.filter((endpoint) => endpoint.paged);
   for (const endpoint of paged) {
     paths.push(`${endpoint.path}?limit=5&offset=5`);
     if (year !== undefined) paths.push(`${endpoint.path}?year=${year}&limit=5&offset=5`);
   }
   // The formats' code is the same for every endpoint's exports; one endpoint's warm it. A year's
   // export may be small enough to be made another way than every line's (api/pipeline.ts).
-  for (const format of ['csv', 'arrow', 'parquet']) {
+  for (const format of paged.length > 0 ? ['csv', 'arrow', 'parquet'] : []) {
     paths.push(`${paged[0]!.path}?format=${format}`);
     if (year !== undefined) paths.push(`${paged[0]!.path}?year=${year}&format=${format}`);
   }
