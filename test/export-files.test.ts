@@ -33,6 +33,7 @@ const many = {
   },
 };
 
+let dir: string;
 let root: string;
 let files: ExportFiles;
 let store: Store;
@@ -42,7 +43,7 @@ let app: ReturnType<typeof createApp>;
 let streamed: ReturnType<typeof createApp>;
 
 beforeAll(async () => {
-  const dir = await writeDrop(many);
+  dir = await writeDrop(many);
   root = await mkdtemp(path.join(tmpdir(), 'export-files-test-'));
   files = new ExportFiles(root, 64 * 2 ** 20);
   const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir });
@@ -191,6 +192,23 @@ describe('a whole export asked for twice', () => {
     expect((await readdir(root, { recursive: true })).filter((name) => name.endsWith('.part'))).toEqual([]);
     // superagent decompresses: the same lines, whether this one was compressed on the fly or sent from a file.
     for (let i = 0; i < 2; i++) expect(((await get(app, url, { 'Accept-Encoding': 'gzip' }).expect(200)).body as Buffer).equals(plain)).toBe(true);
+  });
+
+  it('keeps nothing of an export whose query is refused before its first rows, and the next request keeps it whole', async () => {
+    // A store that refuses every query (no query may run or wait), sharing the export files.
+    const refusing = new Store(1, { maxConcurrent: 0, timeoutMs: 5_000, queueWaitMs: 1_000 });
+    refusing.swap(await loadDrop(dir));
+    try {
+      const url = '/budget/api/expenses/?format=csv&year=2022&organization=2';
+      await get(createApp({ config: parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir }), store: refusing, exportFiles: files }), url).expect(503);
+      expect((await readdir(root, { recursive: true })).filter((name) => name.endsWith('.part'))).toEqual([]);
+      const first = await get(app, url).expect(200);
+      const again = await get(app, url).expect(200);
+      expect(again.headers['content-length']).toBe(String((first.body as Buffer).length));
+      expect((again.body as Buffer).equals(first.body as Buffer)).toBe(true);
+    } finally {
+      refusing.close();
+    }
   });
 
   it('keeps no file of a page (limit or offset given)', async () => {
