@@ -192,16 +192,17 @@ export function endpointHandler(
       const whole = exportFiles && source.current && wholeExport;
       const fingerprint = lease.drop.data.fingerprint;
       const file = whole ? await exportFiles.find(fingerprint, key) : undefined;
-      // Its compressed bytes are kept as a file too, by the first request that has them made.
+      // Kept as a file by the request that makes them: the bytes, and their compressed bytes too.
+      const recordAs = (fileKey: string | undefined) =>
+        whole && fileKey && req.method === 'GET' ? exportFiles.recorder(fingerprint, fileKey) : undefined;
       const compressedKey = encoding && `${key} ${encoding}`;
-      const recordCompressed = () => (whole && compressedKey && req.method === 'GET' ? exportFiles.recorder(fingerprint, compressedKey) : undefined);
       if (file && exportFiles) {
         notes(res).cache = 'hit';
         lease.release();
         const compressed = compressedKey ? await exportFiles.find(fingerprint, compressedKey) : undefined;
         return await sendExportFile(req, res, download, compressed ?? file, {
           compressed: compressed !== undefined,
-          record: compressed ? undefined : recordCompressed(),
+          record: compressed ? undefined : recordAs(compressedKey),
         });
       }
       // A full export made from DuckDB holds a connection while it runs: it has its own budget.
@@ -216,13 +217,13 @@ export function endpointHandler(
           : undefined;
       if (copy && exportFiles) {
         const bytes = exportFiles.written(fingerprint, key, await scratchDir(), copyWriter(answering, copy));
-        return await sendDownload(req, res, { ...download, body: () => ({ bytes }), recordCompressed: recordCompressed(), watch });
+        return await sendDownload(req, res, { ...download, body: () => ({ bytes }), recordCompressed: recordAs(compressedKey), watch });
       }
       await sendDownload(req, res, {
         ...download,
         body: () => downloadBody(bound, answering, format, table),
-        record: whole && req.method === 'GET' ? exportFiles.recorder(fingerprint, key) : undefined,
-        recordCompressed: recordCompressed(),
+        record: recordAs(key),
+        recordCompressed: recordAs(compressedKey),
         watch,
       });
     } finally {
