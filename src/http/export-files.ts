@@ -117,7 +117,10 @@ export class ExportFiles {
     const abort = () => {
       if (finished) return;
       finished = true;
-      void opened.then(() => out?.destroy()).finally(() => void rm(temp, { force: true }).finally(done));
+      // Removed once the stream has closed: a stream destroyed before its file is open still
+      // creates the file when the open completes, after any earlier rm.
+      const closed = opened.then(() => new Promise<void>((resolve) => (out && !out.closed ? out.once('close', resolve).destroy() : resolve())));
+      void closed.finally(() => void rm(temp, { force: true }).finally(done));
     };
     const tap = new Transform({
       transform(chunk: Buffer, _encoding, callback: TransformCallback) {
