@@ -205,7 +205,6 @@ describe('a whole export asked for twice', () => {
       await expect
         .poll(async () => (await readdir(root, { recursive: true })).filter((name) => name.endsWith('.part')), { timeout: 2_000 })
         .toEqual([]);
-      await new Promise((resolve) => setTimeout(resolve, 50));
       const first = await get(app, url).expect(200);
       const again = await get(app, url).expect(200);
       expect(again.headers['content-length']).toBe(String((first.body as Buffer).length));

@@ -11,6 +11,7 @@
  * folders of other drops.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { closeSync, createWriteStream, openSync, read, writeFileSync, type WriteStream } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -118,9 +119,19 @@ export class ExportFiles {
       if (finished) return;
       finished = true;
       // Removed once the stream has closed: a stream destroyed before its file is open still
-      // creates the file when the open completes, after any earlier rm.
-      const closed = opened.then(() => new Promise<void>((resolve) => (out && !out.closed ? out.once('close', resolve).destroy() : resolve())));
-      void closed.finally(() => void rm(temp, { force: true }).finally(done));
+      // creates the file when the open completes, after any earlier rm. The export is free to be
+      // recorded again from then on, under a partial file of another name.
+      const closed = opened.then(() => {
+        if (!out || out.closed) return;
+        const closing = once(out, 'close');
+        out.destroy();
+        return closing;
+      });
+      const release = () => {
+        done();
+        void rm(temp, { force: true }).catch(() => undefined);
+      };
+      void closed.then(release, release);
     };
     const tap = new Transform({
       transform(chunk: Buffer, _encoding, callback: TransformCallback) {
