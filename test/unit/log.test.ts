@@ -2,11 +2,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { batchedLines } from '../../src/lib/log.js';
 
-/** A stand-in for pino's destination that keeps what is written to it. */
+/** A stand-in for pino's destination that keeps what is written to it, as text. */
 function destination() {
   const writes: string[] = [];
-  const out = { write: (text: string) => writes.push(text), flush: (callback?: () => void) => callback?.() };
-  return { writes, out: out as unknown as Parameters<typeof batchedLines>[0] };
+  const out = { write: (bytes: Buffer) => writes.push(bytes.toString('utf8')), flush: (callback?: () => void) => callback?.() };
+  return { writes, out };
 }
 
 afterEach(() => {
@@ -25,6 +25,20 @@ describe('the request log', () => {
     expect(writes[0]!.length).toBeGreaterThanOrEqual(12_288);
     lines.flush();
     expect(writes.join('')).toBe(Array.from({ length: 200 }, (_, i) => line(i)).join(''));
+  });
+
+  it('writes lines of any length and alphabet whole, in the order they came', () => {
+    const { writes, out } = destination();
+    const lines = batchedLines(out);
+    const sent = [
+      '{"path":"/budget/api/organizations/Ministère de l\'Éducation"}\n',
+      `{"msg":"${'é'.repeat(5_000)}"}\n`,
+      `{"stack":"${'x'.repeat(40_000)}"}\n`,
+      '{"emoji":"📊 €"}\n',
+    ];
+    for (let i = 0; i < 300; i++) lines.write(sent[i % sent.length]!);
+    lines.flush();
+    expect(writes.join('')).toBe(Array.from({ length: 300 }, (_, i) => sent[i % sent.length]).join(''));
   });
 
   it('writes the lines of a quiet server within 200 ms', () => {
