@@ -8,6 +8,7 @@ import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { setFrontHeader } from './headers.js';
 import { requestIdFor } from './request-id.js';
+import { pathOf } from './url-path.js';
 
 /** What handlers tell the log about a request, through res.locals. */
 interface LogNotes {
@@ -22,6 +23,20 @@ interface LogNotes {
   cut?: string;
   /** A 5xx's cause, logged with its stack; the client only ever sees a generic problem. */
   error?: unknown;
+}
+
+/** A request's line in the log. */
+interface RequestLine {
+  id: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  bytes: number;
+  cache: LogNotes['cache'];
+  cut: string | undefined;
+  deprecated: string[] | undefined;
+  aborted: true | undefined;
 }
 
 export function notes(res: Response): LogNotes {
@@ -39,20 +54,23 @@ export function accessLog(logger: Logger): RequestHandler {
     const started = performance.now();
     const socket = req.socket;
     const writtenBefore = socket.bytesWritten;
-    res.once('close', () => {
-      const { cache, error, deprecated } = notes(res);
-      const line = {
+    // `on`, not `once`: a response closes once, and once's wrapper is a closure more per request.
+    res.on('close', () => {
+      const { cache, error, deprecated, cut } = notes(res);
+      // Every line has the same fields in the same order, those without a value undefined (pino
+      // leaves them out): objects of one shape are cheaper to build and to serialize.
+      const line: RequestLine = {
         id,
         method: req.method,
-        path: req.originalUrl.split('?', 1)[0],
+        path: pathOf(req.originalUrl),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         bytes: socket.bytesWritten - writtenBefore,
-        ...(cache && { cache }),
-        ...(notes(res).cut && { cut: notes(res).cut }),
-        ...(deprecated && { deprecated }),
+        cache,
+        cut,
+        deprecated,
         // The client went away before the whole answer was sent.
-        ...(!res.writableFinished && { aborted: true }),
+        aborted: res.writableFinished ? undefined : true,
       };
       // Only a line with an error object needs the redacting logger; a 503 overloaded, of which an
       // overloaded server writes hundreds a second, is a line of picked fields like any other.

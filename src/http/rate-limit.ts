@@ -8,6 +8,7 @@ import { memo } from '../lib/memo.js';
 import type { ApiKey } from './api-keys.js';
 import { problem } from '../domain/errors.js';
 import { setFrontHeader } from './headers.js';
+import { pathOf } from './url-path.js';
 
 export interface RateLimitOptions {
   /** Requests per minute for a client without an API key; 0: not limited. */
@@ -248,10 +249,4 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The path of a request's URL, as req.path gives it, without parsing the whole URL. */
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
 }
