@@ -50,7 +50,7 @@ describe('with RATE_LIMIT=3', () => {
 });
 
 describe('the RateLimit, RateLimit-Policy and Retry-After headers', () => {
-  it('are byte for byte those express-rate-limit writes itself with standardHeaders draft-8, up to the 429', async () => {
+  it('are byte for byte those express-rate-limit writes itself with standardHeaders draft-8, up to the 429 and through new windows', async () => {
     // RateLimit's t= counts seconds to the window's end: with the clock still, both say the same.
     vi.useFakeTimers({ toFake: ['Date'] });
     const ours = await appFor(small, { RATE_LIMIT: '2' });
@@ -68,11 +68,21 @@ describe('the RateLimit, RateLimit-Policy and Retry-After headers', () => {
       );
       reference.get('/budget/api/totals/', (_req, res) => res.json([]));
       const headers = (res: request.Response) => [res.status, res.headers.ratelimit, res.headers['ratelimit-policy'], res.headers['retry-after']];
-      for (let i = 0; i < 3; i++) {
-        const mine = await request(ours.app).get('/budget/api/totals/');
-        const theirs = await request(reference).get('/budget/api/totals/');
-        expect(headers(mine)).toEqual(headers(theirs));
-      }
+      const compare = async (times: number) => {
+        for (let i = 0; i < times; i++) {
+          const mine = await request(ours.app).get('/budget/api/totals/');
+          const theirs = await request(reference).get('/budget/api/totals/');
+          expect(headers(mine)).toEqual(headers(theirs));
+        }
+      };
+      await compare(3);
+      // Into the same minute, then past its end: a new window begins for both, and it ends too.
+      vi.setSystemTime(Date.now() + 30_000);
+      await compare(1);
+      vi.setSystemTime(Date.now() + 31_000);
+      await compare(3);
+      vi.setSystemTime(Date.now() + 125_000);
+      await compare(1);
     } finally {
       vi.useRealTimers();
       await ours.close();
