@@ -2,11 +2,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { batchedLines } from '../../src/lib/log.js';
 
-/** A stand-in for pino's destination that keeps what is written to it, as text. */
+/** A stand-in for pino's destination that keeps what is written to it. */
 function destination() {
   const writes: string[] = [];
-  const out = { write: (bytes: Buffer) => writes.push(bytes.toString('utf8')), flush: (callback?: () => void) => callback?.() };
-  return { writes, out };
+  const out = { write: (text: string) => writes.push(text), flush: (callback?: () => void) => callback?.() };
+  return { writes, out: out as unknown as Parameters<typeof batchedLines>[0] };
 }
 
 afterEach(() => {
