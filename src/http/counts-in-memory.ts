@@ -5,8 +5,9 @@ import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
  * per client from its first request, and a client not seen for a whole window forgotten (the
  * counts of the window before are kept one window more, then dropped). The difference is that a
  * count is answered at once: MemoryStore answers through a promise, and on Node.js 24 waiting for
- * it cost a cache hit about 7% of its CPU (docs/performance.md, "The rate limiter's count, answered
- * at once"). express-rate-limit's Store allows a count without a promise; the limiter takes either.
+ * it cost a cache hit about 7% of its CPU (on Node.js 20 too little to tell from the noise;
+ * docs/performance.md, "Cache hits: the count answered at once"). express-rate-limit's Store
+ * allows a count without a promise, and the limiter takes either.
  */
 export class CountsInMemory implements Store {
   readonly localKeys = true;
