@@ -20,6 +20,7 @@ import { negotiate } from '../formats/negotiate.js';
 import { FORMATS } from '../formats/registry.js';
 import type { Table } from '../formats/table.js';
 import { notes } from '../http/access-log.js';
+import { pathOf } from '../http/url-path.js';
 import { answerKey, canonicalQuery, keyButDrop, type CanonicalQuery } from '../http/canonical-query.js';
 import { freshTag, isCompressible, render, sendRendered, tagOf, type Rendered } from '../http/caching.js';
 import { encodedTag, negotiateEncoding } from '../http/encoding.js';
@@ -69,8 +70,7 @@ export function cachedLookup(store: Store, cache: ResponseCache, endpoints: read
     const newline = request.indexOf('\n');
     const url = newline < 0 ? request : request.slice(0, newline);
     const accept = newline < 0 ? undefined : request.slice(newline + 1);
-    const queryAt = url.indexOf('?');
-    const endpoint = byPath.get(queryAt < 0 ? url : url.slice(0, queryAt));
+    const endpoint = byPath.get(pathOf(url));
     if (!endpoint) return null;
     const query = canonicalQuery(url, endpoint.order, endpoint.normalize);
     return keyButDrop(endpoint.path, query, query.format ?? negotiate(accept, undefined));

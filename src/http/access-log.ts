@@ -25,20 +25,6 @@ interface LogNotes {
   error?: unknown;
 }
 
-/** A request's line in the log. */
-interface RequestLine {
-  id: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  bytes: number;
-  cache: LogNotes['cache'];
-  cut: string | undefined;
-  deprecated: string[] | undefined;
-  aborted: true | undefined;
-}
-
 export function notes(res: Response): LogNotes {
   return res.locals as LogNotes;
 }
@@ -59,7 +45,7 @@ export function accessLog(logger: Logger): RequestHandler {
       const { cache, error, deprecated, cut } = notes(res);
       // Every line has the same fields in the same order, those without a value undefined (pino
       // leaves them out): objects of one shape are cheaper to build and to serialize.
-      const line: RequestLine = {
+      const line = {
         id,
         method: req.method,
         path: pathOf(req.originalUrl),

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { HttpError, problem } from '../domain/errors.js';
 import { notes } from './access-log.js';
 import { setCommonHeaders } from './headers.js';
+import { pathOf } from './url-path.js';
 
 export { HttpError, PROBLEM_CODES, problem, type ParameterError, type ProblemCode } from '../domain/errors.js';
 
@@ -62,4 +63,4 @@ export function errorHandler(): ErrorRequestHandler {
   };
 }
 
-const safePath = (url: string): string => url.split('?')[0]!.slice(0, 200);
+const safePath = (url: string): string => pathOf(url).slice(0, 200);
