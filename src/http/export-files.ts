@@ -118,20 +118,18 @@ export class ExportFiles {
     const abort = () => {
       if (finished) return;
       finished = true;
-      // Removed once the stream has closed: a stream destroyed before its file is open still
-      // creates the file when the open completes, after any earlier rm. The export is free to be
-      // recorded again from then on, under a partial file of another name.
+      // Free to be recorded again at once, under a partial file of another name. This one's is
+      // removed once its stream has closed: a stream destroyed before its file is open still
+      // creates the file when the open completes, after any earlier rm.
+      done();
       const closed = opened.then(() => {
         if (!out || out.closed) return;
         const closing = once(out, 'close');
         out.destroy();
         return closing;
       });
-      const release = () => {
-        done();
-        void rm(temp, { force: true }).catch(() => undefined);
-      };
-      void closed.then(release, release);
+      const removePartial = () => void rm(temp, { force: true }).catch(() => undefined);
+      void closed.then(removePartial, removePartial);
     };
     const tap = new Transform({
       transform(chunk: Buffer, _encoding, callback: TransformCallback) {
