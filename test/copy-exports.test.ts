@@ -217,6 +217,24 @@ describe('a small full Parquet export, as the server makes it', () => {
   });
 });
 
+describe('a full Parquet export of more lines than one row group holds', () => {
+  it("is rewritten row group by row group, and reads back as the JS writer's", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'copy-exports-row-groups-'));
+    // DuckDB's row groups hold 100,352 lines here (PARQUET_COPY_OPTIONS): two of them.
+    await synthDrop(dir, { expenseLines: 105_000, seed: 7 });
+    const pair = await pairFor(dir, { asServed: true });
+    try {
+      const read = await expectSameParquet(pair, '/budget/api/expenses/?format=parquet');
+      expect(read.rows.length).toBe(105_000);
+      const body = (await get(pair.copied, '/budget/api/expenses/?format=parquet').expect(200)).body as Buffer;
+      const metadata = parquetMetadata(body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer);
+      expect(metadata.row_groups.map((group) => Number(group.num_rows))).toEqual([100_352, 4_648]);
+    } finally {
+      await pair.close();
+    }
+  }, 120_000);
+});
+
 describe('a full CSV export of a staged drop written by DuckDB', () => {
   let pair: Pair;
   beforeAll(async () => {

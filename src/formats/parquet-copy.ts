@@ -11,8 +11,8 @@
  * DuckDB's, untouched. Bloom filters, which DuckDB writes after the row groups, are left out (the
  * JS writer writes none either).
  *
- * The file is rewritten column chunk by column chunk, a chunk (one column of one row group, about
- * a megabyte) in memory at a time.
+ * The file is rewritten row group by row group, one row group's bytes (its 100,352 lines, a few
+ * megabytes) in memory at a time, each read in one go and written in one go.
  */
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { parquetMetadata, type ColumnChunk, type FileMetaData, type PageHeader } from 'hyparquet';
@@ -24,6 +24,9 @@ import snappy from 'snappy';
 import type { Column } from './table.js';
 
 const MAGIC = Buffer.from('PAR1');
+
+/** The footer's usual size is well under this: read with the tail's length in one go. */
+const FOOTER_GUESS = 64 * 1024;
 
 /** COPY's options: uncompressed, so that a page's levels can be cut out before it is compressed; row groups of about the JS writer's size (DuckDB rounds it to whole vectors: 100,352). */
 export const PARQUET_COPY_OPTIONS = 'FORMAT parquet, COMPRESSION uncompressed, ROW_GROUP_SIZE 100000';
@@ -56,13 +59,19 @@ async function rewrite(input: FileHandle, out: FileHandle, required: ReadonlySet
   // Bytes of `out` so far: the magic number.
   let at = MAGIC.length;
   for (const group of metadata.row_groups) {
+    // A row group is read in one go and written in one go, not a column chunk at a time: each
+    // file operation is a trip through libuv's thread pool (every line of a 1M-line drop, 10 row
+    // groups: 187 ms a chunk at a time, 143 ms a group at a time, the same bytes).
+    const { start, bytes } = await rowGroupBytes(input, group.columns);
     const groupStart = at;
     let groupBytes = 0n;
+    const pieces: Uint8Array[] = [];
     for (const chunk of group.columns) {
-      const { bytes, uncompressed } = await rewriteChunk(input, out, chunk, at, required);
-      at += bytes;
+      const { bytes: written, uncompressed } = rewriteChunk(bytes, start, chunk, at, required, pieces);
+      at += written;
       groupBytes += uncompressed;
     }
+    await out.writev(pieces);
     group.file_offset = BigInt(groupStart);
     group.total_compressed_size = BigInt(at - groupStart);
     group.total_byte_size = groupBytes;
@@ -79,43 +88,62 @@ async function rewrite(input: FileHandle, out: FileHandle, required: ReadonlySet
   await out.write(new Uint8Array(footer.getBytes()));
 }
 
-/** The file's metadata, read from its end. */
-async function footerOf(input: FileHandle): Promise<FileMetaData> {
-  const { size } = await input.stat();
-  const tail = Buffer.alloc(8);
-  await input.read(tail, 0, 8, size - 8);
-  if (!tail.subarray(4).equals(MAGIC)) throw new Error('COPY wrote no Parquet footer');
-  const length = tail.readUInt32LE(0) + 8;
-  const footer = Buffer.alloc(length);
-  await input.read(footer, 0, length, size - length);
-  return parquetMetadata(footer.buffer.slice(footer.byteOffset, footer.byteOffset + length) as ArrayBuffer);
-}
-
-/**
- * Copies one column chunk to `out` (where it starts at `at`), each data page of a required column
- * without its definition levels, every page compressed, and sets the chunk's offsets and sizes in
- * the footer to match.
- */
-async function rewriteChunk(
-  input: FileHandle,
-  out: FileHandle,
-  chunk: ColumnChunk,
-  at: number,
-  required: ReadonlySet<string>,
-): Promise<{ bytes: number; uncompressed: bigint }> {
+/** Where a column chunk's pages are in the file DuckDB wrote, and how many bytes they take. */
+function chunkRange(chunk: ColumnChunk): { start: number; length: number } {
   const meta = chunk.meta_data;
   if (!meta || meta.codec !== 'UNCOMPRESSED' || chunk.offset_index_offset !== undefined || chunk.column_index_offset !== undefined) {
     throw new Error('COPY wrote a column chunk this rewrite does not know');
   }
+  return { start: Number(meta.dictionary_page_offset ?? meta.data_page_offset), length: Number(meta.total_compressed_size) };
+}
+
+/** The bytes of a row group's column chunks, read in one go, and where they start in the file. */
+async function rowGroupBytes(input: FileHandle, chunks: readonly ColumnChunk[]): Promise<{ start: number; bytes: Buffer }> {
+  const ranges = chunks.map(chunkRange);
+  const start = Math.min(...ranges.map((range) => range.start));
+  const end = Math.max(...ranges.map((range) => range.start + range.length));
+  const bytes = Buffer.alloc(end - start);
+  await input.read(bytes, 0, bytes.length, start);
+  return { start, bytes };
+}
+
+/** The file's metadata, read from its end: one read of its last bytes, a second only for a footer larger than those. */
+async function footerOf(input: FileHandle): Promise<FileMetaData> {
+  const { size } = await input.stat();
+  const tailLength = Math.min(size, FOOTER_GUESS);
+  let tail = Buffer.alloc(tailLength);
+  await input.read(tail, 0, tailLength, size - tailLength);
+  if (tailLength < 8 || !tail.subarray(tailLength - 4).equals(MAGIC)) throw new Error('COPY wrote no Parquet footer');
+  const length = tail.readUInt32LE(tailLength - 8) + 8;
+  if (length > size) throw new Error('COPY wrote no Parquet footer');
+  if (length > tailLength) {
+    tail = Buffer.alloc(length);
+    await input.read(tail, 0, length, size - length);
+  }
+  const footer = tail.subarray(tail.length - length);
+  return parquetMetadata(footer.buffer.slice(footer.byteOffset, footer.byteOffset + length) as ArrayBuffer);
+}
+
+/**
+ * Adds one column chunk, cut from its row group's bytes, to `pieces` (where it starts at `at` in
+ * the file written): each data page of a required column without its definition levels, every
+ * page compressed. Sets the chunk's offsets and sizes in the footer to match.
+ */
+function rewriteChunk(
+  group: Buffer,
+  groupStart: number,
+  chunk: ColumnChunk,
+  at: number,
+  required: ReadonlySet<string>,
+  pieces: Uint8Array[],
+): { bytes: number; uncompressed: bigint } {
+  const meta = chunk.meta_data!;
   const column = meta.path_in_schema.join('.');
   const strip = meta.path_in_schema.length === 1 && required.has(column);
   if (strip && meta.statistics?.null_count !== 0n) throw new Error(`COPY wrote column ${column} with nulls, or without counting them`);
-  const start = Number(meta.dictionary_page_offset ?? meta.data_page_offset);
-  const length = Number(meta.total_compressed_size);
-  const bytes = Buffer.alloc(length);
-  await input.read(bytes, 0, length, start);
+  const { start, length } = chunkRange(chunk);
+  const bytes = group.subarray(start - groupStart, start - groupStart + length);
   const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, length), offset: 0 };
-  const pieces: Uint8Array[] = [];
   let written = 0;
   let uncompressed = 0;
   let firstDataPage: number | undefined;
@@ -136,7 +164,6 @@ async function rewriteChunk(
     written += headBytes.length + compressed.length;
     uncompressed += headBytes.length + body.length;
   }
-  await out.writev(pieces);
   meta.codec = 'SNAPPY';
   if (meta.dictionary_page_offset !== undefined) meta.dictionary_page_offset = BigInt(at);
   meta.data_page_offset = BigInt(firstDataPage ?? at);
