@@ -29,7 +29,7 @@ import type { RecordedAnswer } from './ceiling.js';
 import { exportFigures, printExportFigures } from './exports.js';
 import type { QueryFigures } from './queries.js';
 import { reloadUnderLoad } from './reload.js';
-import { spawnAndWait, startService, type Running } from './service.js';
+import { cpuUs, spawnAndWait, startService, type Running } from './service.js';
 
 const ROOT = projectRoot();
 const WORK = path.join(ROOT, '.bench');
@@ -76,13 +76,6 @@ interface Load {
   errors: number;
   /** CPU time the target's process spent per answer during the slice (user + system), µs. */
   cpuUs: number;
-}
-
-/** CPU time of a process so far (user + system, all its threads), from /proc (Linux), in µs. */
-function cpuUs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime, fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /**

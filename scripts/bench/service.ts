@@ -1,9 +1,9 @@
 /**
  * Starting the servers a benchmark measures, and waiting until they listen: the built service and
- * the ceilings (ceiling.ts). Shared by run.ts and profile.ts.
+ * the ceilings (ceiling.ts), and the CPU time a process has used. Shared by the benchmarks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/data/sql.js';
@@ -59,4 +59,11 @@ export function startService(dataDir: string, rateLimit: string, nodeArgs: strin
     },
     (_out, err) => Number(/"port":(\d+)[^\n]*"msg":"listening"/.exec(err)?.[1]) || null,
   );
+}
+
+/** CPU time of a process so far (user + system, all its threads), from /proc (Linux), in µs. */
+export function cpuUs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
