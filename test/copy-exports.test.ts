@@ -124,16 +124,17 @@ async function expectSameBytes(pair: Pair, url: string): Promise<string> {
   return (reference.body as Buffer).toString('utf8');
 }
 
-/**
- * Asks both apps for a Parquet export, twice of the one that keeps files: DuckDB's file, its
- * required columns marked (formats/parquet-copy.ts), reads back as the JS writer's does, with the
- * same columns, types, nullability and rows in the same order; asked again, the same bytes from the file.
- */
 /** A Parquet file's footer. */
 function metadataOf(body: Buffer) {
   return parquetMetadata(body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer);
 }
 
+/**
+ * Asks both apps for a Parquet export, twice of the one that keeps files: DuckDB's file, its
+ * required columns marked (formats/parquet-copy.ts), reads back as the JS writer's does, with the
+ * same columns, types, nullability and rows in the same order; asked again, the same bytes from
+ * the file. Returns what it read back, and the body.
+ */
 async function expectSameParquet(pair: Pair, url: string): Promise<Awaited<ReturnType<typeof readParquet>> & { body: Buffer }> {
   const reference = await get(pair.streamed, url).expect(200);
   const first = await get(pair.copied, url).expect(200);
