@@ -1,7 +1,10 @@
 /**
  * The ceilings the service is measured against: a server that answers the very bytes the real
  * service answered for each URL, doing no work at all. `express` is the framework's ceiling,
- * `http` the bare node:http one. Usage: ceiling.ts express|http answers.json (prints the port).
+ * `http` the bare node:http one. Usage: ceiling.ts express|http answers.json [busy µs] (prints the port).
+ *
+ * With `busy µs`, each answer first waits that long in a busy loop: a bare server with that much
+ * JavaScript work per answer, against which the service's distance to the ceiling is read.
  *
  * The very bytes: the status, the header lines as the service wrote them (names in the same case
  * and order, Content-Length included), and the body. Only Date, Connection and Keep-Alive are
@@ -22,11 +25,16 @@ export interface RecordedAnswer {
   body: string;
 }
 
-const [mode, file] = process.argv.slice(2);
+const [mode, file, busy] = process.argv.slice(2);
+const busyMs = Number(busy ?? 0) / 1000;
 const recorded = JSON.parse(readFileSync(file!, 'utf8')) as Record<string, RecordedAnswer>;
 const answers = new Map(Object.entries(recorded).map(([url, a]) => [url, { ...a, bytes: Buffer.from(a.body, 'base64') }]));
 
 function answer(req: IncomingMessage, res: ServerResponse): void {
+  if (busyMs > 0) {
+    const until = performance.now() + busyMs;
+    while (performance.now() < until);
+  }
   const found = answers.get(req.url ?? '');
   if (!found) {
     res.writeHead(404).end();

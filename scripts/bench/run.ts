@@ -7,8 +7,10 @@
  * 1. Throughput: the real server (production build, RATE_LIMIT off, then on) on a synthetic drop
  *    of `--scale` times the sample's lines, driven at 20 connections with (a) one hot
  *    URL and (b) several hundred distinct URLs over all nine endpoints; alternating with two
- *    ceilings that answer the same bytes with no work (Express, bare node:http). The load comes
- *    from blast.ts, a client lean enough not to be the bottleneck (autocannon was).
+ *    ceilings that answer the same bytes with no work (Express, bare node:http), and on the hot
+ *    URL the bare one again spending 20 µs of JavaScript on each answer, the yardstick against
+ *    which the service's distance to it is read. The load comes from blast.ts, a client lean
+ *    enough not to be the bottleneck (autocannon was).
  * 2. Full exports (exports.ts): CSV, Arrow and Parquet of every line and of one year's, on 1 million
  *    lines, against DuckDB's own COPY of the same rows, with first byte and the server's RSS growth.
  * 3. Growth: load+validate time, RSS, and the p99 of single uncached queries per endpoint for the
@@ -29,11 +31,14 @@ import type { RecordedAnswer } from './ceiling.js';
 import { exportFigures, printExportFigures } from './exports.js';
 import type { QueryFigures } from './queries.js';
 import { reloadUnderLoad } from './reload.js';
-import { cpuUs, spawnAndWait, startService, type Running } from './service.js';
+import { cpuSplitUs, spawnAndWait, startService, type Running } from './service.js';
 
 const ROOT = projectRoot();
 const WORK = path.join(ROOT, '.bench');
 const CONNECTIONS = 20;
+/** The busy ceiling's JavaScript per answer, µs: about what the service's own code takes for a cache hit. */
+const BUSY_US = 20;
+const BUSY_CEILING = `node:http + ${BUSY_US} µs`;
 
 const { values: args } = parseArgs({
   options: {
@@ -48,10 +53,11 @@ const { values: args } = parseArgs({
   },
 });
 
-function startCeiling(mode: 'express' | 'http', answersFile: string): Promise<Running> {
+/** `busyUs`: the ceiling first spends that long on each answer in a busy loop (ceiling.ts). */
+function startCeiling(mode: 'express' | 'http', answersFile: string, busyUs = 0): Promise<Running> {
   return spawnAndWait(
     process.execPath,
-    ['--import', 'tsx', 'scripts/bench/ceiling.ts', mode, answersFile],
+    ['--import', 'tsx', 'scripts/bench/ceiling.ts', mode, answersFile, String(busyUs)],
     {},
     (out) => Number(/^(\d+)\n/.exec(out)?.[1]) || null,
   );
@@ -76,6 +82,9 @@ interface Load {
   errors: number;
   /** CPU time the target's process spent per answer during the slice (user + system), µs. */
   cpuUs: number;
+  /** Of which in its own code (user) and in the kernel (system), µs. */
+  userUs: number;
+  systemUs: number;
 }
 
 /**
@@ -84,9 +93,13 @@ interface Load {
  * a busy shared machine says how often the scheduler ran the target, it is what one answer costs.
  */
 async function drive(port: number, paths: readonly string[], seconds: number, headers?: Record<string, string>, pid?: number): Promise<Load> {
-  const before = pid ? cpuUs(pid) : 0;
+  const before = pid ? cpuSplitUs(pid) : undefined;
   const load = await blast(port, paths, seconds, CONNECTIONS, headers);
-  return { ...load, cpuUs: pid ? (cpuUs(pid) - before) / Math.max(1, load.requests) : NaN };
+  const after = pid ? cpuSplitUs(pid) : undefined;
+  const perAnswer = (field: 'user' | 'system') => (before && after ? (after[field] - before[field]) / Math.max(1, load.requests) : NaN);
+  const userUs = perAnswer('user');
+  const systemUs = perAnswer('system');
+  return { ...load, cpuUs: userUs + systemUs, userUs, systemUs };
 }
 
 /** Each URL's answer as the service wrote it (uncompressed): status, header lines as on the wire, body bytes. */
@@ -224,7 +237,7 @@ async function throughput(dataDir: string): Promise<void> {
   console.log(`mixed workload: ${mixed.length} distinct URLs over the nine endpoints`);
 
   const BR = { 'accept-encoding': ASKED.br };
-  const targets: { name: string; start: () => Promise<Running>; compressed?: boolean }[] = [
+  const targets: { name: string; start: () => Promise<Running>; compressed?: boolean; hotOnly?: boolean }[] = [
     { name: 'service', start: () => startService(dataDir, '0') },
     { name: 'service+ratelimit', start: () => startService(dataDir, '1000000000'), compressed: true },
     // The same build again in a process of its own: how far two processes of one build read apart
@@ -232,6 +245,9 @@ async function throughput(dataDir: string): Promise<void> {
     { name: 'service+rl, again', start: () => startService(dataDir, '1000000000') },
     { name: 'express ceiling', start: () => startCeiling('express', answersFile) },
     { name: 'node:http ceiling', start: () => startCeiling('http', answersFile) },
+    // The yardstick for the ratio to node:http: what a known amount of JavaScript per answer costs
+    // a bare server on this machine, kernel time included (docs/performance.md#a-slower-server-pays-more-per-answer-2026-11-29).
+    { name: BUSY_CEILING, start: () => startCeiling('http', answersFile, BUSY_US), hotOnly: true },
   ];
   const running = await Promise.all(targets.map((t) => t.start()));
   const workloads = [
@@ -258,7 +274,7 @@ async function throughput(dataDir: string): Promise<void> {
       for (const [workload, paths, headers] of workloads) {
         for (const i of order) {
           const target = targets[i]!;
-          if (headers && !target.compressed) continue;
+          if ((headers && !target.compressed) || (target.hotOnly && workload !== 'hot')) continue;
           const key = `${workload}|${target.name}`;
           results.set(key, [...(results.get(key) ?? []), await drive(running[i]!.port, paths, seconds, headers, running[i]!.child.pid)]);
         }
@@ -282,13 +298,15 @@ async function throughput(dataDir: string): Promise<void> {
   };
   for (const [workload] of workloads) {
     console.log(`\n${workload}`);
-    console.log('target               req/s   p50 ms   p99 ms   errors   x express   x node:http   CPU µs/answer   x node:http by CPU');
+    console.log(
+      'target               req/s   p50 ms   p99 ms   errors   x express   x node:http   CPU µs/answer (user + kernel)   x node:http by CPU',
+    );
     for (const target of targets) {
       const loads = results.get(`${workload}|${target.name}`);
       if (!loads) continue;
       const base = workload.startsWith('hot') ? 'hot' : 'mixed';
       console.log(
-        `${target.name.padEnd(18)} ${fmt(median(loads.map((l) => l.rps)))} ${fmt(median(loads.map((l) => l.p50)), 1)} ${fmt(median(loads.map((l) => l.p99)), 1)} ${fmt(loads.reduce((s, l) => s + l.errors, 0))} ${fmt(ratio([workload, target.name], [base, 'express ceiling']), 2)}x ${fmt(ratio([workload, target.name], [base, 'node:http ceiling']), 2)}x   ${fmt(median(loads.map((l) => l.cpuUs)), 1)}      ${fmt(cpuRatio([workload, target.name], [base, 'node:http ceiling']), 2)}x`,
+        `${target.name.padEnd(18)} ${fmt(median(loads.map((l) => l.rps)))} ${fmt(median(loads.map((l) => l.p50)), 1)} ${fmt(median(loads.map((l) => l.p99)), 1)} ${fmt(loads.reduce((s, l) => s + l.errors, 0))} ${fmt(ratio([workload, target.name], [base, 'express ceiling']), 2)}x ${fmt(ratio([workload, target.name], [base, 'node:http ceiling']), 2)}x   ${fmt(median(loads.map((l) => l.cpuUs)), 1)} (${median(loads.map((l) => l.userUs)).toFixed(1)} + ${median(loads.map((l) => l.systemUs)).toFixed(1)})  ${fmt(cpuRatio([workload, target.name], [base, 'node:http ceiling']), 2)}x`,
       );
     }
   }
@@ -330,6 +348,22 @@ async function throughput(dataDir: string): Promise<void> {
   console.log(
     verdict("the same by CPU per answer (node:http's over the service's)", cpuRatio(['hot', 'service+ratelimit'], ['hot', 'node:http ceiling']), 0.6),
   );
+  // The distance to node:http in the units of the yardstick: how much more CPU an answer costs
+  // than the ceiling's, in the process's own code and in the kernel, beside the same for a bare
+  // server doing BUSY_US of JavaScript per answer.
+  const extra = (name: string, field: 'userUs' | 'systemUs') => {
+    const x = results.get(`hot|${name}`)!.map((l) => l[field]);
+    const y = results.get('hot|node:http ceiling')!.map((l) => l[field]);
+    return median(x.map((v, i) => v - y[i]!));
+  };
+  for (const [name, label] of [
+    ['service+ratelimit', "hot URL, CPU an answer beyond node:http's: the service"],
+    [BUSY_CEILING, `the same, node:http with ${BUSY_US} µs of JS per answer`],
+  ] as const) {
+    console.log(
+      `${label.padEnd(58)} ${`+${(extra(name, 'userUs') + extra(name, 'systemUs')).toFixed(1)} µs`.padStart(8)}   (no target) user +${extra(name, 'userUs').toFixed(1)}, kernel +${extra(name, 'systemUs').toFixed(1)}; x node:http by CPU ${cpuRatio(['hot', name], ['hot', 'node:http ceiling']).toFixed(2)}x`,
+    );
+  }
   console.log(
     `${'hot URL with br asked, x the same uncompressed'.padEnd(58)} ${ratio(['hot, br asked', 'service+ratelimit'], ['hot', 'service+ratelimit']).toFixed(2).padStart(7)}x   (no target)`,
   );

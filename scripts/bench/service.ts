@@ -63,7 +63,13 @@ export function startService(dataDir: string, rateLimit: string, nodeArgs: strin
 
 /** CPU time of a process so far (user + system, all its threads), from /proc (Linux), in µs. */
 export function cpuUs(pid: number | undefined): number {
+  const { user, system } = cpuSplitUs(pid);
+  return user + system;
+}
+
+/** The same, apart: time in the process's own code (user) and in the kernel on its behalf (system), µs. */
+export function cpuSplitUs(pid: number | undefined): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // utime and stime, fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
