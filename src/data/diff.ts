@@ -21,6 +21,7 @@ import { MANIFEST_FILE, readManifestText, type Note } from './manifest.js';
 import { scratchDir } from './lockdown.js';
 import { TABLES } from './schema.js';
 import { plainValue } from './values.js';
+import { closeDatabase } from './close-database.js';
 
 /** One drop as the diff reads it: its manifest's labels and one Parquet file per table. */
 export interface DropSide {
@@ -178,7 +179,7 @@ export async function diffDrops(before: DropSide, after: DropSide): Promise<Drop
     return await compare(connection, before, await relations(before), after, await relations(after), true);
   } finally {
     connection.closeSync();
-    instance.closeSync();
+    closeDatabase(instance);
   }
 }
 

@@ -19,6 +19,7 @@ import { TABLES, fileName, type ColumnSpec, type TableSpec } from './schema.js';
 import { isLinesTable, LinesStore, type LineAnchors } from './line-anchors.js';
 import { DropShape } from './shape.js';
 import { NO_EXTENSIONS, duckdbMemoryLimit, lockDown, scratchDir } from './lockdown.js';
+import { closeDatabase } from './close-database.js';
 
 export { DropError, type Problem } from './problems.js';
 
@@ -156,7 +157,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   } finally {
     await linesStore.close();
     connection.closeSync();
-    if (!loaded) instance.closeSync();
+    if (!loaded) closeDatabase(instance);
   }
 }
 

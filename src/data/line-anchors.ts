@@ -18,6 +18,7 @@ import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBVector 
 import { LINES_OF, STAGES, type Stage } from '../domain/stages.js';
 import { NO_EXTENSIONS } from './lockdown.js';
 import { HIGH_HALF, int64Halves, safeIntegerAt, typedItems, validBits } from './vectors.js';
+import { closeDatabase } from './close-database.js';
 
 export type LinesTable = 'expenses' | 'resources';
 
@@ -222,7 +223,7 @@ export class LinesStore {
       await anchored.catch(() => undefined);
       reader.closeSync();
     }
-    this.files?.closeSync();
+    if (this.files) closeDatabase(this.files);
   }
 }
 

@@ -17,6 +17,7 @@ import { describeProblem } from './problems.js';
 import { MANIFEST_FILE } from './manifest.js';
 import type { Lease } from './lease.js';
 import type { ReloadFailure, ReloadOutcome, Store } from './store.js';
+import { closeDatabase } from './close-database.js';
 
 export interface ReloaderOptions {
   dataDir: string;
@@ -92,10 +93,10 @@ export class Reloader {
     try {
       const drop = await loadDrop(this.dataDir, { allProblems: true });
       if (this.closed) {
-        drop.instance.closeSync();
+        closeDatabase(drop.instance);
       } else if (sameDrop(drop, this.store.served)) {
         // Same content: keep the warm database (and its pooled connections) rather than swap.
-        drop.instance.closeSync();
+        closeDatabase(drop.instance);
         this.store.recordReload('ok');
         logger.info({ ...log, version: drop.manifest.version }, 'data drop unchanged');
       } else {
@@ -237,7 +238,7 @@ export function admitRelease(store: Store, drop: LoadedDrop): void {
   try {
     store.releases?.admit(drop);
   } catch (error) {
-    drop.instance.closeSync();
+    closeDatabase(drop.instance);
     throw error;
   }
 }

@@ -29,6 +29,7 @@ import type { Releases } from './releases.js';
 import { SMALL_EXPORT_ROWS } from './export-sql.js';
 import { variantOf, type Variant } from './sql.js';
 import { plainReader } from './vectors.js';
+import { closeDatabase } from './close-database.js';
 
 /**
  * DuckDB cannot infer a list's item type from JS values: lists are given theirs, text for strings,
@@ -498,7 +499,7 @@ export class ServedDrop implements OpenDrop {
     if (!this.retired || this.leases > 0 || this.closed) return;
     this.closed = true;
     for (const connection of this.idle.splice(0)) connection.closeSync();
-    this.data.instance.closeSync();
+    closeDatabase(this.data.instance);
     this.onClosed();
   }
 }
