@@ -5,7 +5,7 @@
  * SetBackgroundThreads(false)). Every load closes one (the anchors' reader), every reload the
  * drop it replaces: the serving drop then kept every page it ever freed. After a reload at 10M
  * lines the change summary's joins left 0.5-1.4 GB resident, over the serving target in 5 of 16
- * reloads (docs/performance.md#reload).
+ * reloads (docs/performance.md#memory-given-back-after-a-reload-2026-11-29).
  *
  * So the service closes its databases here, and turns the threads back on from a database of its
  * own, empty, kept open for that (the drops' databases have their configuration locked). A
