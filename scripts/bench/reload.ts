@@ -3,7 +3,10 @@
  * steady stream of requests (cached answers and uncached pages of lines), then the drop directory
  * re-pointed to a second drop and SIGHUP. Measures the start-up's load + validate time, the
  * process's peak RSS from the signal until the change summary is worked out (VmHWM, reset just
- * before the signal), and the RSS the service serves from afterwards.
+ * before the signal), and the RSS the service serves from afterwards. Then, with no load, two
+ * more reloads (back to the first drop, and to the second again) and the RSS serving after each:
+ * memory freed by the serving drop once another database had closed once stayed with the process,
+ * 0.69-1.96 GB from one reload to the next (docs/performance.md#memory-given-back-after-a-reload-2026-11-29).
  */
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +22,8 @@ export interface ReloadFigures {
   peakMb: number;
   /** RSS serving the second drop, 5 s after its change summary. */
   servingAfterMb: number;
+  /** RSS serving after each of the reloads in a row with no load, 5 s after its change summary. */
+  servingAfterReloadsMb: number[];
   reloadMs: number;
   requests: number;
   failed: number;
@@ -47,6 +52,21 @@ export async function reloadUnderLoad(first: string, second: string): Promise<Re
     await sleep(5000);
     const servingBeforeMb = vm(pid, 'VmRSS');
     const meta = async () => (await (await fetch(`${base}/budget/api/meta/`)).json()) as { version: string; changes: unknown; years: number[] };
+    /** Re-points the drop directory to `generation`, sends SIGHUP, and waits for the new version and its change summary. */
+    const reloadTo = async (generation: 'g1' | 'g2', from: string): Promise<number> => {
+      const next = path.join(work, 'next');
+      symlinkSync(path.join(work, generation), next);
+      renameSync(next, path.join(work, 'gen'));
+      const signalled = performance.now();
+      process.kill(pid, 'SIGHUP');
+      let swappedMs = 0;
+      for (;;) {
+        const now = await meta();
+        if (!swappedMs && now.version !== from) swappedMs = performance.now() - signalled;
+        if (swappedMs && now.changes) return swappedMs;
+        await sleep(200);
+      }
+    };
     const { version, years } = await meta();
 
     // Two connections on the same few cached answers, two on pages of lines nobody asked before.
@@ -68,27 +88,24 @@ export async function reloadUnderLoad(first: string, second: string): Promise<Re
 
     // Writing 5 to clear_refs resets VmHWM (Linux), so the peak read later is the reload's.
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    const next = path.join(work, 'next');
-    symlinkSync(path.join(work, 'g2'), next);
-    renameSync(next, path.join(work, 'gen'));
-    const signalled = performance.now();
-    process.kill(pid, 'SIGHUP');
-    let reloadMs = 0;
-    for (;;) {
-      const now = await meta();
-      if (!reloadMs && now.version !== version) reloadMs = performance.now() - signalled;
-      if (reloadMs && now.changes) break;
-      await sleep(200);
-    }
+    const reloadMs = await reloadTo('g2', version);
     const peakMb = vm(pid, 'VmHWM');
     load.stop();
     const result = await done;
     await sleep(5000);
+    const servingAfterMb = vm(pid, 'VmRSS');
+    const servingAfterReloadsMb: number[] = [];
+    for (const generation of ['g1', 'g2'] as const) {
+      await reloadTo(generation, (await meta()).version);
+      await sleep(5000);
+      servingAfterReloadsMb.push(vm(pid, 'VmRSS'));
+    }
     return {
       loadMs,
       servingBeforeMb,
       peakMb,
-      servingAfterMb: vm(pid, 'VmRSS'),
+      servingAfterMb,
+      servingAfterReloadsMb,
       reloadMs,
       requests: result.requests.total,
       failed: result.errors + result.timeouts + result.non2xx,

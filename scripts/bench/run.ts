@@ -382,11 +382,20 @@ async function reload(): Promise<void> {
     `\n## Reload under load at 10M lines: ${figures.requests} requests during the reload (4 connections, cached and uncached), ${figures.failed} failed; SIGHUP to the new version in /meta/ ${(figures.reloadMs / 1000).toFixed(1)} s`,
   );
   console.log(`RSS serving the first drop ${gb(figures.servingBeforeMb).toFixed(2)} GB, the second ${gb(figures.servingAfterMb).toFixed(2)} GB`);
+  console.log(
+    `then two more reloads with no load: RSS serving after each ${figures.servingAfterReloadsMb.map((mb) => `${gb(mb).toFixed(2)} GB`).join(', ')}`,
+  );
   console.log('\n### Targets (one run)');
   console.log(verdict('peak RSS during a reload under load at 10M lines', gb(figures.peakMb), 3.0, false, 'GB'));
   console.log(verdict('load + validate at 10M lines (start-up)', figures.loadMs / 1000, 20, false, 's'));
   console.log(
-    verdict('serving RSS at 10M lines (after the reload)', gb(Math.max(figures.servingBeforeMb, figures.servingAfterMb)), 1.6, false, 'GB'),
+    verdict(
+      'serving RSS at 10M lines (the most after any reload)',
+      gb(Math.max(figures.servingBeforeMb, figures.servingAfterMb, ...figures.servingAfterReloadsMb)),
+      1.6,
+      false,
+      'GB',
+    ),
   );
 }
 
