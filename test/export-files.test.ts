@@ -101,6 +101,21 @@ describe('a whole export asked for twice', () => {
     expect((part.body as Buffer).equals(whole.subarray(100, 200))).toBe(true);
   });
 
+  it('refuses a range past the end of the file with 416, saying how long the file is', async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2020';
+    const whole = (await get(app, url).expect(200)).body as Buffer;
+    await get(app, url).expect(200);
+    const refused = await get(app, url, { Range: `bytes=${whole.length + 10}-` }).expect(416);
+    expect(refused.headers['content-type']).toBe('application/problem+json');
+    expect(refused.headers['content-range']).toBe(`bytes */${whole.length}`);
+    expect(refused.headers['content-disposition']).toBeUndefined();
+    expect(JSON.parse(refused.text || (refused.body as Buffer).toString())).toMatchObject({
+      status: 416,
+      code: 'range_not_satisfiable',
+      detail: `the Range asked starts past the end of this download, ${whole.length} bytes`,
+    });
+  });
+
   it('compresses the file when asked, to the same bytes', async () => {
     const url = '/budget/api/expenses/?format=csv&year=2022';
     const plain = (await get(app, url).expect(200)).body as Buffer;

@@ -14,6 +14,7 @@ export const PROBLEMS = {
   not_found: { status: 404, when: 'nothing is served at this path' },
   unknown_release: { status: 404, when: 'a release that is not kept, or an Accept-Datetime before the first release kept' },
   method_not_allowed: { status: 405, when: 'a method other than GET, HEAD or OPTIONS' },
+  range_not_satisfiable: { status: 416, when: 'a Range that starts past the end of a download sent from its file' },
   sunset: { status: 410, when: 'a deprecated endpoint, parameter, field or format used after its sunset' },
   rate_limited: { status: 429, when: 'over the rate limit' },
   overloaded: { status: 503, when: 'the server is answering as many queries as it can' },
@@ -122,6 +123,7 @@ export const problem = {
   notFound: (detail: string) => HttpError.of('not_found', detail),
   methodNotAllowed: (method: string, allowed: string) => HttpError.of('method_not_allowed', `${method} is not allowed here; use ${allowed}`),
   /** `detail` names what was withdrawn, when, and what replaces it. */
+  rangeNotSatisfiable: (detail: string) => HttpError.of('range_not_satisfiable', detail),
   sunset: (detail: string) => HttpError.of('sunset', detail),
   rateLimited: (detail: string) => HttpError.of('rate_limited', detail),
   overloaded: (detail = 'the server is answering as many queries as it can; retry in a second') =>

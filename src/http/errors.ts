@@ -8,8 +8,9 @@ export { HttpError, PROBLEM_CODES, problem, type ParameterError, type ProblemCod
 
 /** Sends an RFC 9457 problem document. */
 export function sendProblem(res: Response, error: HttpError): void {
-  // A tag set before the failure names the answer that was not sent; a problem must not carry it.
+  // A tag or file name set before the failure names the answer that was not sent; a problem must not carry them.
   res.removeHeader('ETag');
+  res.removeHeader('Content-Disposition');
   // The rate limiter's 429 is sent before the middleware that sets these on every other response.
   setCommonHeaders(res);
   if (error.headers) res.set(error.headers);
@@ -50,10 +51,15 @@ export function errorHandler(): ErrorRequestHandler {
     }
     if (error instanceof HttpError) return sendProblem(res, error);
     // Express's own 4xx errors carry a status: 400 when a path segment is not valid
-    // percent-encoded UTF-8, 404 and the like from sendFile.
+    // percent-encoded UTF-8, 416 and 404 and the like from sendFile.
     const status = typeof error?.status === 'number' ? error.status : 500;
     if (status === 400) {
       return sendProblem(res, problem.badEncoding());
+    }
+    if (status === 416) {
+      // send has set Content-Range to `bytes */{size}`, as RFC 9110 asks of a 416.
+      const size = /\/(\d+)$/.exec(String(res.getHeader('Content-Range') ?? ''))?.[1];
+      return sendProblem(res, problem.rangeNotSatisfiable(`the Range asked starts past the end of this download${size ? `, ${size} bytes` : ''}`));
     }
     if (status > 400 && status < 500) {
       return sendProblem(res, problem.notFound(`no resource at ${safePath(req.originalUrl)}`));
