@@ -2,7 +2,9 @@
  * Places a drop can be published, on loopback, started by the test: a real S3 protocol server
  * (s3rver) and a plain static HTTP server that can be told to fail the ways networks fail.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream, mkdtempSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,7 @@ export async function startS3(
   port = 0,
 ): Promise<S3Server & { directory: string }> {
   const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  writtenBeforeAnswering(server);
   const written: string[] = [];
   (server as unknown as import('node:events').EventEmitter).on('event', (event: { Records: { s3: { object: { key: string } } }[] }) =>
     written.push(event.Records[0]!.s3.object.key),
@@ -38,6 +41,34 @@ export async function startS3(
       (server as unknown as { httpServer: Server }).httpServer.closeAllConnections();
       await server.close();
     },
+  };
+}
+
+interface ObjectStore {
+  putObject(object: { bucket: string; key: string }): Promise<{ size: number; md5: string }>;
+  getResourcePath(bucket: string, key: string, resource: 'object'): string;
+}
+
+/**
+ * s3rver 3.7.1 answers a PutObject once the bytes have gone through its MD5, before its file of
+ * them is written (lib/stores/filesystem.js, putObject resolves on the hashing stream's 'finish'):
+ * a GetObject right after could read the file half written. Under CI's load, a drop uploaded file
+ * by file, then read back by the server under test, failed its sha256 check on a file the test had
+ * not broken (test/remote-drop.test.ts, on 2026-11-29). Real S3 reads back what a PutObject wrote;
+ * so does this server once each put waits until its file holds the bytes it hashed.
+ */
+function writtenBeforeAnswering(server: S3rver): void {
+  const store = (server as unknown as { store: ObjectStore }).store;
+  const put = store.putObject.bind(store);
+  store.putObject = async (object) => {
+    const stored = await put(object);
+    const file = store.getResourcePath(object.bucket, object.key, 'object');
+    for (let waited = 0; waited < 5_000; waited += 5) {
+      const bytes = await readFile(file).catch(() => Buffer.alloc(0));
+      if (createHash('md5').update(bytes).digest('hex') === stored.md5) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return stored;
   };
 }
 
