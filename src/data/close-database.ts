@@ -8,8 +8,9 @@
  * reloads (docs/performance.md#memory-given-back-after-a-reload-2026-11-29).
  *
  * So the service closes its databases here, and turns the threads back on from a database of its
- * own, empty, kept open for that (the drops' databases have their configuration locked). A
- * process that ends once it has closed its database (the CLI's commands) does not need this.
+ * own, empty, kept open for that (the drops' databases have their configuration locked). The
+ * CLI's commands load drops the same way, so they open it too (a few ms); their last close, just
+ * before they exit, is a plain closeSync (cli.ts): nothing is left to give memory back for.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { logger } from '../lib/log.js';
