@@ -111,7 +111,7 @@ describe('a whole export asked for twice', () => {
     expect(refused.headers['content-disposition']).toBeUndefined();
     expect(JSON.parse(refused.text || (refused.body as Buffer).toString())).toMatchObject({
       status: 416,
-      code: 'range_not_satisfiable',
+      code: 'invalid_request',
       detail: `the Range asked starts past the end of this download, ${whole.length} bytes`,
     });
   });

@@ -14,7 +14,6 @@ export const PROBLEMS = {
   not_found: { status: 404, when: 'nothing is served at this path' },
   unknown_release: { status: 404, when: 'a release that is not kept, or an Accept-Datetime before the first release kept' },
   method_not_allowed: { status: 405, when: 'a method other than GET, HEAD or OPTIONS' },
-  range_not_satisfiable: { status: 416, when: 'a Range that starts past the end of a download sent from its file' },
   sunset: { status: 410, when: 'a deprecated endpoint, parameter, field or format used after its sunset' },
   rate_limited: { status: 429, when: 'over the rate limit' },
   overloaded: { status: 503, when: 'the server is answering as many queries as it can' },
@@ -117,13 +116,12 @@ export const problem = {
     return HttpError.of('unknown_parameter', `${named.detail}; and ${more} more unknown ${more === 1 ? 'parameter' : 'parameters'}`, { errors });
   },
   /** 400 by default; 408 and 431 when Node's parser gave up on the request's head. */
-  invalidRequest: (detail: string, status: 400 | 408 | 431 = 400) => HttpError.of('invalid_request', detail, { status }),
+  invalidRequest: (detail: string, status: 400 | 408 | 416 | 431 = 400) => HttpError.of('invalid_request', detail, { status }),
   badEncoding: () => HttpError.of('invalid_request', 'the URL is not valid percent-encoded UTF-8'),
   unauthorized: (detail: string, challenge: string) => HttpError.of('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } }),
   notFound: (detail: string) => HttpError.of('not_found', detail),
   methodNotAllowed: (method: string, allowed: string) => HttpError.of('method_not_allowed', `${method} is not allowed here; use ${allowed}`),
   /** `detail` names what was withdrawn, when, and what replaces it. */
-  rangeNotSatisfiable: (detail: string) => HttpError.of('range_not_satisfiable', detail),
   sunset: (detail: string) => HttpError.of('sunset', detail),
   rateLimited: (detail: string) => HttpError.of('rate_limited', detail),
   overloaded: (detail = 'the server is answering as many queries as it can; retry in a second') =>

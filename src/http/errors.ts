@@ -59,7 +59,7 @@ export function errorHandler(): ErrorRequestHandler {
     if (status === 416) {
       // send has set Content-Range to `bytes */{size}`, as RFC 9110 asks of a 416.
       const size = /\/(\d+)$/.exec(String(res.getHeader('Content-Range') ?? ''))?.[1];
-      return sendProblem(res, problem.rangeNotSatisfiable(`the Range asked starts past the end of this download${size ? `, ${size} bytes` : ''}`));
+      return sendProblem(res, problem.invalidRequest(`the Range asked starts past the end of this download${size ? `, ${size} bytes` : ''}`, 416));
     }
     if (status > 400 && status < 500) {
       return sendProblem(res, problem.notFound(`no resource at ${safePath(req.originalUrl)}`));
