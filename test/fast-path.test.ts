@@ -4,6 +4,7 @@
  * their rate-limit counts agree; every answer must match header by header and byte by byte.
  */
 import type { Express } from 'express';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
@@ -123,6 +124,62 @@ describe('cached answers before the Express router', () => {
     ]) {
       const [got, expected] = await both(url);
       expect(got).toEqual(expected);
+    }
+  });
+});
+
+/** Requests written on one connection at once (HTTP/1.1 pipelining); the answers as they came, in order. */
+async function pipelined(base: string, paths: string[]): Promise<{ status: number; id: string; body: string }[]> {
+  const { hostname, port } = new URL(base);
+  const socket = connect(Number(port), hostname);
+  const requests = paths.map((path, i) => {
+    const last = i === paths.length - 1;
+    return `GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nX-Request-Id: asked-${i}\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
+  });
+  socket.end(requests.join(''));
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  let wire = Buffer.concat(chunks);
+  const answers: { status: number; id: string; body: string }[] = [];
+  while (wire.length > 0) {
+    const end = wire.indexOf('\r\n\r\n');
+    const head = wire.subarray(0, end).toString('latin1');
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]);
+    answers.push({
+      status: Number(head.slice(9, 12)),
+      id: /\r\nx-request-id: (\S+)/i.exec(head)?.[1] ?? '',
+      body: wire.subarray(end + 4, end + 4 + length).toString(),
+    });
+    wire = wire.subarray(end + 4 + length);
+  }
+  return answers;
+}
+
+describe('cached answers among other requests on one connection', () => {
+  it('are sent in the order the requests were asked, before and after misses and errors', async () => {
+    const served = await serve(dir, true, '1000');
+    const other = await serve(dir, true, '1000');
+    try {
+      const hit = '/budget/api/totals/?year=2023';
+      const otherHit = '/budget/api/deficit/';
+      const miss = '/budget/api/organization/stats/?year=2024';
+      const expected = await Promise.all([hit, otherHit, miss].map(async (url) => (await rawRequest(`${other.base}${url}`)).body.toString()));
+      // Only the two hits are in the cache of the server asked.
+      for (const url of [hit, otherHit]) await rawRequest(`${served.base}${url}`);
+
+      const answers = await pipelined(served.base, [hit, miss, otherHit, '/nowhere', hit]);
+      expect(answers.map((a) => [a.id, a.status])).toEqual([
+        ['asked-0', 200],
+        ['asked-1', 200],
+        ['asked-2', 200],
+        ['asked-3', 404],
+        ['asked-4', 200],
+      ]);
+      expect([answers[0]!.body, answers[1]!.body, answers[2]!.body, answers[4]!.body]).toEqual([expected[0], expected[2], expected[1], expected[0]]);
+    } finally {
+      await Promise.all([served.stop(), other.stop()]);
+      served.store.close();
+      other.store.close();
     }
   });
 });
