@@ -45,6 +45,17 @@ async function serve(dir: string, fastPath: boolean, rateLimit: string): Promise
   return { app, store, base, stop };
 }
 
+/** Runs `test` against servers of the drop, with or without the fast path each, stopped and closed after. */
+async function withServers(rateLimit: string, fastPaths: boolean[], test: (...served: Served[]) => Promise<void>): Promise<void> {
+  const served = await Promise.all(fastPaths.map((fastPath) => serve(dir, fastPath, rateLimit)));
+  try {
+    await test(...served);
+  } finally {
+    await Promise.all(served.map((s) => s.stop()));
+    for (const s of served) s.store.close();
+  }
+}
+
 let dir: string;
 beforeAll(async () => {
   dir = await writeDrop(small);
@@ -157,9 +168,7 @@ async function pipelined(base: string, paths: string[]): Promise<{ status: numbe
 
 describe('cached answers among other requests on one connection', () => {
   it('are sent in the order the requests were asked, before and after misses and errors', async () => {
-    const served = await serve(dir, true, '1000');
-    const other = await serve(dir, true, '1000');
-    try {
+    await withServers('1000', [true, true], async (served, other) => {
       const hit = '/budget/api/totals/?year=2023';
       const otherHit = '/budget/api/deficit/';
       const miss = '/budget/api/organization/stats/?year=2024';
@@ -176,19 +185,13 @@ describe('cached answers among other requests on one connection', () => {
         ['asked-4', 200],
       ]);
       expect([answers[0]!.body, answers[1]!.body, answers[2]!.body, answers[4]!.body]).toEqual([expected[0], expected[2], expected[1], expected[0]]);
-    } finally {
-      await Promise.all([served.stop(), other.stop()]);
-      served.store.close();
-      other.store.close();
-    }
+    });
   });
 });
 
 describe('the rate limit on the fast path', () => {
   it('counts cached answers and refuses past the limit exactly as Express does', async () => {
-    const fast = await serve(dir, true, '3');
-    const slow = await serve(dir, false, '3');
-    try {
+    await withServers('3', [true, false], async (fast, slow) => {
       const url = '/budget/api/totals/?year=2023';
       for (let i = 0; i < 4; i++) {
         const a = comparable(await rawRequest(`${fast.base}${url}`, { 'X-Request-Id': `limit-${i}` }));
@@ -197,10 +200,6 @@ describe('the rate limit on the fast path', () => {
         expect(a.status).toBe(i < 3 ? 200 : 429);
         expect(a.headers.find(([name]) => name === 'RateLimit')?.[1]).toBe(`"3-in-1min"; r=${Math.max(0, 2 - i)}; t=60`);
       }
-    } finally {
-      await Promise.all([fast.stop(), slow.stop()]);
-      fast.store.close();
-      slow.store.close();
-    }
+    });
   });
 });
