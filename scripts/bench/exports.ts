@@ -12,10 +12,11 @@
  * has no DuckDB writer to race; it is set against the faster of the two, Parquet. The CSV is also
  * asked again compressed (br, gzip), as browsers ask for it.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
 import { loadDrop } from '../../src/data/drop.js';
 import { scratchDir } from '../../src/data/lockdown.js';
 import { identifier } from '../../src/data/export-sql.js';
@@ -24,6 +25,9 @@ import { bound as bindings, Store } from '../../src/data/store.js';
 import { expenses } from '../../src/api/endpoints/lines.js';
 import type { NamedBy } from '../../src/formats/format.js';
 import { cpuUs, startService, type Running } from './service.js';
+
+const run = promisify(execFile);
+const TIMED_DOWNLOAD = fileURLToPath(new URL('./timed-download.ts', import.meta.url));
 
 export interface ExportFigure {
   format: 'csv' | 'arrow' | 'parquet';
@@ -88,8 +92,11 @@ async function quiet(pid: number): Promise<void> {
   }
 }
 
-/** Downloads `url` to nowhere, timing the first byte and the end, sampling the server's RSS. */
-function download(
+/**
+ * Downloads `url` to nowhere in a process of its own (timed-download.ts), timing the first byte
+ * and the end, and samples the server's RSS meanwhile.
+ */
+async function download(
   url: string,
   pid: number,
   encoding = 'identity',
@@ -97,24 +104,15 @@ function download(
   const before = rssMb(pid);
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers: { 'Accept-Encoding': encoding } }, (res) => {
-        let firstByteMs = NaN;
-        let bytes = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (bytes === 0) firstByteMs = performance.now() - started;
-          bytes += chunk.length;
-        });
-        res.on('end', () => {
-          clearInterval(sampler);
-          if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
-          resolve({ firstByteMs, totalMs: performance.now() - started, bytes, rssGrowthMb: peak - before });
-        });
-      })
-      .on('error', reject);
-  });
+  try {
+    // This process's own loader flags (tsx's) run the TypeScript script.
+    const { stdout } = await run(process.execPath, [...process.execArgv, TIMED_DOWNLOAD, url, encoding]);
+    const { status, firstByteMs, totalMs, bytes } = JSON.parse(stdout) as { status: number; firstByteMs: number; totalMs: number; bytes: number };
+    if (status !== 200) throw new Error(`${url}: ${status}`);
+    return { firstByteMs, totalMs, bytes, rssGrowthMb: peak - before };
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
 export async function exportFigures(dir: string, runs = 3, service?: Running): Promise<ExportFigure[]> {
