@@ -3,7 +3,7 @@
  * drop, one with the fast path and one without, get the same requests in the same order, so that
  * their rate-limit counts agree; every answer must match header by header and byte by byte.
  */
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -11,6 +11,9 @@ import { parseConfig } from '../src/config.js';
 import { loadDrop } from '../src/data/drop.js';
 import { Store } from '../src/data/store.js';
 import { ENDPOINTS } from '../src/api/endpoints/index.js';
+import { render } from '../src/http/caching.js';
+import { errorHandler } from '../src/http/errors.js';
+import { answerCachedFirst } from '../src/http/fast-path.js';
 import { small } from './fixtures/small.js';
 import { listen } from './helpers/app.js';
 import { writeDrop } from './helpers/drop.js';
@@ -201,5 +204,24 @@ describe('the rate limit on the fast path', () => {
         expect(a.headers.find(([name]) => name === 'RateLimit')?.[1]).toBe(`"3-in-1min"; r=${Math.max(0, 2 - i)}; t=60`);
       }
     });
+  });
+});
+
+describe('a cached answer that cannot be written', () => {
+  it('is answered by the error handler, and the answers of its turn are sent as usual', async () => {
+    const app = express();
+    const good = render(Buffer.from('{"ok":true}'), { contentType: 'application/json', cacheControl: 'no-store' });
+    // node refuses to write a header value with a line break (writeHead throws).
+    const unwritable = render(Buffer.from('{}'), { contentType: 'application/json', cacheControl: 'no-store', headers: { 'X-Broken': 'a\nb' } });
+    answerCachedFirst(app, [], errorHandler(), (_method, url) => (url === '/unwritable' ? unwritable : url === '/good' ? good : undefined));
+    const { base, stop } = await listen(app);
+    try {
+      // Pipelined in one write: both are handled in one turn, so written in one burst.
+      const answers = await pipelined(base, ['/unwritable', '/good']);
+      expect(answers.map((a) => a.status)).toEqual([500, 200]);
+      expect(answers[1]!.body).toBe('{"ok":true}');
+    } finally {
+      await stop();
+    }
   });
 });

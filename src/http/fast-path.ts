@@ -35,6 +35,14 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
   const target = app as unknown as ExpressInternals;
   const expressHandle = target.handle.bind(app);
   const classes = expressClasses(app);
+  // An error from `front` (a 429), or from writing the answer: the app's own error handler answers it.
+  const fail: Fail = (error, request, response, early) => {
+    if (!response.headersSent) for (let i = 0; i < early.length; i += 2) response.setHeader(early[i]!, early[i + 1]!);
+    onError(error, request, response, (unhandled?: unknown) => {
+      // Express's final handler would answer a bare 500; the error handler never gets here.
+      if (unhandled !== undefined && !response.headersSent) response.writeHead(500).end();
+    });
+  };
   target.handle = (req, res, callback) => {
     // A Memento request (Accept-Datetime) may be answered from another release than the cached answer's.
     const cached =
@@ -61,22 +69,21 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
       response.locals.earlyHeaders = undefined;
       if (error === undefined) {
         notes(response).cache = 'hit';
-        return sendAtEndOfTurn(req, res, cached, early);
+        return sendAtEndOfTurn({ request, response, cached, early, fail });
       }
-      for (let i = 0; i < early.length; i += 2) res.setHeader(early[i]!, early[i + 1]!);
-      onError(error, request, response, (unhandled?: unknown) => {
-        // Express's final handler would answer a bare 500; the error handler never gets here.
-        if (unhandled !== undefined && !res.headersSent) res.writeHead(500).end();
-      });
+      fail(error, request, response, early);
     });
   };
 }
 
+type Fail = (error: unknown, request: Request, response: Response, early: readonly string[]) => void;
+
 interface Unsent {
-  req: IncomingMessage;
-  res: ServerResponse;
+  request: Request;
+  response: Response;
   cached: Rendered;
   early: string[];
+  fail: Fail;
 }
 
 const unsent: Unsent[] = [];
@@ -87,19 +94,25 @@ const unsent: Unsent[] = [];
  * waiting for its answer is asleep, and the write that wakes it is the costliest part of a cache
  * hit: on this 2-core machine, waking a client on the same machine cost the server 16 µs an answer
  * of its 50-60 (perf, docs/performance.md). Written in a burst, the answers find their readers
- * awake after the first: a cache hit cost a third less CPU and the server answered a third more
- * requests a second, on Node.js 20 and 24 alike. What an answer waits for is the other requests
- * of its turn, a few µs each; pipelined requests still go out in order (node queues a
+ * awake after the first: a cache hit cost a third less CPU and the server answered a third to a
+ * half more requests a second, on Node.js 20 and 24 alike. What an answer waits for is the other
+ * requests of its turn, a few µs each; pipelined requests still go out in order (node queues a
  * connection's responses).
  */
-function sendAtEndOfTurn(req: IncomingMessage, res: ServerResponse, cached: Rendered, early: string[]): void {
-  if (unsent.push({ req, res, cached, early }) === 1) setImmediate(sendAll);
+function sendAtEndOfTurn(answer: Unsent): void {
+  if (unsent.push(answer) === 1) setImmediate(sendAll);
 }
 
 function sendAll(): void {
-  for (const { req, res, cached, early } of unsent.splice(0)) {
+  for (const { request, response, cached, early, fail } of unsent.splice(0)) {
     // A client gone in the meantime has had its response closed (and logged) already.
-    if (!res.destroyed) sendRendered(req, res, cached, early);
+    if (response.destroyed) continue;
+    // One answer that cannot be written must not keep the others of its turn from theirs.
+    try {
+      sendRendered(request, response, cached, early);
+    } catch (error) {
+      fail(error, request, response, early);
+    }
   }
 }
 
