@@ -26,7 +26,7 @@ import { expenses } from '../../src/api/endpoints/lines.js';
 import type { NamedBy } from '../../src/formats/format.js';
 import { cpuUs, startService, type Running } from './service.js';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
 const TIMED_DOWNLOAD = fileURLToPath(new URL('./timed-download.ts', import.meta.url));
 
 export interface ExportFigure {
@@ -106,7 +106,7 @@ async function download(
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
   try {
     // This process's own loader flags (tsx's) run the TypeScript script.
-    const { stdout } = await run(process.execPath, [...process.execArgv, TIMED_DOWNLOAD, url, encoding]);
+    const { stdout } = await execFileAsync(process.execPath, [...process.execArgv, TIMED_DOWNLOAD, url, encoding]);
     const { status, firstByteMs, totalMs, bytes } = JSON.parse(stdout) as { status: number; firstByteMs: number; totalMs: number; bytes: number };
     if (status !== 200) throw new Error(`${url}: ${status}`);
     return { firstByteMs, totalMs, bytes, rssGrowthMb: peak - before };
