@@ -43,6 +43,7 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
       if (unhandled !== undefined && !response.headersSent) response.writeHead(500).end();
     });
   };
+  const sendAtEndOfTurn = answeredInBursts(fail);
   target.handle = (req, res, callback) => {
     // A Memento request (Accept-Datetime) may be answered from another release than the cached answer's.
     const cached =
@@ -69,7 +70,7 @@ export function answerCachedFirst(app: Express, front: readonly RequestHandler[]
       response.locals.earlyHeaders = undefined;
       if (error === undefined) {
         notes(response).cache = 'hit';
-        return sendAtEndOfTurn({ request, response, cached, early, fail });
+        return sendAtEndOfTurn({ request, response, cached, early });
       }
       fail(error, request, response, early);
     });
@@ -83,10 +84,7 @@ interface Unsent {
   response: Response;
   cached: Rendered;
   early: string[];
-  fail: Fail;
 }
-
-const unsent: Unsent[] = [];
 
 /**
  * Cache hits are written together once the event loop has handled every request it read in this
@@ -99,21 +97,23 @@ const unsent: Unsent[] = [];
  * requests of its turn, a few µs each; pipelined requests still go out in order (node queues a
  * connection's responses).
  */
-function sendAtEndOfTurn(answer: Unsent): void {
-  if (unsent.push(answer) === 1) setImmediate(sendAll);
-}
-
-function sendAll(): void {
-  for (const { request, response, cached, early, fail } of unsent.splice(0)) {
-    // A client gone in the meantime has had its response closed (and logged) already.
-    if (response.destroyed) continue;
-    // One answer that cannot be written must not keep the others of its turn from theirs.
-    try {
-      sendRendered(request, response, cached, early);
-    } catch (error) {
-      fail(error, request, response, early);
+function answeredInBursts(fail: Fail): (answer: Unsent) => void {
+  const unsent: Unsent[] = [];
+  const sendAll = () => {
+    for (const { request, response, cached, early } of unsent.splice(0)) {
+      // A client gone in the meantime has had its response closed (and logged) already.
+      if (response.destroyed) continue;
+      // One answer that cannot be written must not keep the others of its turn from theirs.
+      try {
+        sendRendered(request, response, cached, early);
+      } catch (error) {
+        fail(error, request, response, early);
+      }
     }
-  }
+  };
+  return (answer) => {
+    if (unsent.push(answer) === 1) setImmediate(sendAll);
+  };
 }
 
 /** Runs middleware in order, as the router does: each calls next() to go on, next(error) to stop. */
