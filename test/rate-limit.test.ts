@@ -37,12 +37,21 @@ describe('with RATE_LIMIT=3', () => {
     }
   });
 
-  it('counts CORS preflights like any request', async () => {
+  it('never limits CORS preflights, nor counts them, even once the client is over its limit', async () => {
     const own = await appFor(small, { RATE_LIMIT: '2' });
     try {
-      const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await request(own.app).options('/budget/api/totals/')).status);
-      expect(statuses).toEqual([204, 204, 429]);
+      const agent = request(own.app);
+      const preflights = [];
+      for (let i = 0; i < 3; i++) preflights.push(await agent.options('/budget/api/totals/').set('Access-Control-Request-Method', 'GET'));
+      expect(preflights.map((res) => res.status)).toEqual([204, 204, 204]);
+      // A request not counted carries no RateLimit headers, as /healthz.
+      expect(preflights.map((res) => res.headers.ratelimit)).toEqual([undefined, undefined, undefined]);
+      // The preflights took nothing from the client's budget: its two requests are answered.
+      expect((await agent.get('/budget/api/totals/')).headers.ratelimit).toMatch(/^"2-in-1min"; r=1;/);
+      expect((await agent.get('/budget/api/totals/')).status).toBe(200);
+      expect((await agent.get('/budget/api/totals/')).status).toBe(429);
+      // Over the limit, a browser's preflight still passes, so that its page can read the 429 that follows.
+      expect((await agent.options('/budget/api/totals/').set('Access-Control-Request-Method', 'GET')).status).toBe(204);
     } finally {
       await own.close();
     }

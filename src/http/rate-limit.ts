@@ -25,8 +25,8 @@ const WINDOW_MS = 60_000;
 const CLIENTS_REMEMBERED = 10_000;
 
 /**
- * `perMinute` requests per client IP per minute, with IETF draft-8 headers; the `unlimited` paths
- * are not counted. A request with an API
+ * `perMinute` requests per client IP per minute, with IETF draft-8 headers; CORS preflights and the
+ * `unlimited` paths are not counted. A request with an API
  * key (res.locals.apiKey, set by the api-keys middleware before this one) counts against its key's
  * own budget and limit, whatever its IP, and its RateLimit-Policy carries the key's name.
  *
@@ -52,9 +52,10 @@ export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions):
   const partitionKey = memo(draftEightPartitionKey, CLIENTS_REMEMBERED);
   return (req, res, next) => {
     const apiKey = res.locals.apiKey as ApiKey | undefined;
-    // CORS preflights count like any request (security review, finding 9): they cost the server
-    // as much as a cached answer, and were a way round the limit. A request not counted has no headers.
-    if (exempt.has(pathOf(req.originalUrl)) || (perMinute === 0 && !apiKey)) return next();
+    // A CORS preflight is never refused: a browser that got a 429 for it reports a CORS failure,
+    // and the page could not read the 429 (nor its Retry-After) of the request it asked for. It
+    // carries no data. A request not counted has no headers.
+    if (req.method === 'OPTIONS' || exempt.has(pathOf(req.originalUrl)) || (perMinute === 0 && !apiKey)) return next();
     const budget = apiKey ? `key:${apiKey.name}` : addressKey(clientAddress(req));
     const limit = apiKey?.limit ?? perMinute;
     const name = apiKey?.name ?? anonymous;
