@@ -307,6 +307,22 @@ describe('CSV text', () => {
       other.close();
     }
   });
+  it('quotes a field whose only odd character is a line break, in a page as in a whole export', async () => {
+    const other = await appFor({
+      ...small,
+      organizations: [...small.organizations!, { id: 4, name: 'Line\nbreak', code: 'LB' }, { id: 5, name: 'Carriage\rreturn', code: 'CR' }] as never,
+    });
+    try {
+      for (const url of ['/budget/api/organization/?format=csv', '/budget/api/organization/?format=csv&limit=10']) {
+        const csv = await getCsv(other.app, url);
+        expect(csv.text, url).toContain('4,"Line\nbreak",LB,,,\r\n');
+        expect(csv.text, url).toContain('5,"Carriage\rreturn",CR,,,\r\n');
+        expect(csv.rows.map((r) => r.name).slice(-2), url).toEqual(['Line\nbreak', 'Carriage\rreturn']);
+      }
+    } finally {
+      other.close();
+    }
+  });
   it('is UTF-8 without a byte-order mark', async () => {
     const res = await request(t.app).get('/budget/api/organization/?format=csv').buffer(true).parse(bytes);
     const body = res.body as Buffer;

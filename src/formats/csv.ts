@@ -28,6 +28,9 @@ function csvOptions(columns: readonly Column[]) {
     header: true,
     columns: columns.map((c) => c.name),
     record_delimiter: 'windows',
+    // RFC 4180 quotes any field holding a line break; csv-stringify on its own quotes only a field
+    // holding the whole record delimiter (CRLF), and would leave a lone LF or CR bare.
+    quoted_match: /[\r\n]/,
     // A list (a roll-up's source_ids) is one field, its items joined with `;` (empty for []).
     cast: {
       boolean: (value: boolean) => String(value),
