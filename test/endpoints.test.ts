@@ -167,6 +167,31 @@ describe('GET /budget/api/expenses/', () => {
   });
 });
 
+describe('figures past a trillion', () => {
+  let large: TestApp;
+  beforeAll(async () => {
+    large = await appFor({
+      ...small,
+      // Money of any numeric type: DECIMAL(38,3) holds both to the cent.
+      expenses: {
+        sql: `SELECT * FROM (VALUES (1, 2023, 1234567890123.456::DECIMAL(38,3), 11, 1, false), (2, 2024, 1e18::DECIMAL(38,3), 11, 1, false))
+                t(id, year, amount, category_id, organization_id, complementary)`,
+      },
+    });
+  });
+  afterAll(() => large.close());
+
+  it('keeps their three decimals in roll-ups, as the lines have them, and never turns them into null', async () => {
+    const res = await request(large.app).get('/budget/api/totals/').expect(200);
+    expect(res.body.map((r: { total_expenses: number }) => r.total_expenses)).toEqual([1234567890123.456, 1e18]);
+    expect(res.body[0].balance).toBe(-1234567888522.957);
+    const csv = await request(large.app).get('/budget/api/totals/?format=csv').expect(200);
+    expect(csv.text).toContain('\r\n2023,1234567890123.456,1600.499,-1234567888522.957,');
+    expect(csv.text).toContain('\r\n2024,1000000000000000000,800,-999999999999999200,');
+    expect(csv.text).not.toContain('NaN');
+  });
+});
+
 describe('ids past 2^53', () => {
   const BIG_CATEGORY = 9007199254740993n; // 2^53 + 1
   const BIG_ORGANIZATION = 9007199254740995n;

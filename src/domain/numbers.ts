@@ -12,7 +12,13 @@ export function roundHalfAway(value: number, digits: number): number {
   // parse below gives it (a division of exact integers is correctly rounded).
   const scale = 10 ** digits;
   const x = Math.abs(value) * scale;
-  if (x < 1e15 && Math.abs(x - Math.floor(x) - 0.5) > x * 1e-13 + 1e-9) return (Math.sign(value) * Math.floor(x + 0.5)) / scale;
+  // From 2^52 on, doubles are a unit of the last decimal asked for apart, or more: there is nothing
+  // left to round (and 1e18 with three decimals once came out NaN: "1e+21" is not a mantissa).
+  if (x >= 2 ** 52) return value;
+  // From 10^15 on, 15 significant digits would cut the decimals asked for (1234567890123.456 came
+  // out 1234567890123.46), and a double holds no noise below them to take away: rounded as it is
+  // (x + 0.5 is exact there).
+  if (x >= 1e15 || Math.abs(x - Math.floor(x) - 0.5) > x * 1e-13 + 1e-9) return (Math.sign(value) * Math.floor(x + 0.5)) / scale;
   const [mantissa, exponent] = Math.abs(value).toExponential(14).split('e') as [string, string];
   const shifted = Number(`${mantissa}e${Number(exponent) + digits}`);
   const rounded = Math.floor(shifted + 0.5);

@@ -27,6 +27,16 @@ describe('roundHalfAway', () => {
     expect(roundHalfAway(Infinity, 2)).toBe(Infinity);
     expect(roundHalfAway(Number.NaN, 2)).toBeNaN();
   });
+  it('keeps every decimal asked for of a figure too large for 15 significant digits to hold them', () => {
+    expect(roundHalfAway(1234567890123.456, 3)).toBe(1234567890123.456);
+    expect(roundHalfAway(-1234567890123.4565, 3)).toBe(-1234567890123.457);
+    expect(roundHalfAway(999999999999.999, 3)).toBe(999999999999.999);
+    expect(roundHalfAway(73000000000000.12, 3)).toBe(73000000000000.12);
+  });
+  it('leaves a figure too large to have the decimals asked for as it is, never NaN', () => {
+    for (const value of [1e18, -1e18, 1e21, 1.5e30, 2 ** 53 + 2]) expect(roundHalfAway(value, 3)).toBe(value);
+    expect(roundHalfAway(1e21, 2)).toBe(1e21);
+  });
   it('rounds figures at their decimals, their neighbours, halves and quotients as reading their digits does', () => {
     // The rounding read digit by digit, as it was before figures at their decimals were passed as they are.
     const byDigits = (value: number, digits: number) => {
@@ -41,6 +51,8 @@ describe('roundHalfAway', () => {
       const noise = [value * (1 + Number.EPSILON), value * (1 - Number.EPSILON), value * (1 + 4e-15), value * (1 - 4e-15)];
       const halves = [value + 0.5 / 10 ** (digits + 1), value - 0.5 / 10 ** (digits + 1)];
       for (const v of [value, ...noise, ...halves, value / 3, value * 1.0005, (value * 100) / 7, random() * 10 ** (i % 16)]) {
+        // Past 10^15 units of the last decimal, digits read at 15 significant ones cut them (below).
+        if (Math.abs(v) * 10 ** digits >= 1e15) continue;
         expect(roundHalfAway(v, digits), `${v} to ${digits}`).toBe(byDigits(v, digits));
       }
     }
