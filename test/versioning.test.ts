@@ -30,6 +30,8 @@ const MARKED: Endpoint[] = ENDPOINTS.map((endpoint) => {
       return withDeprecations(endpoint, { parameters: { include_complementary: mark('use stage=initial') } });
     case byPath('organization/stats/').path:
       return withDeprecations(endpoint, { fields: { total_resources: mark('use resources/?organization=ID') } });
+    case byPath('resources/').path:
+      return withDeprecations(endpoint, { endpoint: mark('use /budget/api/v2/resources/') });
     case byPath('budget-categories/').path:
       return withDeprecations(endpoint, { formats: { csv: mark('use format=parquet') } });
     default:
@@ -122,6 +124,14 @@ describe('an endpoint table with deprecated parts', () => {
       expect(res.headers.deprecation).toBe(`@${Date.parse(SINCE) / 1000}`);
       expect(res.headers.sunset).toBe('Tue, 01 Jun 2027 00:00:00 GMT');
       expect(res.headers.link).toBe('</budget/api/changelog>; rel="deprecation"');
+    });
+
+    it("keeps the deprecation Link beside a page's next and previous links", async () => {
+      const first = await request(app).get('/budget/api/resources/?limit=1').expect(200);
+      expect(first.body.next).not.toBeNull();
+      expect(first.headers.link).toBe(`</budget/api/changelog>; rel="deprecation", <${first.body.next}>; rel="next"`);
+      const last = await request(app).get(`/budget/api/resources/?limit=1&offset=${first.body.count - 1}`).expect(200);
+      expect(last.headers.link).toBe(`</budget/api/changelog>; rel="deprecation", <${last.body.previous}>; rel="prev"`);
     });
 
     it('marks an answer that gave a deprecated parameter, and only such an answer', async () => {

@@ -103,6 +103,19 @@ export function cachedAnswers(lookup: CachedLookup): RequestHandler {
   };
 }
 
+/**
+ * Header sets merged, later ones winning, but for Link: a page's next and previous, a deprecation
+ * and a Memento's original are all links of one answer, so their values are joined into one list
+ * (RFC 8288), never one put in place of another.
+ */
+function joinLinks(...sets: Readonly<Record<string, string>>[]): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const set of sets) {
+    for (const [name, value] of Object.entries(set)) merged[name] = name === 'Link' && merged.Link ? `${merged.Link}, ${value}` : value;
+  }
+  return merged;
+}
+
 export interface HandlerOptions {
   /** The clock deprecations' sunsets are read against; a test sets its own. */
   now?: () => Date;
@@ -147,7 +160,7 @@ export function endpointHandler(
       res.setHeader('Vary', source.vary);
       const key = answerKey(lease.drop.data.fingerprint, source.base, query, formatName + source.variant);
       const etag = tagOf(key);
-      const headers = { ...(await bound.headers(lease)), ...deprecationHeaders(used), ...source.headers };
+      const headers = joinLinks(await bound.headers(lease), deprecationHeaders(used), source.headers);
       const format = FORMATS[formatName];
       const encoding = isCompressible(format.contentType) ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
       const fresh = freshTag(req.headers['if-none-match'], etag, encoding);
@@ -175,7 +188,7 @@ export function endpointHandler(
               etag,
               vary: source.vary,
               csp: DEFAULT_CSP,
-              headers: { ...headers, ...(link ? { Link: link } : {}) },
+              headers: link ? joinLinks(headers, { Link: link }) : headers,
             });
           }),
         );
