@@ -121,13 +121,14 @@ export function createApp({
     });
 
   // Data endpoints first: they take nearly all the traffic, and Express tries routes in order.
-  // The per-minute and per-client budgets are rate limits (off with RATE_LIMIT=0); the server's
-  // budget and the cuts protect the connections, and always apply.
+  // The per-minute and per-client budgets are rate limits an operator may add (off by default, and
+  // with RATE_LIMIT=0); the server's turns and the cuts protect the connections, and always apply.
   const limited = config.RATE_LIMIT > 0;
   const exportLimits = new ExportLimits({
     perMinute: limited ? config.EXPORT_RATE_LIMIT : 0,
-    perClient: limited ? config.EXPORTS_PER_CLIENT : Infinity,
+    perClient: limited && config.EXPORTS_PER_CLIENT > 0 ? config.EXPORTS_PER_CLIENT : Infinity,
     atOnce: config.EXPORTS_AT_ONCE,
+    waitMs: config.QUEUE_WAIT_MS,
     stallMs: config.EXPORT_STALL_MS,
     maxMs: config.EXPORT_MAX_SECONDS * 1000,
   });

@@ -87,8 +87,8 @@ const EnvSchema = z.object({
   MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').default(1000),
   QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),
   /** Full exports (docs/api.md#limits-and-load-shedding): per client per minute, with the rate limit on. */
-  EXPORT_RATE_LIMIT: nonNegativeInt('must be an integer >= 0 (full exports per minute per client; 0: not limited)').default(10),
-  EXPORTS_PER_CLIENT: positiveInt('must be an integer >= 1 (full exports one client may run at once)').default(1),
+  EXPORT_RATE_LIMIT: nonNegativeInt('must be an integer >= 0 (full exports per minute per client; 0: not limited)').default(0),
+  EXPORTS_PER_CLIENT: nonNegativeInt('must be an integer >= 0 (full exports one client may run at once; 0: not limited)').default(0),
   /** Fewer than the pool's connections (4), so that exports never take them all. */
   EXPORTS_AT_ONCE: positiveInt('must be an integer >= 1 (full exports the server runs at once)').default(2),
   EXPORT_STALL_MS: positiveInt('must be an integer >= 1 (milliseconds a download may make no progress)').default(30_000),

@@ -1,8 +1,9 @@
 /**
  * What a full export may cost (security review, findings 1 and 2): a client that stops reading is
- * cut and its pooled connection given back; an export has a total time; exports have their own
- * budget (the server's, so that they never take every connection, and each client's, at once and
- * per minute, in the RateLimit headers); /readyz reports a pool held so long it cannot serve.
+ * cut and its pooled connection given back; an export has a total time; the server makes a few at
+ * once, so that they never take every connection, and the others wait for their turn rather than
+ * being refused; an operator may give each client a budget of them, at once and per minute, in
+ * the RateLimit headers; /readyz reports a pool held so long it cannot serve.
  * Over a real listening server, because all of it depends on a real socket's backpressure.
  */
 import { readdirSync } from 'node:fs';
@@ -149,14 +150,17 @@ describe('a full export still running after EXPORT_MAX_SECONDS', () => {
 });
 
 describe('full exports at once', () => {
-  it('past EXPORTS_AT_ONCE are refused with 503 overloaded, while queries are still answered', async () => {
+  it('past EXPORTS_AT_ONCE wait for a turn, refused with 503 overloaded only after QUEUE_WAIT_MS, while queries are still answered', async () => {
     const { t, base } = await serve({ EXPORTS_AT_ONCE: '2', QUEUE_WAIT_MS: '1000' });
     const held = [await openPaused(base), await openPaused(base)];
     expect(t.store.activeQueries).toBe(2);
     const third = await get(base, '/budget/api/expenses/?format=arrow&year=2002');
     expect(third.status).toBe(503);
     expect(third.headers['content-type']).toBe('application/problem+json');
-    expect(JSON.parse(third.body)).toMatchObject({ code: 'overloaded' });
+    expect(JSON.parse(third.body)).toMatchObject({
+      code: 'overloaded',
+      detail: 'the server was making as many full exports as it may for 1000 ms; retry in a few seconds',
+    });
     expect(third.headers['retry-after']).toBe('5');
     // The two other connections still serve queries.
     const queries = await Promise.all([2004, 2005, 2006, 2007].map((year) => get(base, `/budget/api/expenses/?year=${year}&limit=7`)));
@@ -166,7 +170,31 @@ describe('full exports at once', () => {
     expect((await get(base, '/budget/api/expenses/?format=arrow&year=2002')).status).toBe(200);
   });
 
-  it('from one client: past EXPORTS_PER_CLIENT, 429 rate_limited', async () => {
+  it('runs a waiting export as soon as a running one ends', async () => {
+    const { base } = await serve({ EXPORTS_AT_ONCE: '1', QUEUE_WAIT_MS: '20000' });
+    const held = await openPaused(base);
+    let answered = false;
+    const waiting = get(base, '/budget/api/expenses/?format=csv&year=2002').finally(() => (answered = true));
+    await sleep(300);
+    expect(answered).toBe(false);
+    held.destroy();
+    const second = await waiting;
+    expect(second.status).toBe(200);
+    expect(second.body.trimEnd().split('\r\n')).toHaveLength(LINES / 20 + 1);
+  });
+
+  it('with the defaults, answers every one of a burst of distinct exports from one client, the rate limit on', async () => {
+    const { base } = await serve({ RATE_LIMIT: '1000', QUEUE_WAIT_MS: '5000' });
+    const urls = ['csv', 'arrow', 'parquet'].flatMap((format) =>
+      [2001, 2002, 2003, 2004].map((year) => `/budget/api/expenses/?format=${format}&year=${year}`),
+    );
+    const answers = await Promise.all(urls.map((url) => get(base, url)));
+    expect(answers.map((a) => a.status)).toEqual(urls.map(() => 200));
+    // No second policy: exports have no budget of their own unless the operator sets one.
+    expect(answers[0]!.headers['ratelimit-policy']).not.toContain('exports');
+  });
+
+  it('from one client: past EXPORTS_PER_CLIENT, when set, 429 rate_limited', async () => {
     const { base } = await serve({ RATE_LIMIT: '1000', EXPORTS_PER_CLIENT: '1' });
     const held = await openPaused(base);
     const second = await get(base, '/budget/api/expenses/?format=csv&year=2002');
@@ -177,7 +205,7 @@ describe('full exports at once', () => {
 });
 
 describe('full exports per minute', () => {
-  it('count against their own budget, EXPORT_RATE_LIMIT, named "exports" in the RateLimit headers', async () => {
+  it('when EXPORT_RATE_LIMIT is set, count against that budget of their own, named "exports" in the RateLimit headers', async () => {
     const { base } = await serve({ RATE_LIMIT: '1000', EXPORT_RATE_LIMIT: '3' });
     const answers = [];
     for (const year of [2001, 2002, 2003, 2004]) answers.push(await get(base, `/budget/api/expenses/?format=csv&year=${year}`));

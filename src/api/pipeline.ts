@@ -220,7 +220,7 @@ export function endpointHandler(
       }
       // A full export made from DuckDB holds a connection while it runs: it has its own budget.
       const limited = exportLimits && wholeExport && req.method === 'GET' ? exportLimits : undefined;
-      endExport = limited?.enter(req, res);
+      endExport = await limited?.enter(req, res);
       const answering = lease;
       const watch = limited && (() => limited.watchdog(res));
       // Written by DuckDB itself where the format can be, read as it is written, then kept.

@@ -129,9 +129,11 @@ export const problem = {
   /** Full exports (http/export-limits.ts): a client past its own budget, per minute or at once. */
   tooManyExports: (detail: string, retryAfterSeconds: number) =>
     HttpError.of('rate_limited', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } }),
-  /** Full exports: the server makes as many at once as it may. */
-  exportsBusy: () =>
-    HttpError.of('overloaded', 'the server is making as many full exports as it may; retry in a few seconds', { headers: { 'Retry-After': '5' } }),
+  /** Full exports: the server made as many at once as it may for longer than one may wait. */
+  exportsBusy: (waitedMs: number) =>
+    HttpError.of('overloaded', `the server was making as many full exports as it may for ${waitedMs} ms; retry in a few seconds`, {
+      headers: { 'Retry-After': '5' },
+    }),
   /** /readyz: every pooled connection held past what a query may take (store.ts stuckFor). */
   poolHeld: (ms: number) =>
     HttpError.of('overloaded', `every database connection has been held for ${Math.round(ms)} ms; none can serve a query`, {

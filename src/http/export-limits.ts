@@ -2,9 +2,12 @@
  * What a full export may cost (security review, findings 1 and 2; docs/api.md#limits-and-load-shedding).
  * A full export made from DuckDB holds a pooled connection for as long as its client reads, and
  * costs the server seconds where a page costs milliseconds; so, apart from the request rate limit:
- * - a client may start `perMinute` of them a minute (its own budget, with its own RateLimit headers);
- * - a client may run `perClient` at once, and the server `atOnce` (fewer than its connections), so
- *   that exports can never take every connection from the queries;
+ * - the server runs `atOnce` (fewer than its connections), so that exports can never take every
+ *   connection from the queries; one more waits for a turn, as a query waits for a connection,
+ *   and is refused (503 overloaded) only when none came within `waitMs`: a burst of exports the
+ *   server can make is made, never refused for its count;
+ * - where the operator asks for them (off by default), a client may start `perMinute` of them a
+ *   minute (its own budget, with its own RateLimit headers) and run `perClient` at once;
  * - a response whose writes make no progress for `stallMs` (a client that stopped reading) is cut,
  *   and so is one still running after `maxMs`: either way its connection goes back to the pool.
  * Exports sent from files (http/export-files.ts) hold no connection and are not counted here.
@@ -18,10 +21,12 @@ import { problem } from './errors.js';
 export interface ExportLimitOptions {
   /** Full exports a client may start per minute; 0: not limited. */
   perMinute: number;
-  /** Full exports one client may run at once. */
+  /** Full exports one client may run at once (or wait to run); Infinity: not limited. */
   perClient: number;
   /** Full exports the server runs at once. */
   atOnce: number;
+  /** How long an export may wait for its turn before it is refused. */
+  waitMs: number;
   /** A response whose writes have made no progress for this long is cut. */
   stallMs: number;
   /** A full export still running after this long is cut. */
@@ -32,6 +37,8 @@ const WINDOW_MS = 60_000;
 
 export class ExportLimits {
   private running = 0;
+  /** Exports waiting for a turn, first come first served: each is handed a running one's place. */
+  private readonly waiting: (() => void)[] = [];
   private readonly byClient = new Map<string, number>();
   /** Per client: the exports started in the current window and when the window ends. */
   private readonly windows = new Map<string, { started: number; resetAt: number }>();
@@ -39,11 +46,12 @@ export class ExportLimits {
   constructor(readonly options: ExportLimitOptions) {}
 
   /**
-   * Admits one full export for this request's client, or throws: 429 `rate_limited` past its
-   * budget per minute or its exports at once, 503 `overloaded` when the server runs as many as it
-   * may. Returns the function that ends it (idempotent).
+   * Admits one full export for this request's client once it may run, or throws: 429
+   * `rate_limited` past the client's budget per minute or its exports at once (when asked for),
+   * 503 `overloaded` when no turn came within `waitMs`. Resolves to the function that ends it
+   * (idempotent).
    */
-  enter(req: Request, res: Response): () => void {
+  async enter(req: Request, res: Response): Promise<() => void> {
     const client = clientOf(req, res);
     const { perMinute, perClient, atOnce } = this.options;
     const now = Date.now();
@@ -71,20 +79,47 @@ export class ExportLimits {
     if (mine >= perClient) {
       throw problem.tooManyExports(`too many full exports at once: a client may run ${perClient} at a time; retry when yours has finished`, 5);
     }
-    if (this.running >= atOnce) {
-      throw problem.exportsBusy();
-    }
-    this.running += 1;
     this.byClient.set(client, mine + 1);
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.running -= 1;
+    const leave = () => {
       const left = (this.byClient.get(client) ?? 1) - 1;
       if (left > 0) this.byClient.set(client, left);
       else this.byClient.delete(client);
     };
+    try {
+      await this.turn(atOnce);
+    } catch (error) {
+      leave();
+      throw error;
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      leave();
+      // A waiting export takes this one's place; the count of running ones stays as it is.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running -= 1;
+    };
+  }
+
+  /** Resolves once this export may run: at once while fewer than `atOnce` run, else when one ends. */
+  private turn(atOnce: number): Promise<void> {
+    if (this.running < atOnce) {
+      this.running += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const start = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(start), 1);
+        reject(problem.exportsBusy(this.options.waitMs));
+      }, this.options.waitMs);
+      this.waiting.push(start);
+    });
   }
 
   /**
