@@ -276,12 +276,24 @@ describe('a restart over a drop that fails validation', () => {
     await first.flip(dropB);
     first.stop();
     running.splice(0);
-    const broken = await writeDrop(small, { version: 'broken', manifest: (m) => void (m.files['deficit.parquet']!.rows += 1) });
+    const broken = await writeDrop(small, {
+      version: 'broken',
+      manifest: (m) => {
+        m.files['deficit.parquet']!.rows += 1;
+        m.files['gdp.parquet']!.sha256 = '0'.repeat(64);
+      },
+    });
     const r = await serve(broken, dir);
     expect(r.store.served!.manifest.version).toBe('B');
     const meta = (await r.agent.get('/budget/api/meta/')).body;
     expect(meta.version).toBe('B');
-    expect(meta.last_reload).toMatchObject({ status: 'rejected', reason: expect.stringContaining('row count') });
+    expect(meta.last_reload).toMatchObject({ status: 'rejected', rejected_version: 'broken' });
+    // Every problem, as a reload and the CLI list them, not only the first.
+    expect(meta.last_reload.problems).toHaveLength(2);
+    expect(meta.last_reload.problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^deficit\.parquet: row count/), expect.stringMatching(/^gdp\.parquet: sha256/)]),
+    );
+    expect(meta.last_reload.reason).toBe(meta.last_reload.problems[0]);
   });
 
   it('as a process stopped as soon as it listens: keeps the release of the drop it loaded', async () => {

@@ -211,7 +211,9 @@ export async function serveAtStartup(store: Store, locate: () => Promise<string>
   let dir: string | undefined;
   try {
     dir = await locate();
-    drop = await loadDrop(dir);
+    // Every problem, not the first alone: when a kept release is served instead, /meta/ lists them
+    // as a reload does. (A valid drop loads as fast either way.)
+    drop = await loadDrop(dir, { allProblems: true });
     admitRelease(store, drop);
   } catch (error) {
     const fallback = store.releases?.newest();
