@@ -197,7 +197,7 @@ describe('control totals', () => {
     expect(built.stdout).toBe(
       [
         'refused "LF 2026": 1 problem',
-        'drop.json: control_totals: total_expenses of 2026 (stage initial) is 63100 in the law, but the lines add up to 63000 (difference -100)',
+        'drop.json: control_totals: total_expenses of 2026 (stage initial) is 63100 in the law, but the lines add up to 63000 (difference -100) [control_total_mismatch]',
         `${dir('control-out')} was left as it was`,
         '',
       ].join('\n'),
@@ -216,7 +216,7 @@ describe('control totals', () => {
     const validated = await cli('validate', dir('control-out'));
     expect(validated.code).toBe(1);
     expect(validated.stdout).toContain(
-      'drop.json: control_totals: total_resources of 2026 (stage initial) is 62900 in the law, but the lines add up to 63000 (difference +100)',
+      'drop.json: control_totals: total_resources of 2026 (stage initial) is 62900 in the law, but the lines add up to 63000 (difference +100) [control_total_mismatch]',
     );
   }, 120_000);
 });
@@ -482,13 +482,22 @@ describe('every answer-changing field is part of the drop’s identity, and corr
       expect(changes.notes).toEqual([{ table: 'deficit', id: 2025, text: 'Corrected to the outturn of the 2026 budget report', source_id: 2 }]);
       expect(changes.tables.deficit).toEqual({ added: 0, removed: 0, changed: 1 });
 
+      // A control total the lines do not add up to: refused with its own code.
+      const mismatched = manifestOf(served);
+      mismatched.version = 'v4-control';
+      mismatched.control_totals = [{ year: 2026, stage: 'initial', total_expenses: 1 }];
+      writeFileSync(path.join(served, 'drop.json'), JSON.stringify(mismatched));
+      const refusedTotal = await eventually(meta, (m) => m.last_reload?.rejected_version === 'v4-control');
+      expect(refusedTotal.last_reload).toMatchObject({ status: 'rejected', code: 'control_total_mismatch', file: 'drop.json', version: 'v3' });
+      expect(refusedTotal.last_reload.problems).toEqual([expect.stringMatching(/^drop\.json: control_totals: total_expenses of 2026 .*\(difference \+62999\) \[control_total_mismatch\]; offending row: /)]);
+
       // A drop.json edited by hand and broken twice over: refused, naming itself, every problem listed.
       const manifest = manifestOf(served);
       manifest.version = 'v4-by-hand';
       manifest.files['gdp.parquet'].rows = 99;
       manifest.control_totals = [{ year: 2026, stage: 'initial', total_expenses: 1 }];
       writeFileSync(path.join(served, 'drop.json'), JSON.stringify(manifest));
-      const rejected = await eventually(meta, (m) => m.last_reload?.status === 'rejected');
+      const rejected = await eventually(meta, (m) => m.last_reload?.rejected_version === 'v4-by-hand');
       expect(rejected.version).toBe('v3');
       expect(rejected.last_reload).toMatchObject({ status: 'rejected', version: 'v3', rejected_version: 'v4-by-hand' });
       expect(rejected.last_reload.problems).toEqual(['gdp.parquet: row count must match drop.json (manifest 99, file 2)']);

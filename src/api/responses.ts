@@ -448,7 +448,7 @@ export const Meta = z
       .looseObject({
         status: z.enum(['ok', 'rejected']),
         reason: z.string().nullable(),
-        code: z.enum(['invalid_drop', 'download_failed', 'load_failed']).nullable(),
+        code: z.enum(['invalid_drop', 'control_total_mismatch', 'download_failed', 'load_failed']).nullable(),
         file: z.string().nullable(),
         at: z.string(),
         rejected_version: z.string().nullable().optional().meta({ description: 'On a rejection: the version refused (not the one still served)' }),

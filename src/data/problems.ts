@@ -35,8 +35,11 @@ export function describeProblem(p: Problem): string {
   const rows = p.examples.length ? `; offending row: ${jsonText(p.examples[0])}` : '';
   const count = p.count > 1 ? ` (${p.count} rows)` : '';
   const where = p.where === undefined ? '' : ` (${p.where})`;
-  return `${p.file}: ${p.rule}${count}${where}${rows}`;
+  return `${p.file}: ${p.rule}${count}${where}${codeOf(p)}${rows}`;
 }
+
+/** A problem's code of the error catalogue, said after its rule: ` [control_total_mismatch]`. */
+export const codeOf = (p: Problem): string => (p.code === undefined ? '' : ` [${p.code}]`);
 
 const EXAMPLES = 5;
 

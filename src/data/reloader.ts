@@ -280,7 +280,9 @@ async function refusedVersion(dataDir: string): Promise<string | null> {
 export function failureOf(error: unknown): ReloadFailure {
   if (error instanceof DropError) {
     const problems = error.problems.slice(0, 20).map((p) => describeProblem({ ...p, where: undefined }));
-    return { code: 'invalid_drop', file: error.problems[0]?.file ?? null, reason: error.publicReason, problems };
+    // A rule with a code of its own (control_total_mismatch) names the rejection when it is the first problem.
+    const code = error.problems[0]?.code === 'control_total_mismatch' ? 'control_total_mismatch' : 'invalid_drop';
+    return { code, file: error.problems[0]?.file ?? null, reason: error.publicReason, problems };
   }
   return { code: 'load_failed', file: null, reason: 'the drop could not be loaded (the server log says why)' };
 }

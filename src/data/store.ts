@@ -510,8 +510,11 @@ export class ServedDrop implements OpenDrop {
  * finding 7).
  */
 export interface ReloadFailure {
-  /** invalid_drop: a rule of the drop is broken; download_failed: DATA_URL could not be read; load_failed: anything else. */
-  code: 'invalid_drop' | 'download_failed' | 'load_failed';
+  /**
+   * invalid_drop: a rule of the drop is broken (control_total_mismatch: first, a control total);
+   * download_failed: DATA_URL could not be read; load_failed: anything else.
+   */
+  code: 'invalid_drop' | 'control_total_mismatch' | 'download_failed' | 'load_failed';
   file: string | null;
   reason: string;
   /** The version refused (from its drop.json; null when unreadable) and every problem, up to 20. */

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { DropError, loadDrop, type Problem } from '../data/drop.js';
+import { codeOf } from '../data/problems.js';
 import { ControlTotalSchema, MANIFEST_FILE, NoteSchema, parseManifest, type Manifest } from '../data/manifest.js';
 import { requiredColumns, TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
 import { dropWarnings } from '../data/warnings.js';
@@ -372,7 +373,7 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
       const input = inputs.get(table);
       const count = p.count > 1 ? ` (${p.count} rows${p.examples.length < p.count ? `, first ${p.examples.length}` : ''})` : '';
       if (!input || !p.examples.length) {
-        out.push(`${input?.label ?? p.file}: ${p.rule}${count}`);
+        out.push(`${input?.label ?? p.file}: ${p.rule}${count}${codeOf(p)}`);
         continue;
       }
       const lines: string[] = [];
@@ -380,7 +381,7 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
         const index = await rowIndex(connection, path.join(staged, p.file), example);
         lines.push(`    ${index === null ? '' : `line ${lineOf(input, index)}: `}${jsonText(example)}`);
       }
-      out.push([`${input.label}: ${p.rule}${count}:`, ...lines].join('\n'));
+      out.push([`${input.label}: ${p.rule}${count}${codeOf(p)}:`, ...lines].join('\n'));
     }
     return out;
   } finally {
