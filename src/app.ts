@@ -138,10 +138,11 @@ export function createApp({
     route(releaseRoute(endpoint.path), endpointHandler(endpoint, store, cacheControl, cache, { now, exportLimits, atRelease: true }));
   }
 
-  // Answers that never change are rendered once; the OpenAPI document only when first asked for.
+  // Answers that never change are rendered once; the OpenAPI document once per drop, when first asked for.
   const healthy = json({ status: 'ok' });
   const indexAnswer = json(index(endpoints));
-  let openApiAnswer: Rendered | undefined;
+  // Per drop: its definitions describe the fields (docs/api.md#what-every-figure-means).
+  let openApi: { for: unknown; answer: Rendered } | undefined;
   const docsPage = render(Buffer.from(DOCS_PAGE), { contentType: 'text/html; charset=utf-8', cacheControl });
   const changelogAnswer = render(Buffer.from(changelogText()), { contentType: 'text/markdown; charset=utf-8', cacheControl });
   const docsScript = render(Buffer.from(DOCS_SCRIPT), { contentType: 'text/javascript; charset=utf-8', cacheControl });
@@ -157,7 +158,13 @@ export function createApp({
       if (!store.served) throw dataUnavailable();
       return json(fieldsAnswer(endpoints, store.served.manifest));
     },
-    openapi: () => (openApiAnswer ??= json(openApiDocument(endpoints))),
+    openapi: () => {
+      const manifest = store.served?.manifest;
+      if (openApi === undefined || openApi.for !== manifest) {
+        openApi = { for: manifest, answer: json(openApiDocument(endpoints, manifest?.definitions)) };
+      }
+      return openApi.answer;
+    },
     changelog: () => changelogAnswer,
     releases: () => json(releaseList(store.releases, store.served?.manifest.version)),
     releasesFeed: () =>

@@ -328,6 +328,11 @@ describe('GET /budget/api/fields/', () => {
       expect(entry(fields, 'deficit', 'value')!.definition).toEqual(DEFINITIONS['deficit.value']);
       expect(entry(fields, 'debt', 'value')!.definition).toEqual({ en: 'Any value', fr: 'Toute valeur' });
       expect(entry(fields, 'totals', 'balance')!.unit).toBe('MDT');
+      // The OpenAPI document describes the fields in the drop's words too.
+      const doc = (await request(own.app).get('/budget/api/openapi.json')).body;
+      expect(doc.components.schemas.Deficit.properties.value.description).toBe(DEFINITIONS['deficit.value'].en);
+      expect(doc.components.schemas.Debt.properties.value.description).toBe('Any value');
+      expect(doc.components.schemas.Total.properties.balance.description).toMatch(/^total_resources − total_expenses\. Resources include borrowing/);
     } finally {
       await own.close();
     }

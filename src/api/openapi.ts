@@ -16,6 +16,7 @@ import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
 import { API_VERSION, CHANGELOG_PATH, MINIMUM_NOTICE_MONTHS, type Deprecations } from './versioning.js';
 import { stageOfComplementary } from '../domain/stages.js';
+import type { Definitions } from '../data/manifest.js';
 
 type Json = Record<string, unknown>;
 
@@ -64,8 +65,11 @@ stays served for at least ${MINIMUM_NOTICE_MONTHS} months; every answer that use
 (RFC 9745), \`Sunset\` (RFC 8594) and \`Link: <changelog>; rel="deprecation"\`; after its sunset it answers
 410 (code \`sunset\`) naming its replacement. A new major version is served beside the old under its own prefix.`;
 
-/** The document depends only on the code; app.ts renders it once, when first asked for. */
-export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Json {
+/**
+ * The document depends on the code, and on the served drop's `definitions` alone, which replace
+ * the service's text of the fields they name; app.ts renders it once per drop, when first asked for.
+ */
+export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS, definitions: Definitions = {}): Json {
   // A fresh registry per build: every schema in it becomes a named component, and the
   // schemas that use it refer to it by $ref.
   const registry = z.registry<{ id: string }>();
@@ -104,7 +108,7 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS): Jso
     delete schema.$schema;
     delete schema.$id;
   }
-  for (const endpoint of endpoints) describeFields(endpoint, schemas);
+  for (const endpoint of endpoints) describeFields(endpoint, schemas, definitions);
   for (const endpoint of endpoints) markDeprecatedFields(endpoint, schemas);
 
   return {
@@ -210,14 +214,16 @@ function deprecationNote(marks: Deprecations): string {
 /** `deprecated: true` on each deprecated field of the endpoint's item schemas. */
 /**
  * Every field of a data answer is described by its English definition from the one table that
- * /budget/api/fields/ serves (field-texts.ts), nested fields too.
+ * /budget/api/fields/ serves (field-texts.ts), nested fields too, or the drop's own
+ * (`ENDPOINT.FIELD` before `FIELD`, as /fields/ takes them).
  */
-function describeFields(endpoint: Endpoint, schemas: Record<string, Json>): void {
+function describeFields(endpoint: Endpoint, schemas: Record<string, Json>, definitions: Definitions): void {
   const name = endpointName(endpoint.path);
   const describe = (schema: Json | undefined, prefix: string) => {
     for (const [key, property] of Object.entries((schema?.properties ?? {}) as Record<string, Json>)) {
-      const text = fieldText(name, prefix + key);
-      if (text) property.description = text.definition.en;
+      const field = prefix + key;
+      const text = definitions[`${name}.${field}`] ?? definitions[field] ?? fieldText(name, field)?.definition;
+      if (text) property.description = text.en;
       const inner = (property.anyOf as Json[] | undefined)?.find((s) => s.type === 'object') ?? property;
       if (key !== 'change' && key !== 'change_pct' && inner.type === 'object') describe(inner, `${prefix}${key}.`);
       const items = inner.items as Json | undefined;
