@@ -299,6 +299,20 @@ describe('GET /budget/api/fields/', () => {
       expect(f.label.en && f.label.fr && f.definition.en && f.definition.fr, `${f.endpoint}.${f.field}`).toBeTruthy();
     }
   });
+  it('offers in a figure\'s definition only the measures its endpoint takes: no share of a whole', async () => {
+    const fields: Entry[] = await get('/budget/api/fields/');
+    const WHOLE = /With measure, the measured figure instead \(percent of GDP, currency units per inhabitant, or amount at base_year prices\)/;
+    for (const field of ['total_expenses', 'total_resources', 'balance']) {
+      const text = entry(fields, 'totals', field)!.definition;
+      expect(text.en, field).toMatch(WHOLE);
+      expect(text.fr, field).not.toMatch(/part du total/);
+    }
+    // This drop defines deficit.value in its own words; the service's text is the OpenAPI document's.
+    const doc = openApiDocument(ENDPOINTS) as { components: { schemas: Record<string, { properties: Record<string, { description: string }> }> } };
+    expect(doc.components.schemas.Deficit!.properties.value!.description).toMatch(WHOLE);
+    expect((await request(t.app).get('/budget/api/deficit/?measure=share')).status).toBe(400);
+    expect(entry(fields, 'budget-categories', 'expenses')!.definition.en).toMatch(/share of the total/);
+  });
   it('says which GDP a ratio divides by, and gives percentages the unit %', async () => {
     const fields: Entry[] = await get('/budget/api/fields/');
     for (const [endpoint, field] of [

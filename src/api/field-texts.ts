@@ -31,6 +31,13 @@ const MEASURED = [
 ];
 const measured = (label: [string, string], definition: [string, string]) =>
   t(label, [definition[0] + MEASURED[0], definition[1] + MEASURED[1]], 'amount');
+/** The same for a figure that is a whole, not one of the parts a share divides it into (totals, the deficit: measure=share is refused there). */
+const MEASURED_WHOLE = [
+  ' With measure, the measured figure instead (percent of GDP, currency units per inhabitant, or amount at base_year prices); null for a year without the value the measure needs.',
+  " Avec measure, le chiffre mesuré à la place (pourcentage du PIB, unités monétaires par habitant ou montant aux prix de base_year) ; null pour une année sans la valeur nécessaire.",
+];
+const measuredWhole = (label: [string, string], definition: [string, string]) =>
+  t(label, [definition[0] + MEASURED_WHOLE[0], definition[1] + MEASURED_WHOLE[1]], 'amount');
 
 /** The drop's GDP of the year: what every computed ratio divides by. */
 const GDP_NOTE = [
@@ -83,21 +90,21 @@ export const FIELD_TEXTS: Readonly<Record<string, FieldText>> = {
     ],
     'percent',
   ),
-  total_expenses: measured(
+  total_expenses: measuredWhole(
     ['Total expenses', 'Total des dépenses'],
     [
       "The sum of the expense lines of the stage over the filter, in the drop's unit, 3 decimals.",
       "La somme des lignes de dépenses du stade sur le filtre, dans l'unité du dépôt, 3 décimales.",
     ],
   ),
-  total_resources: measured(
+  total_resources: measuredWhole(
     ['Total resources', 'Total des ressources'],
     [
       "The sum of the resource lines of the stage over the filter, borrowing included wherever the drop's resources include it, in the drop's unit.",
       "La somme des lignes de ressources du stade sur le filtre, emprunts compris quand les ressources du dépôt les comprennent, dans l'unité du dépôt.",
     ],
   ),
-  balance: measured(
+  balance: measuredWhole(
     ['Balance (resources − expenses)', 'Solde (ressources − dépenses)'],
     [
       'total_resources − total_expenses. Resources include borrowing, so this is not the budget deficit or surplus: a budget whose borrowing covers its deficit balances at about 0. The deficit is /budget/api/deficit/.',
@@ -261,7 +268,7 @@ export const FIELD_TEXTS: Readonly<Record<string, FieldText>> = {
     ],
     'percent',
   ),
-  'deficit.value': measured(
+  'deficit.value': measuredWhole(
     ['Deficit', 'Déficit'],
     [
       "The budget deficit of the year as the row's source states it, in the drop's unit (a positive number is a deficit).",
