@@ -5,7 +5,7 @@
  * sample drop in data/. Screenshots at desktop and phone widths go to a folder under the system's
  * temporary directory, printed by the test; the time to the first chart is printed too.
  *
- * Small drop, amended law (all lines): 2023 expenses 100.1 + 200.2 + 50.05 = 350.35, resources
+ * Small drop, in MDT as its drop.json states, amended law (all lines): 2023 expenses 100.1 + 200.2 + 50.05 = 350.35, resources
  * 1000 + 500.5 + 99.999 = 1600.499, balance 1250.149; 2024 expenses 300 + 0.1 + 0.2 = 300.3,
  * resources 800, balance 499.7. Its years (GDP 2022-2024) make 2024 the default year.
  */
@@ -184,7 +184,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
     let t: TestApp;
     let s: Session;
     beforeAll(async () => {
-      t = await appFor(small);
+      t = await appFor(small, {}, { manifest: (m) => Object.assign(m, { units: { name: 'MDT', currency: 'TND', scale: 1_000_000 } }) });
       s = await session(t);
     });
     afterAll(async () => {
@@ -650,6 +650,29 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
 
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {
       expect(s.problems).toEqual([]);
+    });
+  });
+
+  describe('on a drop that states no units', () => {
+    it('shows its amounts bare and says the unit is not stated, never borrowing another drop\'s', async () => {
+      const t = await appFor(small);
+      const s = await session(t);
+      try {
+        await s.page.goto(`${s.base}/?lang=en`);
+        await ready(s.page);
+        expect(await text(s.page, '#deficit .summary')).toBe('In 2024, the deficit is 1 (12.5% of GDP).');
+        expect(await text(s.page, '#financing .summary')).toBe(
+          'In 2024 (amended law): expenses 300.3; own resources 800, 266.4% of expenses; no borrowing line among the resources.',
+        );
+        expect(await s.page.locator('#financing .unit').first().textContent()).toBe('Unit: not stated by the data');
+        await s.page.waitForSelector('#controls[data-state="ready"]', { state: 'attached' });
+        expect(await s.page.$eval('#measure option[value="nominal"]', (o) => o.textContent)).toBe('Current prices');
+        expect(await s.page.content()).not.toContain('MDT');
+        expect(s.problems).toEqual([]);
+      } finally {
+        await s.close();
+        t.close();
+      }
     });
   });
 

@@ -28,18 +28,21 @@ export function choice(ctx: ViewContext, path: string, { measure = true } = {}):
 
 /**
  * The unit of an answer's amounts, in the reader's language: the measure the API applied (its
- * Budget-Measure header, e.g. `real; base_year=2025`) over the drop's unit (MDT for the sample).
+ * Budget-Measure header, e.g. `real; base_year=2025`) over the drop's unit (MDT for the sample;
+ * none for a drop that states none: its amounts are shown bare, never in another drop's unit).
  */
 export function unitOf(ctx: ViewContext, answer: Answer<unknown>): Unit {
   const header = answer.measure ?? '';
   const measure = /^\s*(\w+)/.exec(header)?.[1] ?? new URL(answer.url, location.href).searchParams.get('measure') ?? 'nominal';
-  const name = ctx.meta.units?.name ?? 'MDT';
+  const name = ctx.meta.units?.name ?? '';
   switch (measure) {
     case 'pct_gdp':
     case 'share':
       return { percent: true, label: '%' };
-    case 'real':
-      return { percent: false, label: t(ctx.lang, 'unit.real', { unit: name, year: /base_year=(\d+)/.exec(header)?.[1] ?? '' }) };
+    case 'real': {
+      const year = /base_year=(\d+)/.exec(header)?.[1] ?? '';
+      return { percent: false, label: name ? t(ctx.lang, 'unit.real', { unit: name, year }) : t(ctx.lang, 'unit.realUnstated', { year }) };
+    }
     case 'per_capita': {
       const currency = ctx.meta.units?.currency ?? /unit="(\S+) per inhabitant"/.exec(header)?.[1] ?? '';
       return { percent: false, label: t(ctx.lang, 'unit.perCapita', { currency }) };

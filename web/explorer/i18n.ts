@@ -28,7 +28,8 @@ const LABELS = {
   'view.resources': { en: 'Resources', fr: 'Ressources' },
   'view.organizations': { en: 'Organizations', fr: 'Organismes' },
   'view.debt': { en: 'Debt', fr: 'Dette' },
-  'measure.nominal': { en: 'Current dinars', fr: 'Dinars courants' },
+  // Any drop's currency: the sample's dinars, or another's.
+  'measure.nominal': { en: 'Current prices', fr: 'Prix courants' },
   'measure.real': { en: 'Real terms', fr: 'Termes réels' },
   'measure.pct_gdp': { en: '% of GDP', fr: '% du PIB' },
   'measure.per_capita': { en: 'Per inhabitant', fr: 'Par habitant' },
@@ -178,6 +179,9 @@ const LABELS = {
   unit: { en: 'Unit: {unit}', fr: 'Unité : {unit}' },
   'unit.real': { en: '{unit}, {year} prices', fr: '{unit}, prix de {year}' },
   'unit.perCapita': { en: '{currency} per inhabitant', fr: '{currency} par habitant' },
+  // A drop that states no units: its amounts are shown bare, and the unit said to be unknown.
+  'unit.unstated': { en: 'not stated by the data', fr: 'non précisée par les données' },
+  'unit.realUnstated': { en: '{year} prices', fr: 'prix de {year}' },
   noData: { en: 'No data for this view in the drop being served.', fr: 'Pas de données pour cette vue dans le jeu de données servi.' },
   noFigureMeasure: {
     en: 'No figure for {year} in this measure: the drop lacks the series it needs that year (population or prices).',

@@ -326,7 +326,7 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
   const history = loaded.then(([stats, list]) => {
     const ranked = [...stats.data].sort((a, b) => (b.total_expenses ?? 0) - (a.total_expenses ?? 0) || a.organization_id - b.organization_id);
     const org = list.data.find((o) => o.id === chosenId(ranked));
-    const unit: Unit = { percent: false, label: ctx.meta.units?.name ?? 'MDT' };
+    const unit: Unit = { percent: false, label: ctx.meta.units?.name ?? '' };
     const v = (value: number | null | undefined) => formatValue(ctx.fmt, unit, value);
     const budget = org?.budget ?? [];
     const spec: FigureSpec = {
