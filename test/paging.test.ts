@@ -72,6 +72,22 @@ describe('GET /budget/api/expenses/ paging', () => {
     expect(near.body.previous).toBe('/budget/api/expenses/?limit=10&offset=0');
   });
 
+  it('answers any offset past the end so, however many digits it has, and reads limit and offset with leading zeros', async () => {
+    for (const offset of ['1000000000000000', '99999999999999999999999']) {
+      const res = await request(t.app).get(`/budget/api/expenses/?limit=10&offset=${offset}`);
+      expect(res.status, offset).toBe(200);
+      expect(res.body).toMatchObject({ count: LINES, next: null, results: [] });
+    }
+    for (const url of ['/budget/api/resources/?hierarchy=true&limit=1&offset=99999999999999999999', '/budget/api/organization/?offset=1000000000000000']) {
+      expect((await request(t.app).get(url)).body.results, url).toEqual([]);
+    }
+    const csv = await getCsv(t.app, '/budget/api/expenses/?format=csv&offset=1000000000000000');
+    expect(csv.rows).toEqual([]);
+    const padded = await request(t.app).get('/budget/api/expenses/?limit=00000000005&offset=0005');
+    expect(padded.status).toBe(200);
+    expect(padded.body.next).toBe('/budget/api/expenses/?limit=5&offset=10');
+  });
+
   it('has no next link on the exact last page', async () => {
     const res = await request(t.app).get('/budget/api/expenses/?limit=5&offset=20');
     expect(res.body.results).toHaveLength(5);
