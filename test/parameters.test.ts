@@ -36,6 +36,12 @@ describe('query parameters', () => {
     it('is refused on the deficit, which takes year but not years', async () => {
       await problem('/budget/api/deficit/?years=2020', 'unknown_parameter', 'years');
     });
+    it('says so of a parameter with no name (?=5)', async () => {
+      const res = await request(t.app).get('/budget/api/totals/?=5');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'unknown_parameter', errors: [{ parameter: '' }] });
+      expect(res.body.detail).toMatch(/^a parameter with no name is not a parameter of this endpoint \(accepted parameters: year, /);
+    });
     it('echoes at most 64 characters of a huge name', async () => {
       const name = 'a'.repeat(5000);
       const res = await request(t.app).get(`/budget/api/totals/?${name}=1`);
