@@ -46,7 +46,7 @@ function parseResponse(text: string): RawResponse {
   return { status: Number(statusLine!.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
 }
 
-function expectProblem(response: RawResponse, status: number) {
+function expectProblem(response: RawResponse, status: number, code = 'invalid_request') {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toBe('application/problem+json');
   expect(response.headers['access-control-allow-origin']).toBe('*');
@@ -54,7 +54,7 @@ function expectProblem(response: RawResponse, status: number) {
   expect(response.headers['x-request-id']).toMatch(/^[\w-]{36}$/);
   expect(response.headers.connection).toBe('close');
   const body = JSON.parse(response.body);
-  expect(body).toMatchObject({ type: 'about:blank', status, code: 'invalid_request' });
+  expect(body).toMatchObject({ type: 'about:blank', status, code });
   return body;
 }
 
@@ -134,7 +134,14 @@ describe('a request Node cannot parse', () => {
     expect(body.detail).toMatch(/percent-encode/);
   });
   it('with a request line that is not HTTP gets a 400 invalid_request problem', async () => {
-    expectProblem(parseResponse((await exchange(port, 'HELLO THERE\r\n\r\n')).text), 400);
+    const body = expectProblem(parseResponse((await exchange(port, 'HELLO THERE\r\n\r\n')).text), 400);
+    expect(body.detail).toBe('the request is not valid HTTP/1.1');
+  });
+  it.each(['FOO', 'get', 'CONNECT'])('with the method %s, which Node does not pass on, gets a 405 naming the methods allowed', async (method) => {
+    const response = parseResponse((await exchange(port, `${method} /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\n\r\n`)).text);
+    const body = expectProblem(response, 405, 'method_not_allowed');
+    expect(body).toMatchObject({ code: 'method_not_allowed', detail: `${method} is not allowed here; use GET, HEAD, OPTIONS` });
+    expect(response.headers.allow).toBe('GET, HEAD, OPTIONS');
   });
 });
 

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import { problem, type HttpError } from '../domain/errors.js';
 import { expressClasses } from './fast-path.js';
-import { COMMON_HEADERS, DEFAULT_CSP } from './headers.js';
+import { ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CSP } from './headers.js';
 import { newRequestId } from './request-id.js';
 
 export interface Limits {
@@ -52,6 +52,8 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}): Se
     },
   );
   server.on('clientError', answerClientError);
+  // A CONNECT never reaches the app (Node hands its socket over, and without this closes it unanswered).
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => socket.end(rawProblem(problem.methodNotAllowed('CONNECT', ALLOWED_METHODS))));
   return server;
 }
 
@@ -70,17 +72,29 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  socket.end(rawProblem(refusal(error.code)));
+  socket.end(rawProblem(refusal(error)));
 }
 
-function refusal(code: string | undefined): HttpError {
-  switch (code) {
+/** A request line as HTTP/1.1 writes one, whatever its method: `FOO /path HTTP/1.1`. */
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?$/;
+
+function refusal(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): HttpError {
+  switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return problem.invalidRequest('the request line and headers are larger than 16 KB', 431);
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return problem.invalidRequest('the request did not arrive in time', 408);
-    default:
+    case 'HPE_INVALID_URL':
       return problem.invalidRequest('the request is not valid HTTP/1.1 (a URL must be ASCII: percent-encode other characters)');
+    case 'HPE_INVALID_METHOD': {
+      // A well-formed request with a method Node does not know (FOO, or get: methods are
+      // case-sensitive) is a method this service does not answer, as POST is.
+      const line = error.rawPacket?.toString('latin1').split('\n', 1)[0] ?? '';
+      if (REQUEST_LINE.test(line)) return problem.methodNotAllowed(line.slice(0, Math.min(line.indexOf(' '), 32)), ALLOWED_METHODS);
+      return problem.invalidRequest('the request is not valid HTTP/1.1');
+    }
+    default:
+      return problem.invalidRequest('the request is not valid HTTP/1.1');
   }
 }
 
@@ -90,6 +104,7 @@ function rawProblem(error: HttpError): string {
   const body = JSON.stringify(error.body());
   const headers = [
     ...COMMON_HEADERS,
+    ...(error.code === 'method_not_allowed' ? ['Allow', ALLOWED_METHODS] : []),
     'Content-Security-Policy',
     DEFAULT_CSP,
     'X-Request-Id',
