@@ -118,6 +118,13 @@ describe('budget-data diff', () => {
     expect(stdout.split('\n')[2]).toBe('the drops hold the same rows');
   });
 
+  it('exits 0 when drop.json gives as an empty list what the other leaves out: the same answers', async () => {
+    const withEmptyLists = await writeDrop(small, { version: 'v1b', manifest: (m) => Object.assign(m, { known_gaps: [], control_totals: [], notes: [] }) });
+    const { code, stdout } = await cli('diff', before, withEmptyLists);
+    expect(code, stdout).toBe(0);
+    expect(stdout).not.toContain('drop.json');
+  });
+
   describe('with stages', () => {
     it('counts no change when lines only gain the stage their complementary flag implies', async () => {
       const staged = await writeDrop({

@@ -445,6 +445,11 @@ describe("the drop's fingerprint", () => {
     );
     expect(reworded).toBe(before);
   });
+  it('stays when a list of known gaps, control totals or notes is given empty rather than left out: the answers are the same', async () => {
+    const before = await fingerprint();
+    expect(await fingerprint((m) => Object.assign(m, { known_gaps: [], control_totals: [], notes: [] }))).toBe(before);
+    expect(await fingerprint((m) => Object.assign(m, { stages: STAGES, known_gaps: [] }))).toBe(await fingerprint((m) => Object.assign(m, { stages: STAGES })));
+  });
   it('changes the ETag of a data answer when only the stages change', async () => {
     const dir = await writeDrop(staged, { manifest: withMeanings });
     const first = await loadDrop(dir);

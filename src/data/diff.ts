@@ -15,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { roundHalfAway } from '../domain/numbers.js';
-import type { LoadedDrop } from './drop.js';
+import { sameAsAbsent, type LoadedDrop } from './drop.js';
 import { sourceFor } from './drop-source.js';
 import { MANIFEST_FILE, readManifestText, type Note } from './manifest.js';
 import { scratchDir } from './lockdown.js';
@@ -237,7 +237,7 @@ function fieldChanges(before: Record<string, unknown>, after: Record<string, unk
 }
 
 function canonical(value: unknown): string {
-  if (value === undefined || value === null) return 'null';
+  if (value === undefined || value === null || sameAsAbsent(value)) return 'null';
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (typeof value === 'object') {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([x], [y]) => (x < y ? -1 : 1));

@@ -308,11 +308,18 @@ export function fingerprintOf(manifest: Manifest): string {
     .sort()
     .map((name) => `${name}:${manifest.files[name]!.sha256.toLowerCase()}`);
   const fields = Object.entries(manifest)
-    .filter(([key, value]) => !FREE_TEXT.has(key) && key !== 'files' && value !== undefined)
+    .filter(([key, value]) => !FREE_TEXT.has(key) && key !== 'files' && !sameAsAbsent(value))
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([key, value]) => `drop.json ${key}:${canonicalJson(value)}`);
   return createHash('sha256').update([...lines, ...fields].join('\n')).digest('hex');
 }
+
+/**
+ * A drop.json value that answers as its absence does: an empty list of known gaps, control totals
+ * or notes says there are none, as leaving the field out does (an empty object does not: `stages: {}`
+ * is served as such).
+ */
+export const sameAsAbsent = (value: unknown): boolean => value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 
 /** drop.json fields that describe the drop without changing any answer. */
 const FREE_TEXT = new Set(['version', 'created_at', 'description']);
