@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { diffMarkdown, diffReport } from './tools/diff-report.js';
 import { progressPrinter, problemReport, refusedReport, validSummary, writtenSummary } from './tools/report.js';
-import { BuildError, buildDrop } from './tools/build.js';
+import { BuildError, buildDrop, withoutProblems } from './tools/build.js';
 import { writeTemplate } from './tools/input.js';
 import { dropWarnings } from './data/warnings.js';
 import { diffDrops, downloadDrop, dropSideOf, type DropSide } from './data/diff.js';
@@ -21,7 +21,7 @@ import { DropError, loadDrop } from './data/drop.js';
 import { UnitsSchema, type Units } from './data/manifest.js';
 import { SAMPLE_EXPENSE_LINES, synthDrop } from './tools/synth.js';
 import { publishDrop } from './tools/publish.js';
-import { addKey, ApiKeysError } from './http/api-keys.js';
+import { addKey, KeyNameTaken, keyNameProblem } from './http/api-keys.js';
 import { jsonText } from './domain/json.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -100,6 +100,8 @@ Progress (rows and rows/s per table) goes to stderr. Then: ${NAME} diff OLD OUT_
       const locale = values.locale as string | undefined;
       if (locale !== undefined && locale !== 'fr' && locale !== 'en') throw new UsageError(`--locale takes fr (or en, the default), not "${locale}"`);
       const version = (values.version as string | undefined) ?? `build-${createdAt}`;
+      const [wrongTable] = withoutProblems((values.without as unknown as string[] | undefined) ?? []);
+      if (wrongTable) throw new UsageError(wrongTable);
       const started = performance.now();
       try {
         const built = await buildDrop(here(src!), here(outDir!), {
@@ -166,9 +168,15 @@ makes them errors (exit code 1).`,
         } finally {
           drop.instance.closeSync();
         }
+        // With --strict a warning is an error: the drop is not called valid.
+        if (values.strict && warnings.length) {
+          process.stdout.write(`invalid with --strict: ${warnings.length} ${warnings.length === 1 ? 'warning' : 'warnings'} in ${dir}\n`);
+          for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
+          return 1;
+        }
         process.stdout.write(`${validSummary(drop, (performance.now() - started) / 1000)}\n`);
         for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
-        return values.strict && warnings.length ? 1 : 0;
+        return 0;
       } catch (error) {
         if (!(error instanceof DropError)) throw error;
         process.stdout.write(`${problemReport(dir!, error.problems)}\n`);
@@ -261,10 +269,14 @@ created when missing; default: the API_KEYS_FILE variable. The server re-reads F
       const given = (values.file as string | undefined) ?? process.env.API_KEYS_FILE;
       const file = given === undefined ? undefined : here(given);
       if (!file) throw new UsageError('keys add takes --file F, or the API_KEYS_FILE variable');
+      const wrongName = keyNameProblem(name!);
+      if (wrongName) throw new UsageError(wrongName);
       try {
         process.stdout.write(`${await addKey(file, name!, limit)}\n`);
       } catch (error) {
-        if (error instanceof ApiKeysError) throw new UsageError(error.message);
+        // A name taken is the command line's to change; a keys file that cannot be read or is
+        // malformed is a failure (exit 1), whatever the command line says.
+        if (error instanceof KeyNameTaken) throw new UsageError(error.message);
         throw error;
       }
       process.stderr.write(`added the key "${name}" (${limit} per minute) to ${file}; send it as X-API-Key. It is not stored: keep it now.\n`);

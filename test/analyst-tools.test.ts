@@ -235,7 +235,16 @@ describe('warnings that catch typos', () => {
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('refused "typo": 3 problems\nyear 2062 is more than 5 years from every other year');
     expect(existsSync(dir('typo-strict'))).toBe(false);
-    expect(await cli('validate', dir('typo-out'), '--strict')).toMatchObject({ code: 1 });
+    const validated = await cli('validate', dir('typo-out'), '--strict');
+    expect(validated.code).toBe(1);
+    expect(validated.stdout).toMatch(/^invalid with --strict: 3 warnings in .*typo-out\nwarning: year 2062 is more than 5 years/);
+    expect(validated.stdout).not.toContain('valid: ');
+    // --without names an optional table, or the command line is wrong (exit 2), before anything is read.
+    for (const table of ['nonsense', 'expenses']) {
+      const wrong = await cli('build', src, dir('typo-without'), '--without', table);
+      expect(wrong.code, table).toBe(2);
+      expect(wrong.stderr, table).toMatch(new RegExp(`^budget-data: --without ${table}: `));
+    }
   }, 120_000);
 });
 

@@ -3,7 +3,7 @@
  * RateLimit-Policy; an unknown or malformed key is refused with a 401; keys never reach a log.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -41,6 +41,15 @@ describe('budget-data keys add', () => {
     const noLimit = await cli('keys', 'add', 'other', '--file', file);
     expect(noLimit.code).toBe(2);
     expect(noLimit.stderr).toContain('keys add takes --limit N');
+  });
+
+  it('fails with exit code 1 on a keys file that is not a keys file: the command line was right', async () => {
+    const file = path.join(root, 'broken.json');
+    writeFileSync(file, '{"keys": [oops');
+    const added = await cli('keys', 'add', 'lab', '--limit', '10', '--file', file);
+    expect(added.code).toBe(1);
+    expect(added.stderr).toContain(`${file} is not JSON`);
+    expect(readFileSync(file, 'utf8')).toBe('{"keys": [oops');
   });
 });
 

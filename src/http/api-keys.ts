@@ -40,6 +40,8 @@ interface StoredKey extends ApiKey {
 }
 
 export class ApiKeysError extends Error {}
+/** The name asked for is taken: the command line must name another (the CLI's exit code 2). */
+export class KeyNameTaken extends ApiKeysError {}
 
 export class ApiKeys {
   private keys: StoredKey[] = [];
@@ -114,19 +116,25 @@ function unauthorized(detail: string): HttpError {
   return problem.unauthorized(detail, `ApiKey header="${API_KEY_HEADER}"`);
 }
 
+/** What is wrong with a key's name, if anything. */
+export function keyNameProblem(name: string): string | undefined {
+  return KEY_NAME.test(name) ? undefined : `the key's name must be 1-64 characters of A-Z a-z 0-9 . _ -, not "${name}"`;
+}
+
 /**
  * Adds a key named `name` to `file` (created when missing) and returns the new key: the only time
  * it is ever seen, since the file keeps its hash alone.
  */
 export async function addKey(file: string, name: string, limit: number, now = new Date()): Promise<string> {
-  if (!KEY_NAME.test(name)) throw new ApiKeysError(`the key's name must be 1-64 characters of A-Z a-z 0-9 . _ -, not "${name}"`);
+  const wrongName = keyNameProblem(name);
+  if (wrongName) throw new ApiKeysError(wrongName);
   let content: KeyFile = { keys: [] };
   try {
     content = parseKeys(file, await readFile(file, 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  if (content.keys.some((k) => k.name === name)) throw new ApiKeysError(`${file} already has a key named "${name}"`);
+  if (content.keys.some((k) => k.name === name)) throw new KeyNameTaken(`${file} already has a key named "${name}"`);
   const key = `bdk_${randomBytes(32).toString('base64url')}`;
   content.keys.push({ name, sha256: sha256(key).toString('hex'), limit, created_at: now.toISOString() });
   // Written under a temporary name, then renamed: a server re-reading on SIGHUP never sees half a file.

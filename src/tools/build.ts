@@ -142,27 +142,24 @@ async function previousManifest(dir: string): Promise<Record<string, unknown>> {
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+/** What is wrong with the tables named by --without: each must be an optional table. */
+export function withoutProblems(names: readonly string[]): string[] {
+  const optional = TABLES.filter((t) => t.optional).map((t) => t.name);
+  return names.flatMap((name) => {
+    const table = TABLES.find((t) => t.name === name);
+    if (!table) return [`--without ${name}: not a table; the optional tables are ${optional.join(', ')}`];
+    if (!table.optional) return [`--without ${name}: every drop has ${name}; only ${optional.join(', ')} may be left out`];
+    return [];
+  });
+}
+
 /** Tables missing from the input: required ones, and those the previous drop has unless left out on purpose. */
 function tableProblems(src: string, inputs: Map<string, TableInput>, opts: BuildOptions, previous: Record<string, unknown> | undefined): string[] {
   const problems: string[] = [];
   const without = new Set(opts.without ?? []);
   const where = (name: string) => (isWorkbook(src) ? `sheet "${name}" of ${path.basename(src)}` : `${name}.csv`);
-  for (const name of without) {
-    const table = TABLES.find((t) => t.name === name);
-    if (!table)
-      problems.push(
-        `--without ${name}: not a table; the optional tables are ${TABLES.filter((t) => t.optional)
-          .map((t) => t.name)
-          .join(', ')}`,
-      );
-    else if (!table.optional)
-      problems.push(
-        `--without ${name}: every drop has ${name}; only ${TABLES.filter((t) => t.optional)
-          .map((t) => t.name)
-          .join(', ')} may be left out`,
-      );
-    else inputs.delete(name);
-  }
+  problems.push(...withoutProblems([...without]));
+  for (const name of without) inputs.delete(name);
   for (const table of TABLES) {
     if (inputs.has(table.name) || without.has(table.name)) continue;
     const previousFiles = (previous?.files ?? {}) as Record<string, unknown>;
