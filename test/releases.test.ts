@@ -68,10 +68,11 @@ async function serve(
   releasesDir: string,
   link = path.join(root, `current-${++count}`),
   env: Record<string, string> = {},
+  limits: { queueWaitMs?: number } = {},
 ): Promise<Running> {
   flipSymlink(link, target);
   const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: link, ...env });
-  const store = new Store(4);
+  const store = new Store(4, limits);
   const releases = await Releases.open({ dir: releasesDir, keep: config.RELEASES_KEEP, store });
   await serveAtStartup(store, async () => link);
   await releases.settled();
@@ -266,6 +267,29 @@ describe('Accept-Datetime (Memento, RFC 7089)', () => {
     const bad = await r.agent.get(DEFICIT).set('Accept-Datetime', 'yesterday');
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('invalid_request');
+  });
+});
+
+describe('an older release not open yet', () => {
+  it('keeps a request waiting for it to open no longer than QUEUE_WAIT_MS: 503 overloaded, then served once open', async () => {
+    const dir = path.join(root, 'releases-opening');
+    const first = await serve(dropA, dir);
+    await first.flip(dropB);
+    first.stop();
+    running.splice(0);
+    // A fresh process over B: A is kept on disk only, and opening it takes longer than 1 ms.
+    const r = await serve(dropB, dir, undefined, {}, { queueWaitMs: 1 });
+    const waited = await r.agent.get('/budget/api/releases/A/deficit/?year=2024');
+    expect(waited.status).toBe(503);
+    expect(waited.body).toMatchObject({ code: 'overloaded', detail: 'release A is being opened from its files; retry in a second' });
+    expect(waited.headers['retry-after']).toBe('1');
+    let answered = waited;
+    for (let tries = 0; tries < 100 && answered.status !== 200; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answered = await r.agent.get('/budget/api/releases/A/deficit/?year=2024');
+    }
+    expect(answered.status).toBe(200);
+    expect(answered.headers['memento-datetime']).toBeDefined();
   });
 });
 

@@ -60,6 +60,8 @@ export interface ReleaseHost {
   lease(signal?: AbortSignal): Lease | null;
   serveOther(data: LoadedDrop, onClosed?: () => void): OpenDrop;
   releases: Releases | null;
+  /** How long a request may wait for a connection, and so for a release to open. */
+  readonly limits: { readonly queueWaitMs: number };
 }
 
 export interface ReleasesOptions {
@@ -67,6 +69,9 @@ export interface ReleasesOptions {
   keep: number;
   store: ReleaseHost;
 }
+
+/** The reason a request stopped waiting for a release to open (Releases.lease). */
+const STILL_OPENING = Symbol('still opening');
 
 export class Releases {
   private readonly dir: string;
@@ -221,12 +226,20 @@ export class Releases {
       this.opened.set(version, opening);
       this.evict(OPEN_RELEASES);
       let served: OpenDrop;
+      // Opening a release from its files is waiting for a connection to it: a request waits for it
+      // no longer than for a connection (QUEUE_WAIT_MS), and is answered 503 while it goes on
+      // opening for the next, so that every request is answered within its time even then.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(STILL_OPENING), this.store.limits.queueWaitMs)));
       try {
-        served = await opening;
+        served = await Promise.race([opening, late]);
       } catch (error) {
+        if (error === STILL_OPENING) throw problem.overloaded(`release ${version} is being opened from its files; retry in a second`);
         if (this.opened.get(version) === opening) this.opened.delete(version);
         logger.error({ err: error, version }, 'could not open a kept release');
         throw problem.releaseUnreadable(version);
+      } finally {
+        clearTimeout(timer);
       }
       // Closed by an eviction while it was opening: open it again.
       if (this.opened.get(version) === opening) return served.lease(signal);
