@@ -152,6 +152,10 @@ describe('the document describes', () => {
     expect(schemaOf('/budget/api/organization/stats/', 'ordering').enum).toEqual([
       'organization_id',
       '-organization_id',
+      'stage',
+      '-stage',
+      'derived',
+      '-derived',
       'total_expenses',
       '-total_expenses',
       'total_resources',

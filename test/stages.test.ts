@@ -93,6 +93,23 @@ describe('the stage parameter', () => {
 });
 
 describe('GET /budget/api/budget-categories/', () => {
+  it("orders by stage in the law's order (initial, amended, outturn), not the alphabet's, and by derived", async () => {
+    const stagesOf = async (url: string) => {
+      const res = await request(t.app).get(url);
+      expect(res.status, url).toBe(200);
+      return res.body.map((r: { id: number; stage: string }) => `${r.stage} ${r.id}`) as string[];
+    };
+    const up = await stagesOf('/budget/api/budget-categories/?year=2024&stage=outturn,initial,amended&ordering=stage');
+    const order = [...new Set(up.map((s: string) => s.split(' ')[0]))];
+    expect(order).toEqual(['initial', 'amended', 'outturn'].filter((s) => order.includes(s)));
+    expect(order.length).toBeGreaterThan(1);
+    const down = await stagesOf('/budget/api/budget-categories/?year=2024&stage=outturn,initial,amended&ordering=-stage');
+    expect([...new Set(down.map((s: string) => s.split(' ')[0]))]).toEqual([...order].reverse());
+    // Within a stage, ties by id, ascending, both ways.
+    const ids = (rows: string[], stage: string) => rows.filter((s) => s.startsWith(`${stage} `)).map((s) => Number(s.split(' ')[1]));
+    expect(ids(down, order[0]!)).toEqual([...ids(down, order[0]!)].sort((a, b) => a - b));
+    expect((await request(t.app).get('/budget/api/organization/stats/?ordering=-derived')).status).toBe(200);
+  });
   const row = (id: number, category: string, type: string, parent_id: number | null, amount: number) =>
     type === 'expense'
       ? { id, category, type, parent_id, expenses: amount, resources: 0 }

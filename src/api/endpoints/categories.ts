@@ -22,7 +22,7 @@ export const budgetCategories = define({
     stage: param.stages.optional(),
     ...measuring,
     ...changing,
-    ordering: param.ordering(['id', 'category', 'type', 'parent_id', 'expenses', 'resources']).optional(),
+    ordering: param.ordering(['id', 'category', 'type', 'parent_id', 'stage', 'derived', 'expenses', 'resources']).optional(),
   },
   figures: ['expenses', 'resources'],
   headers: sumsHeader,

@@ -20,6 +20,7 @@ import {
   type ShareOf,
 } from '../measures.js';
 import { param } from '../params.js';
+import { STAGES } from '../../domain/stages.js';
 
 export const measuring = {
   measure: param.measure.optional(),
@@ -59,19 +60,23 @@ const figureOf = (value: unknown): number | null => (typeof value === 'number' ?
 const ofYears = <R extends { year: number }>(rows: R[], years: readonly number[] | undefined) =>
   years ? rows.filter((r) => years.includes(r.year)) : rows;
 
-/** Orders rows by a field, ascending or descending, nulls last; ties by id, ascending. */
+/**
+ * Orders rows by a field, ascending or descending, nulls last; ties by id, ascending. Stages go in
+ * the law's order (initial, amended, outturn), not the alphabet's; false before true.
+ */
 export function ordered<R extends Record<string, unknown>>(rows: R[], ordering: string | undefined, id: string): R[] {
   if (!ordering) return rows;
   const descending = ordering.startsWith('-');
   const field = descending ? ordering.slice(1) : ordering;
+  const valueOf = field === 'stage' ? (row: R) => stageRank(row.stage) : (row: R) => row[field];
   const compare = (a: unknown, b: unknown): number => {
     if (typeof a === 'string' && typeof b === 'string') return COLLATOR.compare(a, b);
     // < and > compare numbers and bigints (ids past 2^53) exactly, which a subtraction would not.
     return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
   };
   return [...rows].sort((x, y) => {
-    const a = x[field];
-    const b = y[field];
+    const a = valueOf(x);
+    const b = valueOf(y);
     if (a !== b) {
       if (a === null || a === undefined) return 1;
       if (b === null || b === undefined) return -1;
@@ -83,6 +88,9 @@ export function ordered<R extends Record<string, unknown>>(rows: R[], ordering: 
 }
 
 const COLLATOR = new Intl.Collator('en', { sensitivity: 'variant', numeric: false });
+
+/** A stage's place in the law's order; null (a drop without stages) last, as every null. */
+const stageRank = (stage: unknown): number | null => (typeof stage === 'string' ? (STAGES as readonly string[]).indexOf(stage) : null);
 
 /**
  * Rows of budget-categories or organization/stats, measured. Rows that sum several years are

@@ -67,7 +67,7 @@ export const organizationStats = define({
     stage: param.stages.optional(),
     ...measuring,
     ...changing,
-    ordering: param.ordering(['organization_id', 'total_expenses', 'total_resources']).optional(),
+    ordering: param.ordering(['organization_id', 'stage', 'derived', 'total_expenses', 'total_resources']).optional(),
   },
   figures: ['total_expenses', 'total_resources'],
   headers: sumsHeader,
