@@ -220,7 +220,10 @@ export function createApp({
     sendRendered(req, res, asset);
   });
 
-  app.use((req) => {
+  app.use((req, res, next) => {
+    // A browser reads the 404 of its request only if the preflight before it succeeded: a
+    // preflight is answered 204 whatever its path, and the request itself gets the 404.
+    if (req.method === 'OPTIONS') return preflight(req, res, next);
     throw problem.notFound(`no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
   });
   app.use(onError);

@@ -61,6 +61,12 @@ describe('OPTIONS (CORS preflight)', () => {
     expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
     expect(res.headers['access-control-allow-headers']).toBe('if-none-match');
   });
+  it('answers 204 on an unknown path too, so that the browser can read the 404 of the request itself', async () => {
+    const res = await request(t.app).options('/budget/api/nope/').set('Origin', 'https://example.org').set('Access-Control-Request-Method', 'GET');
+    expect(res.status).toBe(204);
+    expectCommonHeaders(res);
+    expect((await request(t.app).get('/budget/api/nope/')).status).toBe(404);
+  });
 });
 
 describe('unknown paths', () => {
