@@ -133,6 +133,14 @@ export type Units = z.infer<typeof UnitsSchema>;
 export type ControlTotal = z.infer<typeof ControlTotalSchema>;
 export type Note = z.infer<typeof NoteSchema>;
 
+/** A missing or mistyped field said as a person editing drop.json would: `version is required (a string)`. */
+const inPlainWords: z.core.$ZodErrorMap = (issue) => {
+  if (issue.code !== 'invalid_type') return undefined;
+  const expected = issue.expected === 'object' ? 'an object' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`;
+  if (issue.input === undefined) return `is required (${expected})`;
+  return `must be ${expected}, not ${issue.input === null ? 'null' : Array.isArray(issue.input) ? 'a list' : `a ${typeof issue.input}`}`;
+};
+
 /**
  * drop.json's text read, by the one parser every reader of a drop.json shares (loading a drop,
  * the diff, a DATA_URL download, the releases kept): the manifest with the JSON it was read from,
@@ -148,7 +156,7 @@ export function readManifestText(
   } catch (error) {
     return { ok: false, notJson: error as Error };
   }
-  const parsed = ManifestSchema.safeParse(json);
+  const parsed = ManifestSchema.safeParse(json, { error: inPlainWords });
   if (parsed.success) return { ok: true, manifest: parsed.data, json };
   return { ok: false, issues: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })) };
 }
