@@ -483,7 +483,7 @@ describe('every answer-changing field is part of the drop’s identity, and corr
       });
       const wrongNote = sources('identity-wrong-note', { notes: 'table,id,text\ndeficit,2030,A year the drop does not have' });
       const refused = await cli('build', wrongNote, served, '--version', 'v3', '--from', served);
-      expect(refused.stdout).toContain('drop.json: notes[0] refers to deficit year 2030, which the drop does not have');
+      expect(refused.stdout).toContain('notes.csv, line 2: refers to deficit year 2030, which the drop does not have');
       expect((await cli('build', corrected, served, '--version', 'v3', '--from', served)).code).toBe(0);
       await eventually(meta, (m) => m.version === 'v3');
       await reloader.pendingChange;

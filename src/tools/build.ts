@@ -366,6 +366,13 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
   try {
     const out: string[] = [];
     for (const p of problems) {
+      // A note's problem names its place in drop.json's list; the analyst wrote it as a line of notes.csv.
+      const note = p.file === 'drop.json' ? /^notes\[(\d+)\] ([^]*)$/.exec(p.rule) : null;
+      const notes = inputs.get('notes');
+      if (note && notes) {
+        out.push(`${notes.label}, line ${lineOf(notes, Number(note[1]))}: ${note[2]}`);
+        continue;
+      }
       const table = p.file.replace(/\.parquet$/, '');
       const input = inputs.get(table);
       const count = p.count > 1 ? ` (${p.count} rows${p.examples.length < p.count ? `, first ${p.examples.length}` : ''})` : '';
