@@ -341,6 +341,12 @@ describe('spreadsheets as they are exported', () => {
 });
 
 describe('errors in the analyst’s terms', () => {
+  it('names every line of an id given twice, not only the first', async () => {
+    const twice = CSV.expenses!.replace('\n4,2026,30000,', '\n1,2026,30000,');
+    const built = await cli('build', sources('twice-src', { expenses: twice }), dir('twice-out'), '--version', 'twice');
+    expect(built.code).toBe(1);
+    expect(built.stdout).toContain('\n    lines 2, 5: {"id":1,"occurrences":2}\n');
+  });
   it('names the file, the spreadsheet line, the column, the value and what was expected, never an engine’s message', async () => {
     const cases: [string, Record<string, string | null>, RegExp][] = [
       [

@@ -382,8 +382,9 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
       }
       const lines: string[] = [];
       for (const example of p.examples) {
-        const index = await rowIndex(connection, path.join(staged, p.file), example);
-        lines.push(`    ${index === null ? '' : `line ${lineOf(input, index)}: `}${jsonText(example)}`);
+        const found = (await rowIndices(connection, path.join(staged, p.file), example)).map((index) => lineOf(input, index));
+        const at = found.length === 0 ? '' : found.length === 1 ? `line ${found[0]}: ` : `lines ${found.join(', ')}: `;
+        lines.push(`    ${at}${jsonText(example)}`);
       }
       out.push([`${input.label}: ${p.rule}${count}${codeOf(p)}:`, ...lines].join('\n'));
     }
@@ -394,25 +395,28 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
   }
 }
 
-/** The position in its file of the first row matching an example's key (id; else year, origin and stage). */
-async function rowIndex(connection: DuckDBConnection, file: string, example: Record<string, unknown>): Promise<number | null> {
+/**
+ * The positions in its file of the rows matching an example's key (id; else year, origin and
+ * stage), the first five: one for most problems, each line of a key given twice for a duplicate.
+ */
+async function rowIndices(connection: DuckDBConnection, file: string, example: Record<string, unknown>): Promise<number[]> {
   try {
     const described = (await connection.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($file)', { file })).getRowObjects();
     const columns = new Set(described.map((r) => String(r.column_name)));
     const keys = (columns.has('id') && 'id' in example ? ['id'] : ['year', 'debt_origin_id', 'stage']).filter(
       (k) => columns.has(k) && example[k] !== undefined && example[k] !== null,
     );
-    if (!keys.length) return null;
+    if (!keys.length) return [];
     const where = keys.map((k) => `CAST(${quotedIdentifier(k)} AS VARCHAR) = $${k}`).join(' AND ');
     const params = Object.fromEntries(keys.map((k) => [k, String(example[k])]));
     const rows = (
-      await connection.runAndReadAll(`SELECT file_row_number FROM read_parquet($file, file_row_number = true) WHERE ${where} ORDER BY 1 LIMIT 1`, {
+      await connection.runAndReadAll(`SELECT file_row_number FROM read_parquet($file, file_row_number = true) WHERE ${where} ORDER BY 1 LIMIT 5`, {
         file,
         ...params,
       })
     ).getRows();
-    return rows.length ? Number(rows[0]![0]) : null;
+    return rows.map((row) => Number(row[0]));
   } catch {
-    return null;
+    return [];
   }
 }
