@@ -374,6 +374,23 @@ describe('errors in the analyst’s terms', () => {
     expect(run.stdout).toMatch(/^organizations\.csv, line 2: is not UTF-8 text; name its character set with --encoding/m);
   }, 180_000);
 
+  it('says a UTF-16 file (Excel\'s "Unicode text") is one, and reads it with --encoding utf-16le', async () => {
+    const wide = dir('errors-utf16');
+    mkdirSync(wide);
+    cpSync(sources('errors-utf16-src'), wide, { recursive: true });
+    writeFileSync(path.join(wide, 'organizations.csv'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${CSV.organizations}\n`, 'utf16le')]));
+    const refused = await cli('build', wide, dir('utf16-out'));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^organizations\.csv: is UTF-16LE text, not UTF-8; name its character set with --encoding utf-16le/m);
+    // --encoding names the character set of every input file.
+    for (const file of readdirSync(wide)) {
+      const text = readFileSync(path.join(wide, file));
+      if (text[0] !== 0xff) writeFileSync(path.join(wide, file), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.toString('utf8'), 'utf16le')]));
+    }
+    const built = await cli('build', wide, dir('utf16-out'), '--encoding', 'utf-16le');
+    expect(built.code, built.stdout + built.stderr).toBe(0);
+  }, 180_000);
+
   it('gives the position of a broken drop.json and refuses a created_at that is not ISO 8601', async () => {
     const built = dir('manifest-out');
     expect((await cli('build', sources('manifest-src'), built)).code).toBe(0);

@@ -8,7 +8,7 @@
  * Plain UTF-8 comma-separated files are read where they are, untouched: the common case stays as
  * fast as DuckDB's CSV reader.
  */
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { access, open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import iconv from 'iconv-lite';
@@ -70,6 +70,10 @@ export async function readInput(src: string, scratch: string, options: InputOpti
     )
       continue;
     const label = `${name}.csv`;
+    if (!decoder) {
+      const wide = utf16Of(await firstBytes(file, 4));
+      if (wide) throw new InputError(`${label}: is ${wide} text, not UTF-8; name its character set with --encoding ${wide.toLowerCase()} (or save it as UTF-8)`);
+    }
     const plain = options.locale !== 'fr' && !decoder;
     if (plain && TABLES.some((t) => t.name === name)) {
       out.set(name, { label, csv: file });
@@ -94,6 +98,30 @@ export async function readInput(src: string, scratch: string, options: InputOpti
     out.set(name, await writeCanonical(name, label, records, scratch, options));
   }
   return out;
+}
+
+/** The first `n` bytes of a file. */
+async function firstBytes(file: string, n: number): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(n), 0, n, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * UTF-16 (what Excel's "Unicode text" writes), by its byte-order mark or, without one, by a NUL byte
+ * beside each ASCII character of the header; otherwise undefined. Read as UTF-8 it would be a
+ * header full of NULs, refused as a header that does not match.
+ */
+function utf16Of(head: Buffer): 'UTF-16LE' | 'UTF-16BE' | undefined {
+  if (head[0] === 0xff && head[1] === 0xfe) return 'UTF-16LE';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'UTF-16BE';
+  if (head.length >= 4 && head[0] !== 0 && head[1] === 0 && head[2] !== 0 && head[3] === 0) return 'UTF-16LE';
+  if (head.length >= 4 && head[0] === 0 && head[1] !== 0 && head[2] === 0 && head[3] !== 0) return 'UTF-16BE';
+  return undefined;
 }
 
 /**
