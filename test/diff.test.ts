@@ -194,6 +194,14 @@ describe('budget-data diff', () => {
       );
     });
 
+    it('when a file drop.json lists is missing, saying so', async () => {
+      const lacking = await writeDrop(small, { version: 'lacking' });
+      rmSync(path.join(lacking, 'gdp.parquet'));
+      const { code, stderr } = await cli('diff', before, lacking);
+      expect(code).toBe(2);
+      expect(stderr).toBe(`budget-data: diff failed: gdp.parquet: listed in drop.json but missing (${path.join(lacking, 'gdp.parquet')})\n`);
+    });
+
     it('when a URL answers 404', async () => {
       const { code, stderr } = await cli('diff', before, `${base}/missing/`);
       expect(code).toBe(2);

@@ -9,7 +9,7 @@
  * (changeBetween): the previous drop's files on disk may already have been replaced.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { text as textOf } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
@@ -170,7 +170,9 @@ export async function diffDrops(before: DropSide, after: DropSide): Promise<Drop
         try {
           described = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`)).getRowObjects();
         } catch (error) {
-          throw new Error(`${table}.parquet: not a readable Parquet file (${file})`, { cause: error });
+          // drop.json lists it, but it is not there: say so, rather than call it unreadable.
+          const missing = !(await stat(file).catch(() => null));
+          throw new Error(`${table}.parquet: ${missing ? 'listed in drop.json but missing' : 'not a readable Parquet file'} (${file})`, { cause: error });
         }
         out.set(table, { from, columns: described.map((r) => String(r.column_name)) });
       }
