@@ -147,6 +147,21 @@ describe('nothing half-done', () => {
   }, 60_000);
 });
 
+describe('a version is one content', () => {
+  it('refuses to put a drop in place of one of the same version with other content, and rebuilds the same content', async () => {
+    const out = dir('version-out');
+    expect((await cli('build', sources('version-src'), out, '--version', 'LF 2026')).code).toBe(0);
+    const before = readFileSync(path.join(out, 'drop.json'), 'utf8');
+    const changed = sources('version-changed', { gdp: 'year,gdp\n2025,171000\n2026,180000' });
+    const refused = await cli('build', changed, out, '--version', 'LF 2026');
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(`--version LF 2026: ${out} already holds a drop of that version with other content`);
+    expect(readFileSync(path.join(out, 'drop.json'), 'utf8')).toBe(before);
+    expect((await cli('build', changed, out, '--version', 'LF 2026 rev. 1')).code).toBe(0);
+    expect((await cli('build', changed, out, '--version', 'LF 2026 rev. 1')).code).toBe(0);
+  }, 120_000);
+});
+
 describe('carried over, never dropped by accident', () => {
   it('takes every drop.json field of --from that the command line does not give again, and refuses to lose a table unless --without says so', async () => {
     const prev = dir('from-prev');

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
-import { DropError, loadDrop, type Problem } from '../data/drop.js';
+import { DropError, fingerprintOf, loadDrop, type Problem } from '../data/drop.js';
 import { codeOf } from '../data/problems.js';
 import { ControlTotalSchema, MANIFEST_FILE, NoteSchema, parseManifest, type Manifest } from '../data/manifest.js';
 import { requiredColumns, TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
@@ -96,6 +96,8 @@ export async function buildDrop(src: string, outDir: string, opts: BuildOptions)
     if (problems.length) throw new BuildError(opts.version, problems.slice(0, MAX_PROBLEMS));
 
     const warnings = await validate(staged, inputs, opts);
+    const reused = await reusedVersion(outDir, manifest);
+    if (reused) throw new BuildError(opts.version, [reused]);
     const dir = await replaceDir(staged, outDir, new Set([MANIFEST_FILE, ...TABLES.map(fileName)]), manifest.version);
     return { manifest, dir, warnings };
   } catch (error) {
@@ -126,6 +128,20 @@ async function validate(staged: string, inputs: Map<string, TableInput>, opts: B
       warnings.slice(0, MAX_PROBLEMS).map((w) => `${w} (--strict makes warnings errors)`),
     );
   return warnings;
+}
+
+/**
+ * A server keeps each drop it served as a release, known by its version, and refuses a drop whose
+ * version it holds with other content: a build that put such a drop in place of the one in OUT
+ * would leave the directory and the served drop disagreeing. What OUT holds is all this tool can
+ * see of the releases, so that is what it checks.
+ */
+async function reusedVersion(outDir: string, manifest: Manifest): Promise<string | undefined> {
+  const text = await readFile(path.join(outDir, MANIFEST_FILE), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const current = parseManifest(text);
+  if (!current.ok || current.manifest.version !== manifest.version || fingerprintOf(current.manifest) === fingerprintOf(manifest)) return undefined;
+  return `--version ${manifest.version}: ${outDir} already holds a drop of that version with other content, and a server keeps each version as a release of its own; give this drop a version of its own`;
 }
 
 async function previousManifest(dir: string): Promise<Record<string, unknown>> {
