@@ -68,7 +68,7 @@ async function serve(
   releasesDir: string,
   link = path.join(root, `current-${++count}`),
   env: Record<string, string> = {},
-  limits: { queueWaitMs?: number } = {},
+  limits: { queueWaitMs?: number; timeoutMs?: number } = {},
 ): Promise<Running> {
   flipSymlink(link, target);
   const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: link, ...env });
@@ -271,20 +271,31 @@ describe('Accept-Datetime (Memento, RFC 7089)', () => {
 });
 
 describe('an older release not open yet', () => {
-  it('keeps a request waiting for it to open no longer than QUEUE_WAIT_MS: 503 overloaded, then served once open', async () => {
+  it('keeps a request waiting for it to open no longer than a query may wait and run: 503 overloaded, then served once open', async () => {
     const dir = path.join(root, 'releases-opening');
-    const first = await serve(dropA, dir);
+    // 200,000 lines: opening it takes far longer than the 101 ms below.
+    const big = await writeDrop(
+      {
+        ...small,
+        expenses: {
+          sql: `SELECT i AS id, 2023 + i % 2 AS year, 1.5::DECIMAL(18,3) AS amount, 11 AS category_id, 1 AS organization_id, false AS complementary
+                FROM range(1, 200001) AS r(i)`,
+        },
+      },
+      { version: 'A' },
+    );
+    const first = await serve(big, dir);
     await first.flip(dropB);
     first.stop();
     running.splice(0);
-    // A fresh process over B: A is kept on disk only, and opening it takes longer than 1 ms.
-    const r = await serve(dropB, dir, undefined, {}, { queueWaitMs: 1 });
+    // A fresh process over B: A is kept on disk only.
+    const r = await serve(dropB, dir, undefined, {}, { queueWaitMs: 1, timeoutMs: 100 });
     const waited = await r.agent.get('/budget/api/releases/A/deficit/?year=2024');
     expect(waited.status).toBe(503);
     expect(waited.body).toMatchObject({ code: 'overloaded', detail: 'release A is being opened from its files; retry in a second' });
     expect(waited.headers['retry-after']).toBe('1');
     let answered = waited;
-    for (let tries = 0; tries < 100 && answered.status !== 200; tries++) {
+    for (let tries = 0; tries < 400 && answered.status !== 200; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       answered = await r.agent.get('/budget/api/releases/A/deficit/?year=2024');
     }

@@ -60,8 +60,8 @@ export interface ReleaseHost {
   lease(signal?: AbortSignal): Lease | null;
   serveOther(data: LoadedDrop, onClosed?: () => void): OpenDrop;
   releases: Releases | null;
-  /** How long a request may wait for a connection, and so for a release to open. */
-  readonly limits: { readonly queueWaitMs: number };
+  /** How long a query may wait for a connection and run: how long a request waits for a release to open. */
+  readonly limits: { readonly queueWaitMs: number; readonly timeoutMs: number };
 }
 
 export interface ReleasesOptions {
@@ -226,11 +226,13 @@ export class Releases {
       this.opened.set(version, opening);
       this.evict(OPEN_RELEASES);
       let served: OpenDrop;
-      // Opening a release from its files is waiting for a connection to it: a request waits for it
-      // no longer than for a connection (QUEUE_WAIT_MS), and is answered 503 while it goes on
-      // opening for the next, so that every request is answered within its time even then.
+      // Opening a release from its files is the work of the request's query: a request waits for
+      // it no longer than a query may wait and run (QUEUE_WAIT_MS + QUERY_TIMEOUT_MS), and is
+      // answered 503 while it goes on opening for the next; a small release opens in well under
+      // that even on a busy machine (a bound of QUEUE_WAIT_MS alone refused some there).
+      const { queueWaitMs, timeoutMs } = this.store.limits;
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(STILL_OPENING), this.store.limits.queueWaitMs)));
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(STILL_OPENING), queueWaitMs + timeoutMs)));
       try {
         served = await Promise.race([opening, late]);
       } catch (error) {
