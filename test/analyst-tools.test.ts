@@ -400,7 +400,8 @@ describe('errors in the analyst’s terms', () => {
     // --encoding names the character set of every input file.
     for (const file of readdirSync(wide)) {
       const text = readFileSync(path.join(wide, file));
-      if (text[0] !== 0xff) writeFileSync(path.join(wide, file), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.toString('utf8'), 'utf16le')]));
+      if (text[0] !== 0xff)
+        writeFileSync(path.join(wide, file), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.toString('utf8'), 'utf16le')]));
     }
     const built = await cli('build', wide, dir('utf16-out'), '--encoding', 'utf-16le');
     expect(built.code, built.stdout + built.stderr).toBe(0);
@@ -536,7 +537,11 @@ describe('every answer-changing field is part of the drop’s identity, and corr
       writeFileSync(path.join(served, 'drop.json'), JSON.stringify(mismatched));
       const refusedTotal = await eventually(meta, (m) => m.last_reload?.rejected_version === 'v4-control');
       expect(refusedTotal.last_reload).toMatchObject({ status: 'rejected', code: 'control_total_mismatch', file: 'drop.json', version: 'v3' });
-      expect(refusedTotal.last_reload.problems).toEqual([expect.stringMatching(/^drop\.json: control_totals: total_expenses of 2026 .*\(difference \+62999\) \[control_total_mismatch\]; offending row: /)]);
+      expect(refusedTotal.last_reload.problems).toEqual([
+        expect.stringMatching(
+          /^drop\.json: control_totals: total_expenses of 2026 .*\(difference \+62999\) \[control_total_mismatch\]; offending row: /,
+        ),
+      ]);
 
       // A drop.json edited by hand and broken twice over: refused, naming itself, every problem listed.
       const manifest = manifestOf(served);

@@ -119,7 +119,10 @@ describe('budget-data diff', () => {
   });
 
   it('exits 0 when drop.json gives as an empty list what the other leaves out: the same answers', async () => {
-    const withEmptyLists = await writeDrop(small, { version: 'v1b', manifest: (m) => Object.assign(m, { known_gaps: [], control_totals: [], notes: [] }) });
+    const withEmptyLists = await writeDrop(small, {
+      version: 'v1b',
+      manifest: (m) => Object.assign(m, { known_gaps: [], control_totals: [], notes: [] }),
+    });
     const { code, stdout } = await cli('diff', before, withEmptyLists);
     expect(code, stdout).toBe(0);
     expect(stdout).not.toContain('drop.json');

@@ -181,7 +181,7 @@ describe('loadDrop', () => {
   });
 
   describe('rejects a drop whose drop.json lacks a field or has one of the wrong type', () => {
-    it('says so in plain words, not the schema library\'s', async () => {
+    it("says so in plain words, not the schema library's", async () => {
       const missing = await dropOf(small, (m) => delete (m as Partial<Manifest>).version);
       expectProblem(await rejection(missing), 'drop.json', 'version is required (a string)');
       const mistyped = await dropOf(small, (m) => Object.assign(m, { version: 3 }));

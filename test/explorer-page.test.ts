@@ -654,7 +654,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
   });
 
   describe('on a drop that states no units', () => {
-    it('shows its amounts bare and says the unit is not stated, never borrowing another drop\'s', async () => {
+    it("shows its amounts bare and says the unit is not stated, never borrowing another drop's", async () => {
       const t = await appFor(small);
       const s = await session(t);
       try {

@@ -299,7 +299,7 @@ describe('GET /budget/api/fields/', () => {
       expect(f.label.en && f.label.fr && f.definition.en && f.definition.fr, `${f.endpoint}.${f.field}`).toBeTruthy();
     }
   });
-  it('offers in a figure\'s definition only the measures its endpoint takes: no share of a whole', async () => {
+  it("offers in a figure's definition only the measures its endpoint takes: no share of a whole", async () => {
     const fields: Entry[] = await get('/budget/api/fields/');
     const WHOLE = /With measure, the measured figure instead \(percent of GDP, currency units per inhabitant, or amount at base_year prices\)/;
     for (const field of ['total_expenses', 'total_resources', 'balance']) {
@@ -448,7 +448,9 @@ describe("the drop's fingerprint", () => {
   it('stays when a list of known gaps, control totals or notes is given empty rather than left out: the answers are the same', async () => {
     const before = await fingerprint();
     expect(await fingerprint((m) => Object.assign(m, { known_gaps: [], control_totals: [], notes: [] }))).toBe(before);
-    expect(await fingerprint((m) => Object.assign(m, { stages: STAGES, known_gaps: [] }))).toBe(await fingerprint((m) => Object.assign(m, { stages: STAGES })));
+    expect(await fingerprint((m) => Object.assign(m, { stages: STAGES, known_gaps: [] }))).toBe(
+      await fingerprint((m) => Object.assign(m, { stages: STAGES })),
+    );
   });
   it('changes the ETag of a data answer when only the stages change', async () => {
     const dir = await writeDrop(staged, { manifest: withMeanings });

@@ -78,7 +78,10 @@ describe('GET /budget/api/expenses/ paging', () => {
       expect(res.status, offset).toBe(200);
       expect(res.body).toMatchObject({ count: LINES, next: null, results: [] });
     }
-    for (const url of ['/budget/api/resources/?hierarchy=true&limit=1&offset=99999999999999999999', '/budget/api/organization/?offset=1000000000000000']) {
+    for (const url of [
+      '/budget/api/resources/?hierarchy=true&limit=1&offset=99999999999999999999',
+      '/budget/api/organization/?offset=1000000000000000',
+    ]) {
       expect((await request(t.app).get(url)).body.results, url).toEqual([]);
     }
     const csv = await getCsv(t.app, '/budget/api/expenses/?format=csv&offset=1000000000000000');

@@ -130,7 +130,9 @@ describe('an endpoint table with deprecated parts', () => {
       const first = await request(app).get('/budget/api/resources/?limit=1').expect(200);
       expect(first.body.next).not.toBeNull();
       expect(first.headers.link).toBe(`</budget/api/changelog>; rel="deprecation", <${first.body.next}>; rel="next"`);
-      const last = await request(app).get(`/budget/api/resources/?limit=1&offset=${first.body.count - 1}`).expect(200);
+      const last = await request(app)
+        .get(`/budget/api/resources/?limit=1&offset=${first.body.count - 1}`)
+        .expect(200);
       expect(last.headers.link).toBe(`</budget/api/changelog>; rel="deprecation", <${last.body.previous}>; rel="prev"`);
     });
 

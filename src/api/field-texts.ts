@@ -34,7 +34,7 @@ const measured = (label: [string, string], definition: [string, string]) =>
 /** The same for a figure that is a whole, not one of the parts a share divides it into (totals, the deficit: measure=share is refused there). */
 const MEASURED_WHOLE = [
   ' With measure, the measured figure instead (percent of GDP, currency units per inhabitant, or amount at base_year prices); null for a year without the value the measure needs.',
-  " Avec measure, le chiffre mesuré à la place (pourcentage du PIB, unités monétaires par habitant ou montant aux prix de base_year) ; null pour une année sans la valeur nécessaire.",
+  ' Avec measure, le chiffre mesuré à la place (pourcentage du PIB, unités monétaires par habitant ou montant aux prix de base_year) ; null pour une année sans la valeur nécessaire.',
 ];
 const measuredWhole = (label: [string, string], definition: [string, string]) =>
   t(label, [definition[0] + MEASURED_WHOLE[0], definition[1] + MEASURED_WHOLE[1]], 'amount');

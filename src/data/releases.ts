@@ -71,7 +71,7 @@ export interface ReleasesOptions {
 }
 
 /** The reason a request stopped waiting for a release to open (Releases.lease). */
-const STILL_OPENING = Symbol('still opening');
+const STILL_OPENING = new Error('still opening');
 
 export class Releases {
   private readonly dir: string;

@@ -82,7 +82,9 @@ export class HttpError extends Error {
   /** The 400 of a list of faulty parameters; kept for callers that name the code. */
   static badRequest(code: 'invalid_parameter' | 'unknown_parameter', errors: ParameterError[]): HttpError {
     // A parameter with no name (`?=5`) is named as such, not left as a blank at the start of the sentence.
-    return HttpError.of(code, errors.map((e) => `${e.parameter === '' ? 'a parameter with no name' : e.parameter} ${e.message}`).join('; '), { errors });
+    return HttpError.of(code, errors.map((e) => `${e.parameter === '' ? 'a parameter with no name' : e.parameter} ${e.message}`).join('; '), {
+      errors,
+    });
   }
 
   /** Used by the constructors below only (and ClientGone), so that each code keeps its status and no problem is built by hand. */

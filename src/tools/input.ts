@@ -72,7 +72,10 @@ export async function readInput(src: string, scratch: string, options: InputOpti
     const label = `${name}.csv`;
     if (!decoder) {
       const wide = utf16Of(await firstBytes(file, 4));
-      if (wide) throw new InputError(`${label}: is ${wide} text, not UTF-8; name its character set with --encoding ${wide.toLowerCase()} (or save it as UTF-8)`);
+      if (wide)
+        throw new InputError(
+          `${label}: is ${wide} text, not UTF-8; name its character set with --encoding ${wide.toLowerCase()} (or save it as UTF-8)`,
+        );
     }
     const plain = options.locale !== 'fr' && !decoder;
     if (plain && TABLES.some((t) => t.name === name)) {

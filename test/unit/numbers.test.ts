@@ -29,9 +29,11 @@ describe('roundHalfAway', () => {
   });
   it('keeps every decimal asked for of a figure too large for 15 significant digits to hold them', () => {
     expect(roundHalfAway(1234567890123.456, 3)).toBe(1234567890123.456);
-    expect(roundHalfAway(-1234567890123.4565, 3)).toBe(-1234567890123.457);
+    // 2^40 + 1/16: a half of the third decimal that a double holds exactly.
+    expect(roundHalfAway(1099511627776.0625, 3)).toBe(1099511627776.063);
+    expect(roundHalfAway(-1099511627776.0625, 3)).toBe(-1099511627776.063);
     expect(roundHalfAway(999999999999.999, 3)).toBe(999999999999.999);
-    expect(roundHalfAway(73000000000000.12, 3)).toBe(73000000000000.12);
+    expect(roundHalfAway(7300000000000.125, 3)).toBe(7300000000000.125);
   });
   it('leaves a figure too large to have the decimals asked for as it is, never NaN', () => {
     for (const value of [1e18, -1e18, 1e21, 1.5e30, 2 ** 53 + 2]) expect(roundHalfAway(value, 3)).toBe(value);

@@ -113,7 +113,10 @@ export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
     const canvas = h('canvas', { role: 'img', 'aria-label': `${spec.title}. ${spec.summary ?? ''} ${ctx.embed ? '' : `${t(ctx.lang, 'table')} ↓`}` });
     const box = h('div', { class: spec.chart.horizontal ? 'chart chart-bars' : 'chart' }, canvas);
     if (spec.chart.horizontal) box.style.height = `${Math.max(160, 36 * spec.chart.labels.length + 60)}px`;
-    section.append(h('p', { class: 'unit' }, t(ctx.lang, 'unit', { unit: spec.chart.unit.percent ? '%' : spec.chart.unit.label || t(ctx.lang, 'unit.unstated') })), box);
+    section.append(
+      h('p', { class: 'unit' }, t(ctx.lang, 'unit', { unit: spec.chart.unit.percent ? '%' : spec.chart.unit.label || t(ctx.lang, 'unit.unstated') })),
+      box,
+    );
     ctx.pending.push(() => draw(ctx, canvas, spec.chart!));
     if (!ctx.embed) section.append(chartActions(ctx, spec, canvas, sourceLine.textContent ?? ''));
   } else {
