@@ -41,7 +41,11 @@ const CLIENTS_REMEMBERED = 10_000;
  * express-rate-limit's draft-8 ones are (test/rate-limit.test.ts compares both, up to the 429).
  */
 export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions): RequestHandler {
-  const exempt = new Set(unlimited);
+  const exempt = new Set(unlimited.map((path) => path.toLowerCase()));
+  // Routing ignores case, so /HEALTHZ is the health check too; only paths as short as an exempt
+  // one are lowered, so that data requests pay nothing for it.
+  const longestExempt = Math.max(0, ...unlimited.map((path) => path.length));
+  const isExempt = (path: string) => path.length <= longestExempt && exempt.has(path.toLowerCase());
   const store: Store = counts ?? new CountsInMemory();
   // What express-rate-limit gives a store before its first count; the stores read windowMs alone.
   void Promise.resolve(store.init?.({ windowMs: WINDOW_MS } as Options)).catch((error: Error) =>
@@ -55,7 +59,7 @@ export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions):
     // A CORS preflight is never refused: a browser that got a 429 for it reports a CORS failure,
     // and the page could not read the 429 (nor its Retry-After) of the request it asked for. It
     // carries no data. A request not counted has no headers.
-    if (req.method === 'OPTIONS' || exempt.has(pathOf(req.originalUrl)) || (perMinute === 0 && !apiKey)) return next();
+    if (req.method === 'OPTIONS' || isExempt(pathOf(req.originalUrl)) || (perMinute === 0 && !apiKey)) return next();
     const budget = apiKey ? `key:${apiKey.name}` : addressKey(clientAddress(req));
     const limit = apiKey?.limit ?? perMinute;
     const name = apiKey?.name ?? anonymous;
