@@ -264,9 +264,12 @@ describe('Accept-Datetime (Memento, RFC 7089)', () => {
     const before = await r.agent.get(DEFICIT).set('Accept-Datetime', 'Sat, 01 Jan 2000 00:00:00 GMT');
     expect(before.status).toBe(404);
     expect(before.body.code).toBe('unknown_release');
-    const bad = await r.agent.get(DEFICIT).set('Accept-Datetime', 'yesterday');
-    expect(bad.status).toBe(400);
-    expect(bad.body.code).toBe('invalid_request');
+    // HTTP-dates only: Date.parse would read "0" as 2000 and 31 February as 3 March.
+    for (const value of ['yesterday', '0', '-1', 'Sat, 31 Feb 2026 00:00:00 GMT', '2026-11-29T18:00:00Z']) {
+      const bad = await r.agent.get(DEFICIT).set('Accept-Datetime', value);
+      expect(bad.status, value).toBe(400);
+      expect(bad.body.code, value).toBe('invalid_request');
+    }
   });
 });
 

@@ -41,12 +41,18 @@ export function unknownRelease(what: string): HttpError {
  * a header it cannot read is a 400.
  */
 export function acceptDatetime(header: string): Date {
-  const time = Date.parse(header);
-  if (Number.isNaN(time)) {
+  // RFC 7089 asks for an HTTP-date; Date.parse would take "0" for the year 2000 and roll
+  // 31 Feb over to 3 March, so the date must be one and read back as it was written.
+  const written = header.trim();
+  const date = new Date(HTTP_DATE.test(written) ? Date.parse(written) : Number.NaN);
+  if (Number.isNaN(date.getTime()) || date.toUTCString() !== written) {
     throw problem.invalidRequest('Accept-Datetime must be an HTTP date, such as "Tue, 02 Jan 2024 10:00:00 GMT"');
   }
-  return new Date(time);
+  return date;
 }
+
+/** An HTTP-date as RFC 9110 has senders write it (IMF-fixdate). */
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /** When a release began being served, as Memento-Datetime gives it (an HTTP-date). */
 export const mementoDatetime = (release: Release): string => new Date(firstServed(release)).toUTCString();
