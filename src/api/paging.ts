@@ -9,6 +9,7 @@ const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
 const LIMIT_MESSAGE = `must be an integer between 1 and ${MAX_LIMIT}`;
+const OFFSET_MESSAGE = `must be an integer between 0 and ${Number.MAX_SAFE_INTEGER}`;
 
 /** The query parameters of every paged endpoint. */
 export const pagingParams = {
@@ -25,11 +26,11 @@ export const pagingParams = {
     .optional(),
   offset: z
     .string()
-    .regex(/^\d+$/, { error: 'must be an integer >= 0' })
-    // Any offset is past the end from 2^53 on (no drop holds that many lines): answered as that
-    // far, an empty page with the true count, as every offset past the end is.
-    .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER))
-    .meta({ description: 'Items to skip (default 0)', example: 0, openapi: { type: 'integer', minimum: 0, default: 0 } })
+    .regex(/^\d+$/, { error: OFFSET_MESSAGE })
+    .transform(Number)
+    // Past 2^53 an offset could not be given back exactly in the paging links and the permalink.
+    .pipe(z.number().max(Number.MAX_SAFE_INTEGER, { error: OFFSET_MESSAGE }))
+    .meta({ description: 'Items to skip (default 0)', example: 0, openapi: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } })
     .optional(),
 };
 
