@@ -101,6 +101,42 @@ describe('a whole export asked for twice', () => {
     expect((part.body as Buffer).equals(whole.subarray(100, 200))).toBe(true);
   });
 
+  it('answers a suffix range longer than the file with the whole file, as RFC 9110 says', async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2020,2021';
+    const whole = (await get(app, url).expect(200)).body as Buffer;
+    await get(app, url).expect(200);
+    const all = await get(app, url, { Range: `bytes=-${whole.length + 1000}` }).expect(206);
+    expect(all.headers['content-range']).toBe(`bytes 0-${whole.length - 1}/${whole.length}`);
+    expect((all.body as Buffer).equals(whole)).toBe(true);
+    const tail = await get(app, url, { Range: 'bytes=-10' }).expect(206);
+    expect((tail.body as Buffer).equals(whole.subarray(whole.length - 10))).toBe(true);
+  });
+
+  it('sends the whole file when If-Range does not match strongly: a weak tag, a list, another tag', async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2021,2022';
+    const first = await get(app, url).expect(200);
+    const whole = first.body as Buffer;
+    const etag = first.headers.etag!;
+    expect((await get(app, url, { Range: 'bytes=0-9', 'If-Range': etag }).expect(206)).headers['content-range']).toBe(`bytes 0-9/${whole.length}`);
+    for (const ifRange of [`W/${etag}`, `${etag}, "other"`, '"other"']) {
+      const full = await get(app, url, { Range: 'bytes=0-9', 'If-Range': ifRange }).expect(200);
+      expect((full.body as Buffer).equals(whole), ifRange).toBe(true);
+    }
+  });
+
+  it('ignores If-Match and If-Unmodified-Since, as every other answer of the service does, rather than a 404', async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2020,2022';
+    const whole = (await get(app, url).expect(200)).body as Buffer;
+    await get(app, url).expect(200);
+    for (const [name, value] of [
+      ['If-Match', '"nope"'],
+      ['If-Unmodified-Since', 'Sat, 01 Jan 2000 00:00:00 GMT'],
+    ]) {
+      const res = await get(app, url, { [name]: value }).expect(200);
+      expect((res.body as Buffer).equals(whole), name).toBe(true);
+    }
+  });
+
   it('refuses a range past the end of the file with 416, saying how long the file is', async () => {
     const url = '/budget/api/expenses/?format=csv&year=2020';
     const whole = (await get(app, url).expect(200)).body as Buffer;

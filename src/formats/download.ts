@@ -103,12 +103,30 @@ export async function sendExportFile(
     return;
   }
   // send (through res.sendFile) answers Range and If-Range against the ETag already set, and HEAD.
+  asRfc9110Asks(req, res, file.size);
   await new Promise<void>((resolve, reject) => {
     res.sendFile(file.file, { headers, acceptRanges: true, etag: false, lastModified: false, cacheControl: false, dotfiles: 'allow' }, (error) => {
       if (!error || (error as NodeJS.ErrnoException).code === 'ECONNABORTED' || res.headersSent) resolve();
       else reject(error);
     });
   });
+}
+
+/**
+ * The request's conditions as send should read them, where it reads them otherwise than RFC 9110:
+ * - If-Match and If-Unmodified-Since are ignored, as by every other answer of the service (send
+ *   would answer 412, which the service has no problem for);
+ * - a Range is answered only when If-Range, if any, is this answer's own tag, strongly (send
+ *   takes a weak tag or a list holding it for a match);
+ * - a suffix range longer than the file asks for the whole file (send refused it with 416).
+ */
+function asRfc9110Asks(req: Request, res: Response, size: number): void {
+  delete req.headers['if-match'];
+  delete req.headers['if-unmodified-since'];
+  const ifRange = req.headers['if-range'];
+  if (ifRange !== undefined && String(ifRange).trim() !== res.getHeader('ETag')) delete req.headers.range;
+  const suffix = /^bytes=\s*-(\d+)\s*$/.exec(req.headers.range ?? '');
+  if (suffix && Number(suffix[1]) >= size && size > 0) req.headers.range = 'bytes=0-';
 }
 
 /** The chunks again, first one included; stopping early stops the source too (its finally runs). */
