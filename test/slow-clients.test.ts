@@ -137,6 +137,19 @@ describe('a request Node cannot parse', () => {
     const body = expectProblem(parseResponse((await exchange(port, 'HELLO THERE\r\n\r\n')).text), 400);
     expect(body.detail).toBe('the request is not valid HTTP/1.1');
   });
+  it('without a Host gets a 400 invalid_request problem, as HTTP/1.1 asks, not a bare 400', async () => {
+    const body = expectProblem(parseResponse((await exchange(port, 'GET /budget/api/totals/ HTTP/1.1\r\n\r\n')).text), 400);
+    expect(body.detail).toBe('an HTTP/1.1 request must name its Host');
+    // HTTP/1.0 has no Host to name.
+    expect(parseResponse((await exchange(port, 'GET /budget/api/totals/ HTTP/1.0\r\n\r\n')).text).status).toBe(200);
+  });
+  it('with HEAD gets the problem\'s headers without its body', async () => {
+    const { text } = await exchange(port, 'HEAD /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: \u0001\r\n\r\n');
+    const response = parseResponse(text);
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toBe('application/problem+json');
+    expect(response.body).toBe('');
+  });
   it.each(['FOO', 'get', 'CONNECT'])('with the method %s, which Node does not pass on, gets a 405 naming the methods allowed', async (method) => {
     const response = parseResponse((await exchange(port, `${method} /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\n\r\n`)).text);
     const body = expectProblem(response, 405, 'method_not_allowed');

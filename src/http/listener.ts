@@ -43,8 +43,15 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}): Se
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
       // Requests and responses born with Express's methods, so that none is re-prototyped (fast-path.ts).
       ...expressClasses(app),
+      // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; the check is made
+      // below, with the service's problem document.
+      requireHostHeader: false,
     },
     (req, res) => {
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+        req.socket.end(rawProblem(problem.invalidRequest('an HTTP/1.1 request must name its Host'), req.method === 'HEAD'));
+        return;
+      }
       // Only GET and HEAD are served and no body is ever read: rather than reading and discarding
       // one after the answer (what Node does to keep the connection), the connection is closed.
       if (hasBody(req)) res.shouldKeepAlive = false;
@@ -67,18 +74,21 @@ function hasBody(req: IncomingMessage): boolean {
  * too slow): Node's own answer would be a bare status line, so a problem document is written on
  * the socket, and the connection closed, since what follows on it cannot be trusted.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+function answerClientError(error: ParseError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  socket.end(rawProblem(refusal(error)));
+  socket.end(rawProblem(refusal(error), error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '));
 }
 
 /** A request line as HTTP/1.1 writes one, whatever its method: `FOO /path HTTP/1.1`. */
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?$/;
 
-function refusal(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): HttpError {
+/** What Node's parser gives the clientError listener: the bytes it read, when it read any. */
+type ParseError = NodeJS.ErrnoException & { rawPacket?: Buffer };
+
+function refusal(error: ParseError): HttpError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return problem.invalidRequest('the request line and headers are larger than 16 KB', 431);
@@ -98,8 +108,8 @@ function refusal(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): HttpErr
   }
 }
 
-/** A whole HTTP/1.1 response, headers included, for a socket that has no response object. */
-function rawProblem(error: HttpError): string {
+/** A whole HTTP/1.1 response, headers included, for a socket that has no response object; to a HEAD, without its body. */
+function rawProblem(error: HttpError, head = false): string {
   const { status, title } = error.body();
   const body = JSON.stringify(error.body());
   const headers = [
@@ -118,7 +128,7 @@ function rawProblem(error: HttpError): string {
     'Connection',
     'close',
   ];
-  let head = `HTTP/1.1 ${status} ${title}\r\n`;
-  for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
-  return `${head}\r\n${body}`;
+  let lines = `HTTP/1.1 ${status} ${title}\r\n`;
+  for (let i = 0; i < headers.length; i += 2) lines += `${headers[i]}: ${headers[i + 1]}\r\n`;
+  return `${lines}\r\n${head ? '' : body}`;
 }
