@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { LOG_LEVELS } from './lib/log.js';
 import { z } from 'zod';
 
 const PORT_MESSAGE = 'must be an integer between 0 and 65535';
@@ -76,6 +77,7 @@ const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().trim().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().trim().min(1).default('./data'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
   RATE_LIMIT: nonNegativeInt('must be an integer >= 0 (requests per minute; 0 turns rate limiting off)').default(600),
   TRUST_PROXY: trustProxy.optional(),
   CACHE_MAX_AGE: nonNegativeInt('must be an integer >= 0 (seconds)').default(300),

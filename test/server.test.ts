@@ -20,6 +20,19 @@ describe('startup', () => {
     expect(code).not.toBe(0);
     expect(stderr.trim().split('\n')).toEqual(['budget-api: invalid configuration: PORT="eighty" must be an integer between 0 and 65535']);
   });
+  it('stops with one clear line on a LOG_LEVEL pino does not know, not its stack trace', async () => {
+    const { code, stderr } = await start({ LOG_LEVEL: 'loud' }).exit;
+    expect(code).not.toBe(0);
+    expect(stderr.trim().split('\n')).toEqual([
+      'budget-api: invalid configuration: LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+  });
+  it('takes an empty LOG_LEVEL for unset, as every variable', async () => {
+    const server = start({ LOG_LEVEL: '' });
+    await listening(server);
+    server.child.kill('SIGTERM');
+    expect((await server.exit).code).toBe(0);
+  });
   it('never writes the password of a mistyped RATE_LIMIT_REDIS_URL to stderr', async () => {
     const { code, stderr } = await start({ RATE_LIMIT_REDIS_URL: 'redis//default:S3cretPass@redis:6379' }).exit;
     expect(code).not.toBe(0);

@@ -40,6 +40,19 @@ export function batchedLines(out: ReturnType<typeof pino.destination>): Destinat
   };
 }
 
+/** pino's levels, which LOG_LEVEL may name (config.ts refuses any other value, in one line). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * LOG_LEVEL when it names a level; unset or empty, the default. Any other value is left to
+ * config.ts to refuse: the logger is made when this module loads, before the configuration is
+ * read, and pino would throw a stack trace at it.
+ */
+function logLevel(asked: string | undefined): string {
+  if (asked && (LOG_LEVELS as readonly string[]).includes(asked)) return asked;
+  return process.env.NODE_ENV === 'test' ? 'silent' : 'info';
+}
+
 /**
  * JSON lines on stderr, so stdout stays free and a platform's log collector can parse them. The
  * request log (http/access-log.ts) picks its fields and never logs headers; the redaction is there
@@ -47,7 +60,7 @@ export function batchedLines(out: ReturnType<typeof pino.destination>): Destinat
  */
 export const logger = pino(
   {
-    level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    level: logLevel(process.env.LOG_LEVEL),
     redact: {
       paths: [
         'headers["x-api-key"]',
