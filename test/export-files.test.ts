@@ -131,7 +131,7 @@ describe('a whole export asked for twice', () => {
     for (const [name, value] of [
       ['If-Match', '"nope"'],
       ['If-Unmodified-Since', 'Sat, 01 Jan 2000 00:00:00 GMT'],
-    ]) {
+    ] as const) {
       const res = await get(app, url, { [name]: value }).expect(200);
       expect((res.body as Buffer).equals(whole), name).toBe(true);
     }

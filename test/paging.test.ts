@@ -82,10 +82,7 @@ describe('GET /budget/api/expenses/ paging', () => {
     const huge = await request(t.app).get('/budget/api/expenses/?offset=99999999999999999999999');
     expect(huge.status).toBe(400);
     expect(huge.body.detail).toBe('offset must be an integer between 0 and 9007199254740991');
-    for (const url of [
-      '/budget/api/resources/?hierarchy=true&limit=1&offset=999999999999999',
-      '/budget/api/organization/?offset=1000000000000000',
-    ]) {
+    for (const url of ['/budget/api/resources/?hierarchy=true&limit=1&offset=999999999999999', '/budget/api/organization/?offset=1000000000000000']) {
       expect((await request(t.app).get(url)).body.results, url).toEqual([]);
     }
     const csv = await getCsv(t.app, '/budget/api/expenses/?format=csv&offset=1000000000000000');

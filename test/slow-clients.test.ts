@@ -143,7 +143,7 @@ describe('a request Node cannot parse', () => {
     // HTTP/1.0 has no Host to name.
     expect(parseResponse((await exchange(port, 'GET /budget/api/totals/ HTTP/1.0\r\n\r\n')).text).status).toBe(200);
   });
-  it('with HEAD gets the problem\'s headers without its body', async () => {
+  it("with HEAD gets the problem's headers without its body", async () => {
     const { text } = await exchange(port, 'HEAD /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: \u0001\r\n\r\n');
     const response = parseResponse(text);
     expect(response.status).toBe(400);

@@ -30,7 +30,11 @@ export const pagingParams = {
     .transform(Number)
     // Past 2^53 an offset could not be given back exactly in the paging links and the permalink.
     .pipe(z.number().max(Number.MAX_SAFE_INTEGER, { error: OFFSET_MESSAGE }))
-    .meta({ description: 'Items to skip (default 0)', example: 0, openapi: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } })
+    .meta({
+      description: 'Items to skip (default 0)',
+      example: 0,
+      openapi: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+    })
     .optional(),
 };
 
