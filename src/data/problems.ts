@@ -17,7 +17,12 @@ export interface Problem {
   examples: Record<string, unknown>[];
   /** The server path the rule is about: said on stderr and in the log, never in /meta/. */
   where?: string;
+  /** The entry of drop.json's `notes` the problem is about, by its index (build names its line of notes.csv instead). */
+  note?: number;
 }
+
+/** The rule broken, preceded by the notes entry it is about, if any: `notes[1] refers to …`. */
+export const ruleOf = (p: Problem): string => (p.note === undefined ? p.rule : `notes[${p.note}] ${p.rule}`);
 
 export class DropError extends Error {
   constructor(readonly problems: Problem[]) {
@@ -35,7 +40,7 @@ export function describeProblem(p: Problem): string {
   const rows = p.examples.length ? `; offending row: ${jsonText(p.examples[0])}` : '';
   const count = p.count > 1 ? ` (${p.count} rows)` : '';
   const where = p.where === undefined ? '' : ` (${p.where})`;
-  return `${p.file}: ${p.rule}${count}${where}${codeOf(p)}${rows}`;
+  return `${p.file}: ${ruleOf(p)}${count}${where}${codeOf(p)}${rows}`;
 }
 
 /** A problem's code of the error catalogue, said after its rule: ` [control_total_mismatch]`. */

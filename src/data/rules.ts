@@ -192,21 +192,20 @@ export async function manifestProblems(connection: DuckDBConnection, manifest: M
   }
   for (const [index, note] of (manifest.notes ?? []).entries()) {
     const table = TABLES.find((t) => t.name === note.table);
-    const where = `notes[${index}]`;
     if (!table) {
-      problems.push(noteProblem(where, `table must be one of ${TABLES.map((t) => t.name).join(', ')}, not "${note.table}"`, note));
+      problems.push(noteProblem(index, `table must be one of ${TABLES.map((t) => t.name).join(', ')}, not "${note.table}"`, note));
       continue;
     }
     // A note names a row by the first column of its table's key: an id, or a series' year.
     const key = table.key[0]!;
     const found = await connection.runAndReadAll(`SELECT 1 FROM ${quotedIdentifier(table.name)} WHERE ${key} = $id LIMIT 1`, { id: note.id });
-    if (!found.getRows().length) problems.push(noteProblem(where, `refers to ${table.name} ${key} ${note.id}, which the drop does not have`, note));
+    if (!found.getRows().length) problems.push(noteProblem(index, `refers to ${table.name} ${key} ${note.id}, which the drop does not have`, note));
     if (note.source_id !== undefined && note.source_id !== null) {
       const source = await connection.runAndReadAll('SELECT 1 FROM sources WHERE id = $id LIMIT 1', { id: note.source_id });
-      if (!source.getRows().length) problems.push(noteProblem(where, `source_id ${note.source_id} must refer to an existing sources.id`, note));
+      if (!source.getRows().length) problems.push(noteProblem(index, `source_id ${note.source_id} must refer to an existing sources.id`, note));
     }
   }
   return problems;
 }
 
-const noteProblem = (where: string, rule: string, note: unknown): Problem => ({ file: 'drop.json', rule: `${where} ${rule}`, count: 1, examples: [note as Record<string, unknown>] });
+const noteProblem = (index: number, rule: string, note: unknown): Problem => ({ file: 'drop.json', note: index, rule, count: 1, examples: [note as Record<string, unknown>] });

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { DuckDBInstance, quotedIdentifier, quotedString, type DuckDBConnection } from '@duckdb/node-api';
 import { DropError, fingerprintOf, loadDrop, type Problem } from '../data/drop.js';
-import { codeOf } from '../data/problems.js';
+import { codeOf, ruleOf } from '../data/problems.js';
 import { ControlTotalSchema, MANIFEST_FILE, NoteSchema, parseManifest, type Manifest } from '../data/manifest.js';
 import { requiredColumns, TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
 import { dropWarnings } from '../data/warnings.js';
@@ -382,18 +382,17 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
   try {
     const out: string[] = [];
     for (const p of problems) {
-      // A note's problem names its place in drop.json's list; the analyst wrote it as a line of notes.csv.
-      const note = p.file === 'drop.json' ? /^notes\[(\d+)\] ([^]*)$/.exec(p.rule) : null;
+      // The analyst wrote a note as a line of notes.csv, not as an entry of drop.json's list.
       const notes = inputs.get('notes');
-      if (note && notes) {
-        out.push(`${notes.label}, line ${lineOf(notes, Number(note[1]))}: ${note[2]}`);
+      if (p.note !== undefined && notes) {
+        out.push(`${notes.label}, line ${lineOf(notes, p.note)}: ${p.rule}`);
         continue;
       }
       const table = p.file.replace(/\.parquet$/, '');
       const input = inputs.get(table);
       const count = p.count > 1 ? ` (${p.count} rows${p.examples.length < p.count ? `, first ${p.examples.length}` : ''})` : '';
       if (!input || !p.examples.length) {
-        out.push(`${input?.label ?? p.file}: ${p.rule}${count}${codeOf(p)}`);
+        out.push(`${input?.label ?? p.file}: ${ruleOf(p)}${count}${codeOf(p)}`);
         continue;
       }
       const lines: string[] = [];

@@ -2,7 +2,7 @@
  * What the data CLI prints: validation reports (stdout) and per-table progress (stderr).
  */
 import type { LoadedDrop } from '../data/drop.js';
-import { codeOf, type Problem } from '../data/problems.js';
+import { codeOf, ruleOf, type Problem } from '../data/problems.js';
 import type { Manifest } from '../data/manifest.js';
 import type { TableProgress } from './write.js';
 import { jsonText } from '../domain/json.js';
@@ -18,7 +18,7 @@ export function problemReport(dir: string, problems: Problem[]): string {
     const rows = p.examples.length
       ? ` (${count(p.count)} ${p.count === 1 ? 'row' : 'rows'}${p.examples.length < p.count ? `, first ${p.examples.length}` : ''}):`
       : '';
-    lines.push(`${p.file}: ${p.rule}${p.where === undefined ? '' : ` (${p.where})`}${codeOf(p)}${rows}`);
+    lines.push(`${p.file}: ${ruleOf(p)}${p.where === undefined ? '' : ` (${p.where})`}${codeOf(p)}${rows}`);
     for (const example of p.examples) lines.push(`    ${jsonText(example)}`);
   }
   return printableLines(lines);
