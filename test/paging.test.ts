@@ -102,6 +102,71 @@ describe('GET /budget/api/expenses/ paging', () => {
     const res = await request(t.app).get('/budget/api/resources/?limit=1&hierarchy=TRUE');
     expect(res.body.next).toBe('/budget/api/resources/?limit=1&offset=1&hierarchy=true');
   });
+
+  describe('with format named in the query', () => {
+    it('keeps it in next and previous, so that a client whose Accept asks for CSV stays on JSON', async () => {
+      const res = await request(t.app).get('/budget/api/expenses/?format=json&limit=5&offset=5&year=2023').set('Accept', 'text/csv');
+      expect(res.type).toBe('application/json');
+      expect(res.body.next).toBe('/budget/api/expenses/?limit=5&offset=10&year=2023&format=json');
+      expect(res.body.previous).toBe('/budget/api/expenses/?limit=5&offset=0&year=2023&format=json');
+      const next = await request(t.app).get(res.body.next).set('Accept', 'text/csv');
+      expect(next.type).toBe('application/json');
+      expect(next.body.results).toHaveLength(2);
+    });
+
+    it('does not put it in the links of the same query asked without it', async () => {
+      const named = await request(t.app).get('/budget/api/expenses/?limit=5&year=2024&format=json');
+      const plain = await request(t.app).get('/budget/api/expenses/?limit=5&year=2024');
+      expect(named.body.next).toBe('/budget/api/expenses/?limit=5&offset=5&year=2024&format=json');
+      expect(plain.body.next).toBe('/budget/api/expenses/?limit=5&offset=5&year=2024');
+      // Asked again, each from the response cache: still its own links.
+      expect((await request(t.app).get('/budget/api/expenses/?limit=5&year=2024')).body.next).toBe(plain.body.next);
+      expect((await request(t.app).get('/budget/api/expenses/?limit=5&year=2024&format=json')).body.next).toBe(named.body.next);
+    });
+  });
+});
+
+describe('a page downloaded as CSV, Arrow or Parquet', () => {
+  const linksOf = (res: request.Response) =>
+    Object.fromEntries([...String(res.headers.link ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map(([, url, rel]) => [rel, url]));
+
+  it('links to its next and previous pages in a Link header, keeping format', async () => {
+    const { res, rows } = await getCsv(t.app, '/budget/api/expenses/?format=csv&limit=5&offset=5');
+    expect(rows.map((row) => Number(row.id))).toEqual([105, 106, 107, 108, 109]);
+    expect(linksOf(res)).toEqual({
+      next: '/budget/api/expenses/?limit=5&offset=10&format=csv',
+      prev: '/budget/api/expenses/?limit=5&offset=0&format=csv',
+    });
+  });
+
+  it('walks every line exactly once by following the Link header', async () => {
+    const seen: number[] = [];
+    let url: string | undefined = '/budget/api/expenses/?limit=7&format=csv';
+    while (url) {
+      const { res, rows } = await getCsv(t.app, url);
+      seen.push(...rows.map((row) => Number(row.id)));
+      url = linksOf(res).next;
+    }
+    expect(seen).toEqual(Array.from({ length: LINES }, (_, i) => 100 + i));
+  });
+
+  it('leaves format out of the links when the format came from Accept', async () => {
+    const { res } = await getCsv(t.app, '/budget/api/expenses/?limit=5&year=2023', { Accept: 'text/csv' });
+    expect(linksOf(res)).toEqual({ next: '/budget/api/expenses/?limit=5&offset=5&year=2023' });
+  });
+
+  it('links Arrow and Parquet pages the same way', async () => {
+    for (const format of ['arrow', 'parquet']) {
+      const res = await request(t.app).get(`/budget/api/expenses/?format=${format}&limit=20`);
+      expect(res.status).toBe(200);
+      expect(linksOf(res)).toEqual({ next: `/budget/api/expenses/?limit=20&offset=20&format=${format}` });
+    }
+  });
+
+  it('has no Link header when one page holds every line, nor on a whole export', async () => {
+    expect((await getCsv(t.app, '/budget/api/expenses/?format=csv&limit=100')).res.headers.link).toBeUndefined();
+    expect((await getCsv(t.app, '/budget/api/expenses/?format=csv')).res.headers.link).toBeUndefined();
+  });
 });
 
 /**

@@ -66,11 +66,14 @@ export interface Envelope {
 
 /**
  * The envelope of a page. Links are relative, on the canonical path, and keep every other
- * parameter of the request (`others`, in the canonical order; see http/canonical-query.ts).
+ * parameter of the request (`others`, in the canonical order; see http/canonical-query.ts), and
+ * `format` last when the request gave it (`format`, in its canonical spelling): a client that
+ * chose a format against its own Accept header gets the same format on the next page.
  */
-export function envelope(path: string, others: readonly (readonly [string, string])[], page: Page, params: PagingParams): Envelope {
+export function envelope(path: string, others: readonly (readonly [string, string])[], page: Page, params: PagingParams, format?: string): Envelope {
   const { limit, offset } = pageBounds(params);
   const kept = others.filter(([key]) => key !== 'limit' && key !== 'offset').map(([key, value]) => [key, value]);
+  if (format !== undefined) kept.push(['format', format]);
   const link = (at: number) => `${path}?${new URLSearchParams([['limit', String(limit)], ['offset', String(at)], ...kept])}`;
   return {
     count: page.count,

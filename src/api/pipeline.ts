@@ -21,7 +21,7 @@ import { FORMATS } from '../formats/registry.js';
 import type { Table } from '../formats/table.js';
 import { notes } from '../http/access-log.js';
 import { pathOf } from '../http/url-path.js';
-import { answerKey, canonicalQuery, keyButDrop, type CanonicalQuery } from '../http/canonical-query.js';
+import { answerKey, canonicalQuery, keyButDrop, representation, type CanonicalQuery } from '../http/canonical-query.js';
 import { freshTag, isCompressible, render, sendRendered, tagOf, type Rendered } from '../http/caching.js';
 import { encodedTag, negotiateEncoding } from '../http/encoding.js';
 import { problem, type HttpError } from '../domain/errors.js';
@@ -60,7 +60,9 @@ const normalizerOf = memo((endpoint: Endpoint) => canonicalValues(endpoint.query
  */
 export function cachedLookup(store: Store, cache: ResponseCache, endpoints: readonly Endpoint[] = ENDPOINTS): CachedLookup {
   const byPath = new Map(
-    endpoints.flatMap((e) => spellings(e.path).map((path) => [path, { path: e.path, order: orderOf(e), normalize: normalizerOf(e) }] as const)),
+    endpoints.flatMap((e) =>
+      spellings(e.path).map((path) => [path, { path: e.path, paged: e.paged, order: orderOf(e), normalize: normalizerOf(e) }] as const),
+    ),
   );
   // A request's key but for the drop, remembered per request line and Accept: parsing and
   // spelling a query canonically costs more than the rest of a cache hit's lookup, and a hot URL
@@ -73,7 +75,8 @@ export function cachedLookup(store: Store, cache: ResponseCache, endpoints: read
     const endpoint = byPath.get(pathOf(url));
     if (!endpoint) return null;
     const query = canonicalQuery(url, endpoint.order, endpoint.normalize);
-    return keyButDrop(endpoint.path, query, query.format ?? negotiate(accept, undefined));
+    const format = query.format ?? negotiate(accept, undefined);
+    return keyButDrop(endpoint.path, query, representation(format, endpoint.paged && query.format !== undefined));
   };
   const remembered = memo(computeKey, REQUESTS_REMEMBERED);
   // Long ones are not remembered, so that the memory holds 10,000 short strings at most.
@@ -158,7 +161,9 @@ export function endpointHandler(
       lease = source.lease;
       if (!lease) throw dataUnavailable();
       res.setHeader('Vary', source.vary);
-      const key = answerKey(lease.drop.data.fingerprint, source.base, query, formatName + source.variant);
+      // The format as the paging links keep it: only when the request named it.
+      const namedFormat = endpoint.paged && query.format !== undefined ? formatName : undefined;
+      const key = answerKey(lease.drop.data.fingerprint, source.base, query, representation(formatName, namedFormat !== undefined) + source.variant);
       const etag = tagOf(key);
       const headers = joinLinks(await bound.headers(lease), deprecationHeaders(used), source.headers);
       const format = FORMATS[formatName];
@@ -180,7 +185,7 @@ export function endpointHandler(
         const rendered = await renderShared(res, () =>
           renderOnce(key, async () => {
             notes(res).cache = 'miss';
-            const body = await jsonBody(endpoint, bound, query, answering, source.base);
+            const body = await jsonBody(endpoint, bound, query, answering, source.base, namedFormat);
             const link = endpoint.paged ? linkHeader(body as Envelope) : undefined;
             return render(Buffer.from(jsonText(body)), {
               contentType: format.contentType,
@@ -194,13 +199,20 @@ export function endpointHandler(
         );
         return sendRendered(req, res, rendered);
       }
-      // A download is streamed: compressed on the fly when asked, whatever its size.
-      res.set({ ETag: encoding ? encodedTag(etag, encoding) : etag, 'Cache-Control': source.cacheControl, ...headers });
-      const { table } = bound;
-      const download = { format, encoding, fileName: fileName(endpoint.path, bound.params, format) };
       // A whole export is the same bytes for every request of this drop: sent from its file once
       // one request has written it (docs/performance.md#full-exports).
       const wholeExport = Boolean(bound.exportAll) && isWholeExport(pagingOf(bound));
+      // A page links to its neighbours as the JSON answer does, so its items are read first.
+      const page = endpoint.paged && !wholeExport ? ((await bound.answer(lease)) as Page) : undefined;
+      const link = page && linkHeader(envelope(source.base, query.pairs, page, pagingOf(bound), namedFormat));
+      // A download is streamed: compressed on the fly when asked, whatever its size.
+      res.set({
+        ETag: encoding ? encodedTag(etag, encoding) : etag,
+        'Cache-Control': source.cacheControl,
+        ...(link ? joinLinks(headers, { Link: link }) : headers),
+      });
+      const { table } = bound;
+      const download = { format, encoding, fileName: fileName(endpoint.path, bound.params, format) };
       // Only the current release's: the files are removed at every swap.
       const whole = exportFiles && source.current && wholeExport;
       const fingerprint = lease.drop.data.fingerprint;
@@ -234,7 +246,7 @@ export function endpointHandler(
       }
       await sendDownload(req, res, {
         ...download,
-        body: () => downloadBody(bound, answering, format, table),
+        body: () => downloadBody(bound, answering, format, table, page),
         record: recordAs(key),
         recordCompressed: recordAs(compressedKey),
         watch,
@@ -351,12 +363,12 @@ function deprecatedUse(endpoint: Endpoint, bound: Bound, url: string, format: st
   });
 }
 
-async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease, base: string): Promise<unknown> {
+async function jsonBody(endpoint: Endpoint, bound: Bound, query: CanonicalQuery, lease: Lease, base: string, format?: string): Promise<unknown> {
   const answer = await bound.answer(lease);
   const fields = bound.params.fields as string[] | undefined;
   if (!endpoint.paged) return selectFields(answer as unknown[], fields);
   const page = answer as Page;
-  return envelope(base, query.pairs, { ...page, items: selectFields(page.items, fields) }, pagingOf(bound));
+  return envelope(base, query.pairs, { ...page, items: selectFields(page.items, fields) }, pagingOf(bound), format);
 }
 
 /** limit and offset as parsed (only paged endpoints have them). */
@@ -400,16 +412,16 @@ function copyWriter(lease: Lease, copy: CopyExport): WriteExport {
 /**
  * A paged endpoint without limit and offset exports every matching row (docs/api.md#full-exports),
  * made by the format from DuckDB's results when the endpoint gives a query for it; otherwise the
- * download holds exactly the items the JSON answer would, flattened.
+ * download holds exactly the items the JSON answer would (`page`, when already read), flattened.
  */
-function downloadBody(bound: Bound, lease: Lease, format: DownloadFormat, table: Table): DownloadBody {
+function downloadBody(bound: Bound, lease: Lease, format: DownloadFormat, table: Table, page?: Page): DownloadBody {
   if (bound.exportAll && isWholeExport(pagingOf(bound))) {
     const whole = bound.exportAll(lease);
     if ('sql' in whole) return { bytes: format.fromQuery({ ...whole, lease, columns: table.columns }) };
     return { rows: whole, columns: table.columns };
   }
   const rows = (async function* () {
-    const answer = await bound.answer(lease);
+    const answer = page ?? (await bound.answer(lease));
     yield (Array.isArray(answer) ? answer : answer.items).flatMap((item) => table.rows(item));
   })();
   return { rows, columns: table.columns };

@@ -1,6 +1,6 @@
 /**
  * The query as the service keys an answer: the same parameters in another order, or with
- * `format=json` spelled out, or with values written another way (`year=2004,2003,2003` and
+ * `format=json` spelled out (but on a paged endpoint: see representation), or with values written another way (`year=2004,2003,2003` and
  * `year=2003,2004`, `stage=AMENDED` and `stage=amended`), are the same query, so they share one
  * ETag and one response-cache entry (docs/api.md#caching-and-etags); otherwise any client could
  * force misses at will (security review, finding 8). Parameters are put in the endpoint's order
@@ -40,6 +40,14 @@ export function canonicalQuery(url: string, order: readonly string[], normalize?
  */
 export function answerKey(fingerprint: string, path: string, query: CanonicalQuery, representation: string): string {
   return fingerprint + keyButDrop(path, query, representation);
+}
+
+/**
+ * An answer's representation, as its key names it: the format, and on a paged endpoint whether the
+ * request named it with `format`, since the paging links then carry it (api/paging.ts envelope).
+ */
+export function representation(format: string, namedOnPagedEndpoint: boolean): string {
+  return namedOnPagedEndpoint ? `${format} named` : format;
 }
 
 /** An answer's key without the drop's fingerprint, which goes before it: what a cache hit can remember per URL. */
