@@ -7,7 +7,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
-import { getArrow, getCsv } from './helpers/downloads.js';
+import { getArrow, getCsv, getParquet } from './helpers/downloads.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -82,6 +82,50 @@ describe('GET /budget/api/expenses/', () => {
     it("refuses a field of the flat list's rows that nodes do not have", async () => {
       const res = await request(t.app).get('/budget/api/expenses/?hierarchy=true&fields=organization').expect(400);
       expect(res.body.errors[0].message).toContain('the fields are id, name, year, amount, children');
+    });
+  });
+});
+
+describe('GET /budget/api/organization/ downloads', () => {
+  interface Organization {
+    id: number;
+    name: string;
+    budget: { year: number }[];
+  }
+  const organizations = async (query: string) =>
+    (await request(t.app).get(`/budget/api/organization/?${query}`).expect(200)).body.results as Organization[];
+
+  describe('with fields that leave the budget out', () => {
+    it('has one row per organization with only those columns, in CSV, Arrow and Parquet, as in JSON', async () => {
+      const json = await organizations('fields=id,name');
+      expect(json.length).toBeGreaterThan(1);
+      const expected = json.map(({ id, name }) => ({ id, name }));
+      const csv = await getCsv(t.app, '/budget/api/organization/?fields=name,id&format=csv');
+      expect(csv.header).toEqual(['id', 'name']);
+      expect(csv.rows).toEqual(expected.map(({ id, name }) => ({ id: String(id), name })));
+      const arrow = await getArrow(t.app, '/budget/api/organization/?fields=id,name&format=arrow');
+      expect(arrow.rows).toEqual(expected);
+      const parquet = await getParquet(t.app, '/budget/api/organization/?fields=id,name&format=parquet');
+      expect(parquet.rows.map(({ id, name }) => ({ id: Number(id), name }))).toEqual(expected);
+    });
+
+    it('keeps one row per organization on a page and under a year filter', async () => {
+      const page = await getCsv(t.app, '/budget/api/organization/?fields=name&limit=2&format=csv');
+      expect(page.header).toEqual(['name']);
+      expect(page.rows.map((row) => row.name)).toEqual((await organizations('limit=2')).map((o) => o.name));
+      const ofYear = await getCsv(t.app, '/budget/api/organization/?year=2023&fields=id&format=csv');
+      expect(ofYear.rows.map((row) => Number(row.id))).toEqual((await organizations('year=2023')).map((o) => o.id));
+    });
+  });
+
+  describe('with fields that keep the budget', () => {
+    it('has one row per organization and year, the budget flattened into year, expenses and resources', async () => {
+      const json = await organizations('fields=id,budget');
+      const csv = await getCsv(t.app, '/budget/api/organization/?fields=id,budget&format=csv');
+      expect(csv.header).toEqual(['id', 'year', 'expenses', 'resources']);
+      expect(csv.rows.map((row) => [Number(row.id), row.year === '' ? null : Number(row.year)])).toEqual(
+        json.flatMap((o) => (o.budget.length > 0 ? o.budget.map((b) => [o.id, b.year]) : [[o.id, null]])),
+      );
     });
   });
 });

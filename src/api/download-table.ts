@@ -12,10 +12,11 @@ export function downloadTable(table: Table, figures: readonly string[] | undefin
   // A measured figure is null for a year without the value it divides by; a recorded one never is.
   const measured = (params.measure ?? 'nominal') !== 'nominal';
   const columns = table.columns.map((c) => (figures.includes(c.name) ? { ...c, nullable: measured } : c));
-  if (params.change === undefined) return { columns, rows: table.rows };
+  if (params.change === undefined) return { ...table, columns };
   const single = figures.length === 1;
   const names = single ? [['change', 'change_pct']] : figures.map((f) => [`change_${f}`, `change_pct_${f}`]);
   return {
+    ...table,
     columns: [...columns, ...names.flat().map((name) => ({ name, type: 'float64' as const, nullable: true }))],
     rows: (item) => {
       const { change, change_pct } = item as { change: unknown; change_pct: unknown };

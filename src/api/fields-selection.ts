@@ -1,8 +1,10 @@
 /**
  * `fields=a,b` (docs/api.md#field-selection): every data endpoint keeps only those fields of each
  * row, in every format. A tree's nodes keep them and `children`; a download keeps the columns the
- * chosen fields flatten into (`organization` → `organization_id`, `organization_name`, …) and the
- * columns no field owns (a tree's `parent_id` and `depth`, which say where a row sits).
+ * chosen fields flatten into (`organization` → `organization_id`, `organization_name`, …; `budget`
+ * → the organization list's `year`, `expenses`, `resources`) and the columns no field owns (a
+ * tree's `parent_id` and `depth`, which say where a row sits). Without the field whose list makes
+ * an item several rows (`budget`), an item is one row, as in JSON.
  */
 import { z } from 'zod';
 import { problem } from '../domain/errors.js';
@@ -60,11 +62,14 @@ export function selectFields<T>(items: T[], fields: readonly string[] | undefine
 /** A download's table with only the columns of the chosen fields, and those no field owns. */
 export function selectColumns(table: Table, fields: readonly string[] | undefined, names: readonly string[]): Table {
   if (!fields) return table;
-  // A column belongs to the longest field name it is, or starts with followed by `_`.
-  const owner = (column: Column) => names.filter((n) => column.name === n || column.name.startsWith(`${n}_`)).sort((a, b) => b.length - a.length)[0];
+  // A column belongs to the field it names, else to the longest field name it is, or starts with followed by `_`.
+  const owner = (column: Column) =>
+    column.field ?? names.filter((n) => column.name === n || column.name.startsWith(`${n}_`)).sort((a, b) => b.length - a.length)[0];
   const columns = table.columns.filter((c) => {
     const field = owner(c);
     return field === undefined || fields.includes(field);
   });
-  return { columns, rows: table.rows };
+  const { listField } = table;
+  if (listField === undefined || fields.includes(listField)) return { columns, rows: table.rows, listField };
+  return { columns, rows: (item) => table.rows(item).slice(0, 1) };
 }

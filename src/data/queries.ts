@@ -147,6 +147,10 @@ export const QUERIES = {
     { year: Years; search: string | null; stage: Stage; limit: number; offset: number },
     Paged<{ id: Id; name: string; code: string; budget: string }>
   >()(['year', 'search', 'stage', ...PAGE], ['count', 'id', 'name', 'code', 'budget']),
+  all_organizations: query<{ year: Years; search: string | null; stage: Stage }, { id: Id; name: string; code: string }>()(
+    ['year', 'search', 'stage'],
+    ['id', 'name', 'code'],
+  ),
   all_organization_years: query<
     { year: Years; search: string | null; stage: Stage },
     { id: Id; name: string; code: string; year: number | null; expenses: number | null; resources: number | null }

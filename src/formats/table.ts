@@ -32,6 +32,8 @@ export interface Column {
   type: ColumnType;
   /** Whether the column may hold nulls (an empty field in CSV). */
   nullable: boolean;
+  /** The field it belongs to when its name does not say so (`fields=`): the organization list's `year` is its `budget`'s. */
+  field?: string;
 }
 
 /** One row of a download, keyed by column name. */
@@ -41,11 +43,18 @@ export interface Table<Item = unknown> {
   columns: readonly Column[];
   /** The rows one JSON item becomes: usually one, one per year or per tree node for nested items. */
   rows(item: Item): FlatRow[];
+  /** The field whose list makes an item several rows (the organization list's `budget`): without it, an item is one row. */
+  listField?: string;
 }
 
 const column =
   (type: ColumnType) =>
-  (name: string, { nullable = false } = {}): Column => ({ name, type, nullable });
+  (name: string, { nullable = false, field }: { nullable?: boolean; field?: string } = {}): Column => ({
+    name,
+    type,
+    nullable,
+    ...(field && { field }),
+  });
 
 export const int32 = column('int32');
 export const int64 = column('int64');
@@ -54,8 +63,8 @@ export const utf8 = column('utf8');
 export const bool = column('bool');
 export const int64List = column('int64_list');
 
-export function table<Item>(columns: Column[], rows: (item: Item) => FlatRow[]): Table<Item> {
-  return { columns, rows };
+export function table<Item>(columns: Column[], rows: (item: Item) => FlatRow[], listField?: string): Table<Item> {
+  return { columns, rows, ...(listField && { listField }) };
 }
 
 /**

@@ -25,19 +25,21 @@ export const organizations = define({
       name: 'list',
       item: item.Organization,
       // One row per organization and year: the budget is a list, which no `_` name can flatten.
+      // Without the budget (fields=id,name), one row per organization.
       table: table<z.infer<typeof item.Organization>>(
         [
           int64('id'),
           utf8('name'),
           utf8('code'),
-          int32('year', { nullable: true }),
-          float64('expenses', { nullable: true }),
-          float64('resources', { nullable: true }),
+          int32('year', { nullable: true, field: 'budget' }),
+          float64('expenses', { nullable: true, field: 'budget' }),
+          float64('resources', { nullable: true, field: 'budget' }),
         ],
         ({ budget, ...organization }) =>
           budget.length > 0
             ? budget.map((year) => extended(organization, year))
             : [extended(organization, { year: null, expenses: null, resources: null })],
+        'budget',
       ),
       answer: async ({ year, search, stage, ...paged }, lease) => {
         const rows = await rowsOf(lease, 'organizations', {
@@ -48,8 +50,8 @@ export const organizations = define({
         });
         return page(rows, (r) => ({ id: r.id, name: r.name, code: r.code, budget: JSON.parse(r.budget) }));
       },
-      exportAll: ({ year, search, stage }) => ({
-        sql: 'all_organization_years',
+      exportAll: ({ year, search, stage, fields }) => ({
+        sql: fields && !fields.includes('budget') ? 'all_organizations' : 'all_organization_years',
         params: { year: year ?? null, search: search ?? null, stage: stageOrDefault(stage) },
       }),
     },
