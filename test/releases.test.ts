@@ -252,6 +252,10 @@ describe('Accept-Datetime (Memento, RFC 7089)', () => {
     expect(then.headers['memento-datetime']).toBe(new Date(aStarted).toUTCString());
     expect(then.headers['content-location']).toBe('/budget/api/releases/A/deficit/?year=2024');
     expect(then.headers.vary).toContain('Accept-Datetime');
+    // The original resource is the URL asked, its query included (RFC 7089).
+    expect(then.headers.link).toBe('</budget/api/deficit/?year=2024>; rel="original timegate", </budget/api/releases/>; rel="timemap"');
+    // A script on another origin can read the permalink and its date.
+    expect(then.headers['access-control-expose-headers']!.split(', ')).toEqual(expect.arrayContaining(['Content-Location', 'Memento-Datetime']));
     // Memento-Datetime sent back as Accept-Datetime names the same release.
     const same = await r.agent.get(DEFICIT).set('Accept-Datetime', then.headers['memento-datetime']!);
     expect(same.body).toEqual(then.body);

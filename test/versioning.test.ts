@@ -124,6 +124,8 @@ describe('an endpoint table with deprecated parts', () => {
       expect(res.headers.deprecation).toBe(`@${Date.parse(SINCE) / 1000}`);
       expect(res.headers.sunset).toBe('Tue, 01 Jun 2027 00:00:00 GMT');
       expect(res.headers.link).toBe('</budget/api/changelog>; rel="deprecation"');
+      // A script on another origin can read them too.
+      expect(res.headers['access-control-expose-headers']!.split(', ')).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
     });
 
     it("keeps the deprecation Link beside a page's next and previous links", async () => {

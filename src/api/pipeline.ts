@@ -30,7 +30,7 @@ import { DEFAULT_CSP } from '../http/headers.js';
 import type { ResponseCache } from '../http/response-cache.js';
 import { jsonText } from '../domain/json.js';
 import { envelope, isWholeExport, linkHeader, type Envelope, type Page } from './paging.js';
-import { IMMUTABLE, RELEASES_PATH, acceptDatetime, mementoDatetime, permalink, releasePath, unknownRelease } from './releases.js';
+import { IMMUTABLE, RELEASES_PATH, acceptDatetime, mementoDatetime, originalOf, permalink, releasePath, unknownRelease } from './releases.js';
 import { spellings } from './routes.js';
 import { selectFields } from './fields-selection.js';
 import { canonicalValues } from './params.js';
@@ -317,7 +317,7 @@ async function sourceOf(
       headers: {
         'Memento-Datetime': mementoDatetime(release),
         'Content-Location': permalink(release.version, endpoint.path, query, formatName),
-        Link: `<${endpoint.path}>; rel="original timegate", <${RELEASES_PATH}>; rel="timemap"`,
+        Link: `<${originalOf(endpoint.path, query)}>; rel="original timegate", <${RELEASES_PATH}>; rel="timemap"`,
       },
       variant: '@memento',
     };

@@ -27,9 +27,17 @@ export const releaseRoute = (endpointPath: string): string => `${RELEASES_PATH}:
  * answer is not JSON, so that the link names the very representation.
  */
 export function permalink(version: string, endpointPath: string, query: CanonicalQuery, formatName: string): string {
-  const pairs = formatName === 'json' ? query.pairs : [...query.pairs, ['format', formatName] as const];
+  return withQuery(releasePath(version, endpointPath), formatName === 'json' ? query.pairs : [...query.pairs, ['format', formatName]]);
+}
+
+/** The resource a Memento request names (RFC 7089's original): the endpoint with the canonical query, and `format` when named. */
+export function originalOf(endpointPath: string, query: CanonicalQuery): string {
+  return withQuery(endpointPath, query.format === undefined ? query.pairs : [...query.pairs, ['format', query.format]]);
+}
+
+function withQuery(path: string, pairs: readonly (readonly [string, string])[]): string {
   const text = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-  return `${releasePath(version, endpointPath)}${text ? `?${text}` : ''}`;
+  return `${path}${text ? `?${text}` : ''}`;
 }
 
 export function unknownRelease(what: string): HttpError {

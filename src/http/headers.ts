@@ -47,7 +47,10 @@ export const COMMON_HEADERS: readonly string[] = [
   'Access-Control-Allow-Origin',
   '*',
   'Access-Control-Expose-Headers',
-  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition, X-Request-Id, Budget-Measure',
+  // Every header a script may need that CORS does not let it read by default: the cache's, the
+  // paging links, the limits, a download's name, the request id, the measure, a permalink and its
+  // date (releases), and the deprecation notices.
+  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition, X-Request-Id, Budget-Measure, Content-Location, Memento-Datetime, Deprecation, Sunset',
   ...helmetHeaders(), // X-Content-Type-Options: nosniff among them
 ];
 
