@@ -653,6 +653,39 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
     });
   });
 
+  describe('on a drop whose latest year has expense lines only, and a surplus', () => {
+    it('draws no balance from the missing resources, and tells the surplus and its share of GDP as positive', async () => {
+      // 2023: an expense line of 40 and no resource line; a deficit of -7 (a surplus) on a GDP of 1000.
+      const t = await appFor(
+        {
+          ...newsroom,
+          expenses: [...newsroom.expenses, { id: 6, year: 2023, amount: 40, category_id: 10, organization_id: 1, stage: 'initial', source_id: 1 }],
+          gdp: [...newsroom.gdp, { year: 2023, gdp: 1000 }],
+          deficit: [...newsroom.deficit, { year: 2023, value: -7, stage: 'initial', source_id: 1 }],
+        },
+        {},
+        { manifest: newsroomManifest },
+      );
+      const s = await session(t);
+      try {
+        await s.page.goto(`${s.base}/?lang=en&year=2023`);
+        await ready(s.page);
+        expect(await text(s.page, '#financing .summary')).toBe(
+          'In 2023 (amended law): the drop has expense lines but no resource lines: no financing figure for this year.',
+        );
+        expect(await s.page.locator('#financing .balance-note').count()).toBe(0);
+        expect(await text(s.page, '#deficit .big-number')).toBe('7 MDT');
+        expect(await text(s.page, '#deficit .big-label')).toBe('Surplus 2023');
+        expect(await text(s.page, '#deficit .headline-meta')).toBe('0.7% of GDP · Initial law · forecast');
+        expect(await text(s.page, '#deficit .summary')).toContain('a surplus of 7 MDT (0.7% of GDP).');
+        expect(s.problems).toEqual([]);
+      } finally {
+        await s.close();
+        t.close();
+      }
+    });
+  });
+
   describe('on a drop that states no units', () => {
     it("shows its amounts bare and says the unit is not stated, never borrowing another drop's", async () => {
       const t = await appFor(small);

@@ -96,6 +96,10 @@ const LABELS = {
     en: 'In {year} ({stage}): expenses {expenses}; own resources {own}, {share} of expenses; no borrowing line among the resources.',
     fr: 'En {year} ({stage}) : dépenses {expenses} ; ressources propres {own}, soit {share} des dépenses ; aucune ligne d’emprunt parmi les ressources.',
   },
+  'financing.noResources': {
+    en: 'In {year} ({stage}): the drop has expense lines but no resource lines: no financing figure for this year.',
+    fr: 'En {year} ({stage}) : le jeu de données a des lignes de dépenses mais pas de lignes de ressources : pas de chiffre de financement pour cette année.',
+  },
   'financing.noExpenses': {
     en: 'In {year} ({stage}): the drop has resource lines but no expense lines: no expense figure for this year.',
     fr: 'En {year} ({stage}) : le jeu de données a des lignes de ressources mais pas de lignes de dépenses : pas de chiffre de dépenses pour cette année.',

@@ -165,7 +165,8 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
     summary = t(lang, key, { year: row.year, amount, stage: law ? t(lang, `deficit.name.${row.stage as 'initial' | 'amended'}`) : '' });
     const forecast = row.stage ? isForecast(meta, row.year, row.stage) : false;
     const gaps = knownGaps(meta, ['deficit'], row.stage ?? undefined, [row.year]);
-    const ratio = row.percent != null && !unit.percent ? t(lang, 'deficit.ofGdp', { percent: ctx.fmt.percent(row.percent) }) : undefined;
+    // A surplus is told as a positive amount, and so is its share of GDP.
+    const ratio = row.percent != null && !unit.percent ? t(lang, 'deficit.ofGdp', { percent: ctx.fmt.percent(Math.abs(row.percent)) }) : undefined;
     headline = h(
       'div',
       { class: 'headline' },
@@ -339,7 +340,8 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
   const p = year === undefined ? undefined : parts.get(year);
   const stageText = stageName(ctx, row?.stage ?? stage).toLocaleLowerCase(lang);
   let summary: string;
-  if (!row || !p) summary = t(lang, 'noDataYear', { year: year ?? '' });
+  if (row && !p && expensesOf(row) != null) summary = t(lang, 'financing.noResources', { year: row.year, stage: stageText });
+  else if (!row || !p) summary = t(lang, 'noDataYear', { year: year ?? '' });
   else if (expensesOf(row) == null) summary = t(lang, 'financing.noExpenses', { year: row.year, stage: stageText });
   else {
     const expenses = expensesOf(row)!;
@@ -362,8 +364,9 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
     stage,
   );
   if (shown.includes('other')) notes.unshift(t(lang, 'financing.rule'));
-  // The balance is a defined, small figure at most: never the headline, never called a deficit.
-  if (row && expensesOf(row) != null && row.balance != null)
+  // The balance is a defined, small figure at most: never the headline, never called a deficit;
+  // and only where the year has both expense and resource lines (else it is drawn from a gap).
+  if (row && p && expensesOf(row) != null && row.balance != null)
     notes.push(
       h('span', { class: 'balance-note' }, t(lang, 'financing.balance', { year: row.year, balance: formatValue(ctx.fmt, unit, row.balance) })),
     );
