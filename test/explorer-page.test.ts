@@ -178,6 +178,19 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(await cited.text()).toBe(await current.text());
       expect(s.problems).toEqual([]);
     });
+
+    it('gives a chart drawn from several answers a Cite link for each, beside its API URL', async () => {
+      await s.page.goto(`${s.base}/?lang=en`);
+      await ready(s.page);
+      // The deficit and outstanding debt as % of GDP: two answers, two permanent addresses.
+      const lines = await s.page.$$eval('#ratios .provenance li', (items) =>
+        items.map((li) => [li.querySelector('a.api-url')!.getAttribute('href'), li.querySelector('a.cite-url')?.getAttribute('href')]),
+      );
+      expect(lines.map(([api]) => api)).toEqual(['/budget/api/deficit/', '/budget/api/outstanding-debt/']);
+      for (const [api, cite] of lines) expect(cite).toMatch(new RegExp(`^/budget/api/releases/[^/]+/${api!.slice('/budget/api/'.length)}$`));
+      // No single Cite link above that would cite one of the two alone.
+      expect(await s.page.locator('#ratios .actions a.cite-link').count()).toBe(0);
+    });
   });
 
   describe('on the small test drop', () => {
@@ -210,11 +223,12 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
 
     it("links every chart to its API URL and CSV, under the drop's version", async () => {
       const links = await s.page.$$eval('#financing .provenance a', (as) => as.map((a) => a.getAttribute('href')));
+      // Every year's resource tree, behind the bars of every year, not the chosen year's alone.
       expect(links).toEqual([
         '/budget/api/totals/',
         '/budget/api/totals/?format=csv',
-        '/budget/api/resources/?year=2024&hierarchy=true&limit=1000',
-        '/budget/api/resources/?year=2024&hierarchy=true&limit=1000&format=csv',
+        '/budget/api/resources/?year=2023..2024&hierarchy=true&limit=1000',
+        '/budget/api/resources/?year=2023..2024&hierarchy=true&limit=1000&format=csv',
       ]);
       // The test drop has no sources: its version stands in, never a file name.
       expect(await text(s.page, '#ratios .provenance p')).toBe('Data: version test of the drop served.');
@@ -777,5 +791,36 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       },
       60_000,
     );
+
+    it('wraps a long source line in a PNG rather than squeezing it into the width', async () => {
+      const s = await session(t);
+      try {
+        await s.page.goto(`${s.base}/?lang=en`);
+        await ready(s.page);
+        // The chart's size in pixels, how many device pixels a CSS pixel is, and how many chart
+        // widths the source line (12 px type) takes: that many lines at least under the chart.
+        const sizes = await s.page.$eval('#deficit', (figure) => {
+          const canvas = figure.querySelector('canvas')!;
+          const g = document.createElement('canvas').getContext('2d')!;
+          g.font = '12px system-ui, sans-serif';
+          return {
+            height: canvas.height,
+            scale: canvas.width / canvas.clientWidth,
+            lines: Math.ceil(g.measureText(figure.querySelector('.provenance p')!.textContent!).width / canvas.clientWidth),
+          };
+        });
+        expect(sizes.lines).toBeGreaterThanOrEqual(2);
+        const [download] = await Promise.all([s.page.waitForEvent('download'), s.page.locator('#deficit button.png').click()]);
+        const file = path.join(shots, 'sample-deficit.png');
+        await download.saveAs(file);
+        const pngHeight = readFileSync(file).readUInt32BE(20);
+        // Margins (12 px each), the title's line (18 px type), the unit's line and every line of the
+        // sources (12 px type).
+        expect(pngHeight).toBeGreaterThanOrEqual(sizes.height + sizes.scale * (2 * 12 + 18 * 1.3 + (1 + sizes.lines) * 12 * 1.4) - 1);
+        expect(s.problems).toEqual([]);
+      } finally {
+        await s.close();
+      }
+    });
   });
 });

@@ -113,12 +113,10 @@ export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
     const canvas = h('canvas', { role: 'img', 'aria-label': `${spec.title}. ${spec.summary ?? ''} ${ctx.embed ? '' : `${t(ctx.lang, 'table')} ↓`}` });
     const box = h('div', { class: spec.chart.horizontal ? 'chart chart-bars' : 'chart' }, canvas);
     if (spec.chart.horizontal) box.style.height = `${Math.max(160, 36 * spec.chart.labels.length + 60)}px`;
-    section.append(
-      h('p', { class: 'unit' }, t(ctx.lang, 'unit', { unit: spec.chart.unit.percent ? '%' : spec.chart.unit.label || t(ctx.lang, 'unit.unstated') })),
-      box,
-    );
+    const unitLine = t(ctx.lang, 'unit', { unit: spec.chart.unit.percent ? '%' : spec.chart.unit.label || t(ctx.lang, 'unit.unstated') });
+    section.append(h('p', { class: 'unit' }, unitLine), box);
     ctx.pending.push(() => draw(ctx, canvas, spec.chart!));
-    if (!ctx.embed) section.append(chartActions(ctx, spec, canvas, sourceLine.textContent ?? ''));
+    if (!ctx.embed) section.append(chartActions(ctx, spec, canvas, unitLine, sourceLine.textContent ?? ''));
   } else {
     section.append(h('p', { class: 'empty', role: 'status' }, spec.empty ?? t(ctx.lang, 'noData')));
   }
@@ -137,46 +135,73 @@ export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
  * "Embed" (the chart alone, for an iframe), "PNG" (the chart as drawn, as an image file) and
  * "Cite" (the permanent address of the data behind it, under the release that answered it).
  */
-function chartActions(ctx: Context, spec: FigureSpec, canvas: HTMLCanvasElement, sourceText: string): HTMLElement {
+function chartActions(ctx: Context, spec: FigureSpec, canvas: HTMLCanvasElement, unitText: string, sourceText: string): HTMLElement {
   const png = h(
     'button',
     { type: 'button', class: 'png', 'aria-label': t(ctx.lang, 'pngLabel'), title: t(ctx.lang, 'pngLabel') },
     t(ctx.lang, 'png'),
   );
-  png.addEventListener('click', () => downloadPng(canvas, spec.title, sourceText, `${spec.id}.png`));
-  const permalink = spec.answers.find((answer) => answer.permalink)?.permalink;
+  png.addEventListener('click', () => downloadPng(canvas, spec.title, unitText, sourceText, `${spec.id}.png`));
+  // A chart drawn from several answers has a Cite link for each under it (provenance), not one here.
+  const permalink = spec.answers.length === 1 ? spec.answers[0]!.permalink : undefined;
   const cite = permalink ? [' ', h('a', { class: 'cite-link', href: permalink, title: t(ctx.lang, 'citeLabel') }, t(ctx.lang, 'cite'))] : [];
   return h('p', { class: 'actions' }, h('a', { class: 'embed-link', href: ctx.embedUrl(spec.id) }, t(ctx.lang, 'embed')), ' ', png, ...cite);
 }
 
 /**
- * The chart as drawn, on white, with its title above and its source line under it, so that the
- * image read alone still says what it shows and where it comes from.
+ * The chart as drawn, on white, with its title and unit above and its source line under it, so
+ * that the image read alone still says what it shows, in what, and where it comes from.
  */
-export function pngOf(canvas: HTMLCanvasElement, title: string, sourceText: string): HTMLCanvasElement {
+export function pngOf(canvas: HTMLCanvasElement, title: string, unitText: string, sourceText: string): HTMLCanvasElement {
   const scale = canvas.width / Math.max(1, canvas.clientWidth || canvas.width);
   const pad = Math.round(12 * scale);
   const titleSize = Math.round(18 * scale);
   const noteSize = Math.round(12 * scale);
+  const titleFont = `600 ${titleSize}px system-ui, sans-serif`;
+  const noteFont = `${noteSize}px system-ui, sans-serif`;
   const out = document.createElement('canvas');
   out.width = canvas.width + 2 * pad;
-  out.height = canvas.height + 2 * pad + titleSize * 1.6 + noteSize * 2;
+  const width = out.width - 2 * pad;
+  // Long titles and source lines are wrapped, never squeezed into the width (unreadable).
+  const titleLines = wrapped(out.getContext('2d')!, titleFont, title, width);
+  const noteLines = wrapped(out.getContext('2d')!, noteFont, sourceText, width);
+  const unitLines = wrapped(out.getContext('2d')!, noteFont, unitText, width);
+  const titleHeight = titleLines.length * titleSize * 1.3 + unitLines.length * noteSize * 1.4 + titleSize * 0.3;
+  out.height = Math.ceil(canvas.height + 2 * pad + titleHeight + noteSize * 0.5 + noteLines.length * noteSize * 1.4);
   const g = out.getContext('2d')!;
   g.fillStyle = '#fff';
   g.fillRect(0, 0, out.width, out.height);
   g.fillStyle = '#1a1a1a';
   g.textBaseline = 'top';
-  g.font = `600 ${titleSize}px system-ui, sans-serif`;
-  g.fillText(title, pad, pad, out.width - 2 * pad);
-  g.drawImage(canvas, pad, pad + titleSize * 1.6);
+  g.font = titleFont;
+  titleLines.forEach((line, i) => g.fillText(line, pad, pad + i * titleSize * 1.3));
   g.fillStyle = '#4a4a4a';
-  g.font = `${noteSize}px system-ui, sans-serif`;
-  g.fillText(sourceText, pad, pad + titleSize * 1.6 + canvas.height + noteSize * 0.5, out.width - 2 * pad);
+  g.font = noteFont;
+  unitLines.forEach((line, i) => g.fillText(line, pad, pad + titleLines.length * titleSize * 1.3 + i * noteSize * 1.4));
+  g.drawImage(canvas, pad, pad + titleHeight);
+  const notesAt = pad + titleHeight + canvas.height + noteSize * 0.5;
+  noteLines.forEach((line, i) => g.fillText(line, pad, notesAt + i * noteSize * 1.4));
   return out;
 }
 
-function downloadPng(canvas: HTMLCanvasElement, title: string, sourceText: string, name: string): void {
-  pngOf(canvas, title, sourceText).toBlob((blob) => {
+/** `text` in lines that fit `width` in `font`, broken between words. */
+function wrapped(g: CanvasRenderingContext2D, font: string, text: string, width: number): string[] {
+  g.font = font;
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const longer = line ? `${line} ${word}` : word;
+    if (line && g.measureText(longer).width > width) {
+      lines.push(line);
+      line = word;
+    } else line = longer;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+function downloadPng(canvas: HTMLCanvasElement, title: string, unitText: string, sourceText: string, name: string): void {
+  pngOf(canvas, title, unitText, sourceText).toBlob((blob) => {
     if (!blob) return;
     const url = URL.createObjectURL(blob);
     const link = h('a', { href: url, download: name, hidden: true });
@@ -355,6 +380,9 @@ function provenance(ctx: Context, answers: Answer<unknown>[], sourceLine: HTMLEl
           h('a', { href: answer.url, class: 'api-url' }, answer.url),
           ' · ',
           h('a', { href: answer.csvUrl, class: 'csv-url' }, t(lang, 'csvLink')),
+          ...(answers.length > 1 && answer.permalink
+            ? [' · ', h('a', { href: answer.permalink, class: 'cite-url', title: t(lang, 'citeLabel') }, t(lang, 'cite'))]
+            : []),
         ),
       ),
     ),

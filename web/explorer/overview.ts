@@ -7,7 +7,7 @@
  * a law's figure for a year after the latest outturn as a forecast (hollow point, lighter bar),
  * and stages that `/meta/` does not declare comparable as separate lines.
  */
-import { get, type Answer } from './api.js';
+import { get, getAll } from './api.js';
 import { choice, stageName, unitOf, type Provenanced, type ViewContext } from './common.js';
 import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type Dataset, type Datum, type Unit } from './figure.js';
@@ -33,6 +33,7 @@ interface TotalsRow extends SeriesRow {
 interface TreeNode extends Provenanced {
   id: number;
   name: string;
+  year: number;
   amount: number | null;
   children: TreeNode[];
 }
@@ -258,6 +259,19 @@ function kindOf(name: string): Part | 'own' | undefined {
   return undefined;
 }
 
+/** Years in lists of 50 at most, ascending. */
+function inFifties(years: number[]): number[][] {
+  const sorted = [...years].sort((a, b) => a - b);
+  return Array.from({ length: Math.ceil(sorted.length / 50) }, (_, i) => sorted.slice(i * 50, i * 50 + 50));
+}
+
+/** A year list as the API takes it: a range when the years follow each other (`2016..2025`), else the list. */
+function yearsParam(years: number[]): string {
+  const [first, last] = [years[0]!, years.at(-1)!];
+  if (years.length === 1) return String(first);
+  return last - first + 1 === years.length ? `${first}..${last}` : years.join(',');
+}
+
 /** A year's resource tree split into the parts of the financing. */
 function split(roots: TreeNode[]): Record<Part, number> {
   const sums: Record<Part, number> = { tax: 0, nontax: 0, grants: 0, ownOther: 0, other: 0, borrowing: 0 };
@@ -295,10 +309,14 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
   const rowYears = totals.data.map((r) => r.year);
   const treeYears = rowYears.filter((y) => !resourceYears || resourceYears.has(y));
   const resourceParams = choice(ctx, 'resources/');
+  // Every year's tree in one request (of 50 years at most, the API's bound on a year list), so that
+  // the data behind every bar has its URL under the chart, not the chosen year's alone.
   const trees = await Promise.all(
-    treeYears.map((year) => get<{ results: TreeNode[] }>('resources/', { year, hierarchy: true, ...resourceParams, limit: 1000 })),
+    inFifties(treeYears).map((years) => getAll<TreeNode>('resources/', { year: yearsParam(years), hierarchy: true, ...resourceParams })),
   );
-  const parts = new Map(treeYears.map((year, i) => [year, split(trees[i]!.data.results)]));
+  const rootsOf = new Map(treeYears.map((year): [number, TreeNode[]] => [year, []]));
+  for (const tree of trees) for (const root of tree.data) rootsOf.get(root.year)?.push(root);
+  const parts = new Map(treeYears.map((year) => [year, split(rootsOf.get(year)!)]));
   const years = yearRange(rowYears);
   const byYear = new Map(totals.data.map((r) => [r.year, r]));
   const shown = PARTS.filter((part) => [...parts.values()].some((p) => p[part] !== 0));
@@ -403,7 +421,7 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
       totals.data.map((r) => ({ year: r.year, ids: r.source_ids ?? [] })),
       year,
     ),
-    answers: [totals, ...(year !== undefined && treeYears.includes(year) ? [trees[treeYears.indexOf(year)]! as Answer<unknown>] : [])],
+    answers: [totals, ...trees],
   });
 }
 
