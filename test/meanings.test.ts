@@ -325,6 +325,13 @@ describe('GET /budget/api/fields/', () => {
     }
     expect(entry(fields, 'deficit', 'published_percent')!.definition.en).toMatch(/as the row's source printed it, on the GDP the source used/);
   });
+  it("gives a change the unit of the figure it changes: the drop's unit for an amount, percentage points for a percentage", async () => {
+    const fields: Entry[] = await get('/budget/api/fields/');
+    for (const endpoint of ['totals', 'budget-categories', 'organization/stats', 'debt', 'deficit'])
+      expect(entry(fields, endpoint, 'change')!.unit, endpoint).toBe(entry(fields, 'totals', 'total_expenses')!.unit);
+    expect(entry(fields, 'outstanding-debt', 'change')!.unit).toBe('percentage points');
+    expect(entry(fields, 'outstanding-debt', 'change_pct')!.unit).toBe('%');
+  });
   it("takes the drop's own definitions where drop.json gives them, ENDPOINT.FIELD before FIELD, and the drop's unit", async () => {
     const own = await appFor(
       staged,
