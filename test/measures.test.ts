@@ -161,6 +161,28 @@ describe('GET /budget/api/totals/', () => {
       expect(res.body[0].change.total_expenses).toBe(-120.12);
       expect(res.body[0].change_pct.total_expenses).toBe(-28.57);
     });
+    it('rounds a change of measured figures that is exactly a half away from zero, without float noise', async () => {
+      // 100 then 100.125 of a GDP of 10,000: 1 % then 1.00125 % of GDP, a change of 0.125 % → 0.13 %.
+      const ties = await appFor({
+        ...small,
+        expenses: [
+          { id: 1, year: 2022, amount: 100, category_id: 11, organization_id: 1, complementary: false },
+          { id: 2, year: 2023, amount: 100.125, category_id: 11, organization_id: 1, complementary: false },
+        ],
+        gdp: [
+          { year: 2022, gdp: 10_000 },
+          { year: 2023, gdp: 10_000 },
+          { year: 2024, gdp: 8 },
+        ],
+      });
+      try {
+        const res = await get('/budget/api/totals/?year=2023&change=previous_year&measure=pct_gdp', ties.app);
+        expect(res.body[0].change_pct.total_expenses).toBe(0.13);
+        expect((await get('/budget/api/totals/?year=2023&change=previous_year', ties.app)).body[0].change_pct.total_expenses).toBe(0.13);
+      } finally {
+        ties.close();
+      }
+    });
     it('flattens the changes into CSV columns named after their figure', async () => {
       const { header, rows } = await getCsv(t.app, '/budget/api/totals/?change=previous_year&year=2024&format=csv');
       expect(header).toEqual([

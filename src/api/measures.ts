@@ -236,8 +236,19 @@ export function sumMeasured(parts: readonly (number | null)[]): number | null {
  */
 export function changeOf(current: number | null, previous: number | null | undefined): { change: number | null; change_pct: number | null } {
   if (current === null || previous === null || previous === undefined || previous === 0) return { change: null, change_pct: null };
-  const change = current - previous;
+  const change = withoutNoise(current - previous, Math.max(Math.abs(current), Math.abs(previous)));
   return { change, change_pct: (change * 100) / previous };
+}
+
+/**
+ * A difference of two doubles near `magnitude`, at the 15 significant digits of that magnitude
+ * that both carry. Below them the subtraction leaves only noise, which the rounding to 2 decimals
+ * would then read: a measured 1.00125 % of GDP against 1 % is a change of 0.00124999999999997,
+ * 0.12 % rather than 0.125 %, which rounds half away from zero to 0.13 %.
+ */
+function withoutNoise(difference: number, magnitude: number): number {
+  const decimals = 15 - Math.ceil(Math.log10(magnitude));
+  return decimals >= 0 && decimals <= 100 ? Number(difference.toFixed(decimals)) : difference;
 }
 
 /**
