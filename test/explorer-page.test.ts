@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONG_NAME, newsroom, newsroomManifest } from './fixtures/newsroom.js';
 import { small } from './fixtures/small.js';
 import { appFor, appServing, listen, type TestApp } from './helpers/app.js';
-import { writeDrop } from './helpers/drop.js';
+import { writeDrop, type TableRows } from './helpers/drop.js';
 import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { Releases } from '../src/data/releases.js';
@@ -673,9 +673,12 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       const t = await appFor(
         {
           ...newsroom,
-          expenses: [...newsroom.expenses, { id: 6, year: 2023, amount: 40, category_id: 10, organization_id: 1, stage: 'initial', source_id: 1 }],
-          gdp: [...newsroom.gdp, { year: 2023, gdp: 1000 }],
-          deficit: [...newsroom.deficit, { year: 2023, value: -7, stage: 'initial', source_id: 1 }],
+          expenses: [
+            ...(newsroom.expenses as TableRows),
+            { id: 6, year: 2023, amount: 40, category_id: 10, organization_id: 1, stage: 'initial', source_id: 1 },
+          ],
+          gdp: [...(newsroom.gdp as TableRows), { year: 2023, gdp: 1000 }],
+          deficit: [...(newsroom.deficit as TableRows), { year: 2023, value: -7, stage: 'initial', source_id: 1 }],
         },
         {},
         { manifest: newsroomManifest },
