@@ -324,6 +324,20 @@ describe('spreadsheets as they are exported', () => {
     expect(filesOf(dir('small-1252-out'))).toEqual(filesOf(dir('small-utf8-out')));
   }, 120_000);
 
+  it('reads a file that starts with a UTF-8 byte-order mark as UTF-8, whatever --encoding names for the others', async () => {
+    const FIXED_SMALL = ['--version', 'small', '--created-at', '2026-01-01T00:00:00Z', '--description', 'small'];
+    expect((await cli('build', sources('bom-utf8'), dir('bom-utf8-out'), ...FIXED_SMALL)).code).toBe(0);
+    const mixed = dir('bom-mixed');
+    mkdirSync(mixed);
+    for (const [table, text] of Object.entries(CSV)) writeFileSync(path.join(mixed, `${table}.csv`), windows1252(`${text}\n`));
+    writeFileSync(path.join(mixed, 'organizations.csv'), `\uFEFF${CSV.organizations}\n`);
+    for (const encoding of ['windows-1252', 'iso-8859-1']) {
+      const built = await cli('build', mixed, dir(`bom-${encoding}-out`), ...FIXED_SMALL, '--encoding', encoding);
+      expect(built.code, built.stdout).toBe(0);
+      expect(filesOf(dir(`bom-${encoding}-out`))).toEqual(filesOf(dir('bom-utf8-out')));
+    }
+  }, 120_000);
+
   it('builds the same rows from an .xlsx workbook of the sample, one sheet per table, and writes a template workbook', async () => {
     const sheets = TABLE_NAMES.map((table) => {
       const [header, ...rows] = parse(readFileSync(path.join(SAMPLE, `${table}.csv`), 'utf8')) as string[][];

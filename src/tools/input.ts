@@ -84,7 +84,8 @@ export async function readInput(src: string, scratch: string, options: InputOpti
     }
     const bytes = await readFile(file);
     let text: string;
-    if (decoder) text = decoder(bytes);
+    // A UTF-8 byte-order mark says the file is UTF-8, whatever --encoding names for the others.
+    if (decoder && !hasUtf8Bom(bytes)) text = decoder(bytes);
     else {
       try {
         text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -113,6 +114,8 @@ async function firstBytes(file: string, n: number): Promise<Buffer> {
     await handle.close();
   }
 }
+
+const hasUtf8Bom = (bytes: Buffer) => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 
 /**
  * UTF-16 (what Excel's "Unicode text" writes), by its byte-order mark or, without one, by a NUL byte
