@@ -403,6 +403,21 @@ describe('errors in the analyst’s terms', () => {
     expect(run.stdout).toMatch(/^organizations\.csv, line 2: is not UTF-8 text; name its character set with --encoding/m);
   }, 180_000);
 
+  it('numbers the lines as the file has them, empty lines and line breaks inside quotes included', async () => {
+    const organizations = ['id,name,code', '1,"Ministère\ndes Finances",MF', '', '2,Ministère de l’Éducation,ME', 'z,Ministry C,MC'].join('\n');
+    const french = (text: string) => text.replace(/,/g, ';');
+    const cases: [string, Record<string, string>, string[]][] = [
+      ['LF', { organizations }, []],
+      ['CRLF', { organizations: organizations.replace(/\n/g, '\r\n') }, []],
+      ['fr', Object.fromEntries(Object.entries({ ...CSV, organizations }).map(([table, text]) => [table, french(text)])), ['--locale', 'fr']],
+    ];
+    for (const [name, change, options] of cases) {
+      const run = await cli('build', sources(`empty-lines-${name}`, change), dir('empty-lines-out'), ...options);
+      expect(run.code, name).toBe(1);
+      expect(run.stdout, name).toMatch(/^organizations\.csv, line 6, column id: "z" is not a whole number$/m);
+    }
+  }, 120_000);
+
   it('says a UTF-16 file (Excel\'s "Unicode text") is one, and reads it with --encoding utf-16le', async () => {
     const wide = dir('errors-utf16');
     mkdirSync(wide);

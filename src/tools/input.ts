@@ -5,9 +5,10 @@
  * is turned into the one CSV form build.ts reads (UTF-8, `,`, `.` decimals, true/false), keeping
  * which spreadsheet line each record came from, so that every problem names the analyst's line.
  *
- * Plain UTF-8 comma-separated files are read where they are, untouched: the common case stays as
- * fast as DuckDB's CSV reader.
+ * Plain UTF-8 comma-separated files without empty lines are read where they are, untouched: the
+ * common case stays as fast as DuckDB's CSV reader.
  */
+import { createReadStream } from 'node:fs';
 import { access, open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -77,7 +78,8 @@ export async function readInput(src: string, scratch: string, options: InputOpti
           `${label}: is ${wide} text, not UTF-8; name its character set with --encoding ${wide.toLowerCase()} (or save it as UTF-8)`,
         );
     }
-    const plain = options.locale !== 'fr' && !decoder;
+    // DuckDB skips an empty line and counts records, not lines: such a file is converted, keeping its lines.
+    const plain = options.locale !== 'fr' && !decoder && !(await hasEmptyLine(file));
     if (plain && TABLES.some((t) => t.name === name)) {
       out.set(name, { label, csv: file });
       continue;
@@ -102,6 +104,17 @@ export async function readInput(src: string, scratch: string, options: InputOpti
     out.set(name, await writeCanonical(name, label, records, scratch, options));
   }
   return out;
+}
+
+/** Whether a file has an empty line (or one inside a quoted value, which is harmless), read in chunks. */
+async function hasEmptyLine(file: string): Promise<boolean> {
+  let tail = Buffer.from('\n'); // an empty first line follows the start of the file
+  for await (const chunk of createReadStream(file)) {
+    const text = Buffer.concat([tail, chunk as Buffer]);
+    if (text.includes('\n\n') || text.includes('\n\r\n')) return true;
+    tail = text.subarray(-2);
+  }
+  return false;
 }
 
 /** The first `n` bytes of a file. */
@@ -155,13 +168,12 @@ function parseCsv(label: string, text: string, delimiter: string): { values: str
       record: string[];
       info: { lines: number };
     }[];
-    // info.lines is the line a record ends on; a record starts after the one before ends.
-    let next = 1;
-    return rows.map(({ record, info }) => {
-      const row = { values: record, line: next };
-      next = info.lines + 1;
-      return row;
-    });
+    // info.lines is the line a record ends on (empty lines skipped before it are counted): it
+    // starts as many lines earlier as its quoted values hold line breaks.
+    return rows.map(({ record, info }) => ({
+      values: record,
+      line: info.lines - record.reduce((breaks, value) => breaks + (value.match(/\n/g)?.length ?? 0), 0),
+    }));
   } catch (error) {
     const line = (error as { lines?: number }).lines;
     throw new InputError(
