@@ -418,6 +418,37 @@ describe('errors in the analyst’s terms', () => {
     }
   }, 120_000);
 
+  it('refuses a number with a dot under --locale fr, where 1.000 may mean one thousand, but reads a workbook’s number cells', async () => {
+    const french = Object.fromEntries(Object.entries(CSV).map(([table, text]) => [table, text.replace(/,/g, ';')]));
+    const run = await cli(
+      'build',
+      sources('fr-dot', { ...french, gdp: 'year;gdp\n2025;170.000\n2026;180000,5' }),
+      dir('fr-dot-out'),
+      '--locale',
+      'fr',
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      'gdp.csv, line 2, column gdp: "170.000" has a dot, which --locale fr does not read (1.000 may mean one or one thousand); write decimals with a comma and thousands with a space or nothing, such as 13 700,5\n',
+    );
+    expect(existsSync(dir('fr-dot-out'))).toBe(false);
+
+    // A number cell's decimal point is not a writer's dot: 170000.5 typed in a cell builds.
+    const sheets = Object.entries({ ...CSV, gdp: 'year,gdp\n2025,170000.5\n2026,180000' }).map(([table, text]) => ({
+      sheet: table,
+      data: text
+        .split('\n')
+        .map((line, row) =>
+          line
+            .split(',')
+            .map((value) => (value === '' ? null : row > 0 && /^[\d.]+$/.test(value) ? { value: Number(value), type: Number } : { value })),
+        ),
+    }));
+    await writeXlsxFile(sheets as never).toFile(dir('fr-dot.xlsx'));
+    const workbook = await cli('build', dir('fr-dot.xlsx'), dir('fr-dot-xlsx-out'), '--locale', 'fr');
+    expect(workbook.code, workbook.stdout).toBe(0);
+  }, 120_000);
+
   it('says a UTF-16 file (Excel\'s "Unicode text") is one, and reads it with --encoding utf-16le', async () => {
     const wide = dir('errors-utf16');
     mkdirSync(wide);

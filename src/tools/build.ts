@@ -71,6 +71,7 @@ export async function buildDrop(src: string, outDir: string, opts: BuildOptions)
     }
     const previous = opts.from === undefined ? undefined : await previousManifest(opts.from);
     problems.push(...tableProblems(src, inputs, opts, previous));
+    for (const input of inputs.values()) problems.push(...(input.problems ?? []));
     const carried = Object.fromEntries(Object.entries(previous ?? {}).filter(([key]) => !NOT_CARRIED.has(key)));
     const given = await manifestTables(inputs, problems);
     if (problems.length) throw new BuildError(opts.version, problems.slice(0, MAX_PROBLEMS));

@@ -35,6 +35,8 @@ export interface TableInput {
   csv: string;
   /** The spreadsheet line of the n-th record (0-based); undefined: record n is on line n + 2. */
   lines?: number[];
+  /** Values the conversion refuses (a dotted number with --locale fr), with their lines, for build.ts to report. */
+  problems?: string[];
 }
 
 /** An input the analyst must fix, in the analyst's terms (never an engine's message). */
@@ -199,6 +201,7 @@ async function writeCanonical(
   const table = TABLES.find((t) => t.name === name);
   const specs = names.map((n) => table?.columns.find((c) => c.name === n));
   const canonical = rows.map(({ values }) => names.map((_, i) => canonicalValue(values[i], specs[i], options.locale ?? 'en')));
+  const problems = options.locale === 'fr' ? dottedNumbers(label, rows, names, specs) : [];
   // A row wider than the header is kept wide, so that build.ts reports it by its line.
   rows.forEach(({ values }, r) => {
     for (let i = names.length; i < values.length; i++)
@@ -206,11 +209,39 @@ async function writeCanonical(
   });
   const csv = path.join(scratch, `${name}.csv`);
   await writeFile(csv, stringify([names, ...canonical], { quoted_match: /[\r\n]/ }), 'utf8');
-  return { label, csv, lines: rows.map((r) => r.line) };
+  return { label, csv, lines: rows.map((r) => r.line), ...(problems.length ? { problems } : {}) };
+}
+
+/**
+ * With --locale fr a dot in a number is refused, never read: "1.000" is one thousand to a French
+ * or German writer and one to the reader, and either way the figure would pass silently.
+ */
+function dottedNumbers(label: string, rows: { values: unknown[]; line: number }[], names: string[], specs: (ColumnSpec | undefined)[]): string[] {
+  const problems: string[] = [];
+  for (const { values, line } of rows) {
+    specs.forEach((spec, i) => {
+      const value = values[i];
+      if ((spec?.kind === 'numeric' || spec?.kind === 'integer') && typeof value === 'string' && value.includes('.')) {
+        problems.push(
+          `${label}, line ${line}, column ${names[i]}: "${value.trim()}" has a dot, which --locale fr does not read (1.000 may mean one or one thousand); write decimals with a comma and thousands with a space or nothing, such as 13 700,5`,
+        );
+      }
+    });
+  }
+  return problems;
+}
+
+/** A workbook's number cell, as its own text: a dot there is the decimal point, whatever the locale. */
+class CellNumber {
+  constructor(readonly text: string) {}
+  toString() {
+    return this.text;
+  }
 }
 
 function canonicalValue(value: unknown, spec: ColumnSpec | undefined, locale: Locale): string {
   if (value === null || value === undefined) return '';
+  if (value instanceof CellNumber) return value.text;
   if (value instanceof Date) return value.toISOString().replace(/T00:00:00\.000Z$/, '');
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'number') return Number.isFinite(value) ? numberText(value) : String(value);
@@ -235,7 +266,10 @@ async function readWorkbook(src: string, scratch: string, options: InputOptions)
   let sheets: { sheet: string; data: unknown[][] }[];
   try {
     // Numbers as the cell's own text: a float parsed and printed again could gain noise digits.
-    sheets = (await readXlsxFile(await readFile(src), { parseNumber: (text: string) => text })) as { sheet: string; data: unknown[][] }[];
+    sheets = (await readXlsxFile(await readFile(src), { parseNumber: (text: string) => new CellNumber(text) })) as {
+      sheet: string;
+      data: unknown[][];
+    }[];
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new InputError(`${path.basename(src)}: ${missing ? 'file not found' : 'is not an .xlsx workbook this tool can read'}`);
