@@ -449,6 +449,35 @@ describe('errors in the analyst’s terms', () => {
     expect(workbook.code, workbook.stdout).toBe(0);
   }, 120_000);
 
+  it('tells a bad line of control_totals.csv or notes.csv in the analyst’s terms, never the CSV parser’s or the validation library’s', async () => {
+    const TOTALS = 'year,stage,total_expenses,total_resources';
+    const cases: [Record<string, string>, string][] = [
+      [
+        { control_totals: `${TOTALS}\n2026,initial,63000,63000,5` },
+        'control_totals.csv, line 2: 5 fields, expected 4 (the header\'s columns); a value holding a comma must be in "quotes"',
+      ],
+      [
+        { notes: 'table,id,text,source_id\nexpenses,1,fixed,,z' },
+        'notes.csv, line 2: 5 fields, expected 4 (the header\'s columns); a value holding a comma must be in "quotes"',
+      ],
+      [
+        { control_totals: 'year,stage,expenses\n2026,initial,63000' },
+        'control_totals.csv, line 1 (the header): header is "year,stage,expenses", expected "year,stage,total_expenses,total_resources" (total_expenses and total_resources may be left out)',
+      ],
+      [
+        { control_totals: `${TOTALS}\n2026,initial,63000,63000\n2025,initial,10x,` },
+        'control_totals.csv, line 3, column total_expenses: "10x" is not a number, such as 63000',
+      ],
+    ];
+    for (const [change, message] of cases) {
+      const run = await cli('build', sources(`manifest-tables-${Object.keys(change)[0]}`, change), dir('manifest-tables-out'));
+      expect(run.code, message).toBe(1);
+      expect(run.stderr, message).toBe('');
+      expect(run.stdout, message).toMatch(/^refused "[^"]+": 1 problem\n/);
+      expect(run.stdout, message).toContain(`\n${message}\n${dir('manifest-tables-out')} was left as it was\n`);
+    }
+  }, 120_000);
+
   it('says a UTF-16 file (Excel\'s "Unicode text") is one, and reads it with --encoding utf-16le', async () => {
     const wide = dir('errors-utf16');
     mkdirSync(wide);

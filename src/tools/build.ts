@@ -21,7 +21,7 @@ import { ControlTotalSchema, MANIFEST_FILE, NoteSchema, parseManifest, type Mani
 import { requiredColumns, TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
 import { dropWarnings } from '../data/warnings.js';
 import { jsonText } from '../domain/json.js';
-import { InputError, isWorkbook, lineOf, readInput, type InputOptions, type TableInput } from './input.js';
+import { InputError, isWorkbook, lineOf, MANIFEST_TABLES, readInput, type InputOptions, type TableInput } from './input.js';
 import { replaceDir, stagingDir } from './replace.js';
 import { parquetType, typedColumns, writeDropFiles, type WriteOptions } from './write.js';
 
@@ -190,6 +190,18 @@ function tableProblems(src: string, inputs: Map<string, TableInput>, opts: Build
   return problems;
 }
 
+/** What each column of control_totals and notes expects, as the analyst reads it. */
+const MANIFEST_EXPECTED: Record<string, string> = {
+  year: 'a year from 1900 to 2100',
+  stage: 'one of initial, amended, outturn',
+  total_expenses: 'a number, such as 63000',
+  total_resources: 'a number, such as 63000',
+  table: 'the name of a table',
+  id: 'a whole number (the line id, or the year for a series)',
+  text: 'a text',
+  source_id: 'a whole number (the id of a source)',
+};
+
 /** drop.json fields given as tables of the input (control_totals, notes), checked with their lines. */
 async function manifestTables(inputs: Map<string, TableInput>, problems: string[]): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -199,23 +211,38 @@ async function manifestTables(inputs: Map<string, TableInput>, problems: string[
   ] as const) {
     const input = inputs.get(name);
     if (!input) continue;
-    const rows = parse(await readFile(input.csv, 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+    // input.csv was written by input.ts: one record per line, a row wider than the header kept wide.
+    const [header = [], ...rows] = parse(await readFile(input.csv, 'utf8'), { relax_column_count: true }) as string[][];
+    const columns: readonly string[] = MANIFEST_TABLES[name];
+    const shape = schema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
+    const required = columns.filter((c) => !shape[c]!.safeParse(undefined).success);
+    if (new Set(header).size !== header.length || !header.every((c) => columns.includes(c)) || !required.every((c) => header.includes(c))) {
+      const optional = columns.filter((c) => !required.includes(c));
+      problems.push(
+        `${input.label}, line 1 (the header): header is "${header.join(',')}", expected "${columns.join(',')}" (${optional.join(' and ')} may be left out)`,
+      );
+      continue;
+    }
     const items: unknown[] = [];
-    rows.forEach((row, i) => {
-      const item: Record<string, unknown> = {};
-      for (const [key, text] of Object.entries(row)) {
-        const value = text.trim();
-        if (value === '') continue;
-        item[key] = ['text', 'table', 'stage'].includes(key) || !/^[+-]?\d+(\.\d+)?$/.test(value) ? value : Number(value);
+    rows.forEach((values, i) => {
+      const where = `${input.label}, line ${lineOf(input, i)}`;
+      if (values.length > header.length) {
+        problems.push(`${where}: ${fieldCountProblem(input, String(values.length), header.length)}`);
+        return;
       }
+      const item: Record<string, unknown> = {};
+      header.forEach((key, c) => {
+        const value = values[c]?.trim() ?? '';
+        if (value === '') return;
+        item[key] = ['text', 'table', 'stage'].includes(key) || !/^[+-]?\d+(\.\d+)?$/.test(value) ? value : Number(value);
+      });
       const parsed = schema.safeParse(item);
       if (parsed.success) items.push(parsed.data);
       else {
-        const issue = parsed.error.issues[0]!;
-        const column = issue.path.join('.');
-        problems.push(
-          `${input.label}, line ${lineOf(input, i)}${column ? `, column ${column}` : ''}: ${issue.message}${column ? ` (value: ${jsonText(item[column] ?? '')})` : ''}`,
-        );
+        const column = String(parsed.error.issues[0]!.path[0]);
+        const value = item[column];
+        const what = value === undefined ? 'is empty; expected' : `"${String(value)}" is not`;
+        problems.push(`${where}, column ${column}: ${what} ${MANIFEST_EXPECTED[column]}`);
       }
     });
     out[name] = items;
@@ -311,10 +338,14 @@ function csvReadProblem(input: TableInput, expectedFields: number, error: unknow
   if (/unicode|utf-?8|byte sequence/i.test(message)) {
     return `${where}: is not UTF-8 text; name its character set with --encoding (a spreadsheet on Windows usually writes windows-1252)`;
   }
-  if (found !== undefined || /columns|fields/i.test(message)) {
-    return `${where}: ${found ?? 'another number of'} fields, expected ${expectedFields} (the header's columns); a value holding a comma must be in "quotes"${input.lines ? '' : ", and a ';'-separated export needs --locale fr"}`;
-  }
+  if (found !== undefined || /columns|fields/i.test(message))
+    return `${where}: ${fieldCountProblem(input, found ?? 'another number of', expectedFields)}`;
   return `${where}: cannot be read as comma-separated values with a header row (check the quotes)`;
+}
+
+/** A record split into more or fewer fields than the header has. */
+function fieldCountProblem(input: TableInput, found: string, expectedFields: number): string {
+  return `${found} fields, expected ${expectedFields} (the header's columns); a value holding a comma must be in "quotes"${input.lines ? '' : ", and a ';'-separated export needs --locale fr"}`;
 }
 
 /**
