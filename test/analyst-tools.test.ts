@@ -370,12 +370,25 @@ describe('spreadsheets as they are exported', () => {
 });
 
 describe('errors in the analyst’s terms', () => {
-  it('names every line of an id given twice, not only the first', async () => {
+  it('names every line of an id or a code given twice, not only the first, with its column and value in words', async () => {
     const twice = CSV.expenses!.replace('\n4,2026,30000,', '\n1,2026,30000,');
     const built = await cli('build', sources('twice-src', { expenses: twice }), dir('twice-out'), '--version', 'twice');
     expect(built.code).toBe(1);
-    expect(built.stdout).toContain('\n    lines 2, 5: {"id":1,"occurrences":2}\n');
-  });
+    expect(built.stdout).toContain('expenses.csv: (id) must be unique:\n    lines 2, 5: id 1 is given 2 times\n');
+
+    const organizations = CSV.organizations!.replace(',ME', ',MF');
+    const code = await cli('build', sources('twice-code', { organizations }), dir('twice-out'), '--version', 'twice');
+    expect(code.code).toBe(1);
+    expect(code.stdout).toContain('organizations.csv: (code) must be unique:\n    lines 2, 3: code "MF" is given 2 times\n');
+    // The same in a workbook, whose sheets are named as the CSV files.
+    const sheets = Object.entries({ ...CSV, organizations }).map(([table, text]) => ({
+      sheet: table,
+      data: text.split('\n').map((line) => line.split(',').map((value) => (value === '' ? null : { value }))),
+    }));
+    await writeXlsxFile(sheets as never).toFile(dir('twice.xlsx'));
+    const sheet = await cli('build', dir('twice.xlsx'), dir('twice-out'), '--version', 'twice');
+    expect(sheet.stdout).toContain('organizations (sheet of twice.xlsx): (code) must be unique:\n    lines 2, 3: code "MF" is given 2 times\n');
+  }, 60_000);
   it('names the file, the spreadsheet line, the column, the value and what was expected, never an engine’s message', async () => {
     const cases: [string, Record<string, string | null>, RegExp][] = [
       [

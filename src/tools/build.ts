@@ -431,7 +431,7 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
       for (const example of p.examples) {
         const found = (await rowIndices(connection, path.join(staged, p.file), example)).map((index) => lineOf(input, index));
         const at = found.length === 0 ? '' : found.length === 1 ? `line ${found[0]}: ` : `lines ${found.join(', ')}: `;
-        lines.push(`    ${at}${jsonText(example)}`);
+        lines.push(`    ${at}${'occurrences' in example ? duplicateText(example) : jsonText(example)}`);
       }
       out.push([`${input.label}: ${p.rule}${count}${codeOf(p)}:`, ...lines].join('\n'));
     }
@@ -442,17 +442,29 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
   }
 }
 
+/** A duplicate (a unique rule's example: its key and how often) in words: `code "MA" is given 2 times`. */
+function duplicateText({ occurrences, ...key }: Record<string, unknown>): string {
+  const parts = Object.entries(key).map(([column, value]) => `${column} ${jsonText(value)}`);
+  const named = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)} are given together` : `${parts[0]} is given`;
+  return `${named} ${String(occurrences)} times`;
+}
+
 /**
- * The positions in its file of the rows matching an example's key (id; else year, origin and
- * stage), the first five: one for most problems, each line of a key given twice for a duplicate.
+ * The positions in its file of the rows matching an example's key (a duplicate's own columns;
+ * else id; else year, origin and stage), the first five: one for most problems, each line of a
+ * key given twice for a duplicate.
  */
 async function rowIndices(connection: DuckDBConnection, file: string, example: Record<string, unknown>): Promise<number[]> {
   try {
     const described = (await connection.runAndReadAll('DESCRIBE SELECT * FROM read_parquet($file)', { file })).getRowObjects();
     const columns = new Set(described.map((r) => String(r.column_name)));
-    const keys = (columns.has('id') && 'id' in example ? ['id'] : ['year', 'debt_origin_id', 'stage']).filter(
-      (k) => columns.has(k) && example[k] !== undefined && example[k] !== null,
-    );
+    const candidates =
+      'occurrences' in example
+        ? Object.keys(example).filter((k) => k !== 'occurrences')
+        : columns.has('id') && 'id' in example
+          ? ['id']
+          : ['year', 'debt_origin_id', 'stage'];
+    const keys = candidates.filter((k) => columns.has(k) && example[k] !== undefined && example[k] !== null);
     if (!keys.length) return [];
     const where = keys.map((k) => `CAST(${quotedIdentifier(k)} AS VARCHAR) = $${k}`).join(' AND ');
     const params = Object.fromEntries(keys.map((k) => [k, String(example[k])]));
