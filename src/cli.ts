@@ -15,7 +15,7 @@ import { diffMarkdown, diffReport } from './tools/diff-report.js';
 import { progressPrinter, problemReport, refusedReport, validSummary, writtenSummary } from './tools/report.js';
 import { BuildError, buildDrop, withoutProblems } from './tools/build.js';
 import { writeTemplate } from './tools/input.js';
-import { dropWarnings } from './data/warnings.js';
+import { dropWarnings, warningText } from './data/warnings.js';
 import { diffDrops, downloadDrop, dropSideOf, type DropSide } from './data/diff.js';
 import { DropError, loadDrop } from './data/drop.js';
 import { UnitsSchema, type Units } from './data/manifest.js';
@@ -164,7 +164,7 @@ makes them errors (exit code 1).`,
         const drop = await loadDrop(here(dir!), { allProblems: true });
         let warnings: string[];
         try {
-          warnings = await dropWarnings(drop);
+          warnings = (await dropWarnings(drop)).map(warningText);
         } finally {
           drop.instance.closeSync();
         }

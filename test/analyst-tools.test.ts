@@ -237,22 +237,33 @@ describe('control totals', () => {
 });
 
 describe('warnings that catch typos', () => {
-  it('warns about a year far from all others and about lines without GDP or population, and fails on them with --strict', async () => {
+  it('warns about a year far from all others, naming its file and line, and about lines without GDP or population, and fails on them with --strict', async () => {
     const typo = CSV.expenses!.replace('\n4,2026,30000,', '\n4,2062,30000,');
     const src = sources('typo-src', { expenses: typo });
     const built = await cli('build', src, dir('typo-out'), '--version', 'typo');
     expect(built.code).toBe(0);
-    expect(built.stdout).toContain('warning: year 2062 is more than 5 years from every other year of the drop (the nearest is 2026): a typo?\n');
+    expect(built.stdout).toContain(
+      'warning: expenses.csv, line 5: year 2062 is more than 5 years from every other year of the drop (the nearest is 2026): a typo?\n',
+    );
     expect(built.stdout).toContain('warning: gdp: no row for year 2062, which has lines; measure=pct_gdp answers null there\n');
     expect(built.stdout).toContain('warning: population: no row for year 2062, which has lines; measure=per_capita answers null there\n');
 
     const strict = await cli('build', src, dir('typo-strict'), '--version', 'typo', '--strict');
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toContain('refused "typo": 3 problems\nyear 2062 is more than 5 years from every other year');
+    expect(strict.stdout).toContain('refused "typo": 3 problems\nexpenses.csv, line 5: year 2062 is more than 5 years from every other year');
     expect(existsSync(dir('typo-strict'))).toBe(false);
     const validated = await cli('validate', dir('typo-out'), '--strict');
     expect(validated.code).toBe(1);
-    expect(validated.stdout).toMatch(/^invalid with --strict: 3 warnings in .*typo-out\nwarning: year 2062 is more than 5 years/);
+    // Of Parquet files, validate names the table and the row's id.
+    expect(validated.stdout).toMatch(
+      /^invalid with --strict: 3 warnings in .*typo-out\nwarning: expenses\.parquet, id 4: year 2062 is more than 5 years/,
+    );
+    // The year on several lines: the first is named, and how many more.
+    const gdp = sources('typo-gdp', { expenses: typo, gdp: `${CSV.gdp}\n2062,190000` });
+    const both = await cli('build', gdp, dir('typo-gdp-out'), '--version', 'typo', '--strict');
+    expect(both.stdout).toContain(
+      '\nexpenses.csv, line 5: year 2062 is more than 5 years from every other year of the drop (the nearest is 2026): a typo? (and on 1 more line of gdp.csv) (--strict makes warnings errors)\n',
+    );
     expect(validated.stdout).not.toContain('valid: ');
     // --without names an optional table, or the command line is wrong (exit 2), before anything is read.
     for (const table of ['nonsense', 'expenses']) {

@@ -19,7 +19,7 @@ import { DropError, fingerprintOf, loadDrop, type Problem } from '../data/drop.j
 import { codeOf, ruleOf } from '../data/problems.js';
 import { ControlTotalSchema, MANIFEST_FILE, NoteSchema, parseManifest, type Manifest } from '../data/manifest.js';
 import { requiredColumns, TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
-import { dropWarnings } from '../data/warnings.js';
+import { dropWarnings, placedWarning, warningText, type DropWarning, type Place } from '../data/warnings.js';
 import { jsonText } from '../domain/json.js';
 import { InputError, isWorkbook, lineOf, MANIFEST_TABLES, readInput, type InputOptions, type TableInput } from './input.js';
 import { replaceDir, stagingDir } from './replace.js';
@@ -111,7 +111,7 @@ export async function buildDrop(src: string, outDir: string, opts: BuildOptions)
 
 /** Loads the staged drop as the server would; its problems are told with the input's lines. */
 async function validate(staged: string, inputs: Map<string, TableInput>, opts: BuildOptions): Promise<string[]> {
-  let warnings: string[];
+  let warnings: DropWarning[];
   try {
     const drop = await loadDrop(staged, { allProblems: true });
     try {
@@ -123,12 +123,38 @@ async function validate(staged: string, inputs: Map<string, TableInput>, opts: B
     if (!(error instanceof DropError)) throw error;
     throw new BuildError(opts.version, await inAnalystTerms(error.problems.slice(0, MAX_PROBLEMS), staged, inputs));
   }
-  if (opts.strict && warnings.length)
+  const told = await warningsInAnalystTerms(warnings, staged, inputs);
+  if (opts.strict && told.length)
     throw new BuildError(
       opts.version,
-      warnings.slice(0, MAX_PROBLEMS).map((w) => `${w} (--strict makes warnings errors)`),
+      told.slice(0, MAX_PROBLEMS).map((w) => `${w} (--strict makes warnings errors)`),
     );
-  return warnings;
+  return told;
+}
+
+/** Warnings told against the input: where a far year is, by its first line in the CSV file (or sheet). */
+async function warningsInAnalystTerms(warnings: DropWarning[], staged: string, inputs: Map<string, TableInput>): Promise<string[]> {
+  if (!warnings.some((w) => w.at)) return warnings.map(warningText);
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const out: string[] = [];
+    for (const w of warnings) {
+      const places: Place[] = [];
+      for (const { table, rows } of w.at ?? []) {
+        const input = inputs.get(table);
+        if (!input) break;
+        const sql = 'SELECT min(file_row_number) FROM read_parquet($file, file_row_number = true) WHERE year = $year';
+        const first = (await connection.runAndReadAll(sql, { file: path.join(staged, `${table}.parquet`), year: w.year ?? null })).getRows()[0]?.[0];
+        places.push({ label: input.label, first: `line ${lineOf(input, Number(first))}`, rows });
+      }
+      out.push(w.at && places.length === w.at.length ? placedWarning(w.text, places, 'line') : warningText(w));
+    }
+    return out;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 }
 
 /**
