@@ -143,6 +143,20 @@ describe('budget-data diff', () => {
       rmSync(staged, { recursive: true, force: true });
     });
 
+    it('gives a line of drops without a stage column the stage its complementary flag says, as the API does', async () => {
+      // Expense 3 (2023, 50.05) is an amendment by its flag; expense 6 (2024, 0.2) an initial line.
+      const fewer = await writeDrop({ ...small, expenses: (small.expenses as { id: number }[]).filter((e) => e.id !== 3) as DropData['expenses'] });
+      const text = await cli('diff', before, fewer);
+      expect(text.stdout.split('\n')).toContain('  removed expenses 3: 2023, 50.05, Fonctionnement, Ministère de la Santé, amendment, source: —');
+      const json = await cli('diff', before, after, '--format', 'json');
+      expect(JSON.parse(json.stdout).lines.map((l: { id: number; change: string; stage: string }) => [l.change, l.id, l.stage])).toEqual([
+        ['changed', 4, 'initial'],
+        ['removed', 6, 'initial'],
+        ['added', 7, 'initial'],
+      ]);
+      rmSync(fewer, { recursive: true, force: true });
+    });
+
     it('matches series by year and stage, so a row given a stage is another row, and counts only initial and amendment lines in the totals', async () => {
       const staged = await writeDrop({
         ...small,

@@ -338,13 +338,25 @@ async function lineChanges(
         amount_after: change === 'removed' ? null : number(plainValue(row['after:amount'])),
         category: named('category', 'category_id'),
         organization: named('organization', 'organization_id'),
-        stage: (value('stage') as string | null) ?? null,
+        stage: stageOf(value),
         source: named('source', 'source_id'),
         changed: change === 'changed' ? values.filter((c) => row[`differs:${c}`] === true) : [],
       });
     }
   }
   return { lines, left_out: leftOut };
+}
+
+/**
+ * A line's stage as the API serves it: its stage column or, when neither drop has one (so the
+ * column is not compared), what its complementary flag says (spec section 8).
+ */
+function stageOf(value: (column: string) => unknown): string | null {
+  const stage = value('stage');
+  if (stage !== null && stage !== undefined) return String(stage);
+  const complementary = value('complementary');
+  if (typeof complementary !== 'boolean') return null;
+  return complementary ? 'amendment' : 'initial';
 }
 
 /**
