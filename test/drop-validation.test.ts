@@ -213,6 +213,37 @@ describe('loadDrop', () => {
     });
   });
 
+  describe('rejects a drop whose drop.json lists a file by a path', () => {
+    it('names the file, the name and the rule, for a name going up or down a directory', async () => {
+      for (const name of ['../x.parquet', 'sub/x.parquet']) {
+        const dir = await dropOf(small, (m) => (m.files[name] = { sha256: 'ab'.repeat(32), rows: 1 }));
+        expectProblem(await rejection(dir), 'drop.json', `files lists "${name}", which is not a plain .parquet file name (no /, no ..)`);
+      }
+    });
+  });
+
+  describe('rejects a drop whose drop.json lists a file of no table that is not there as listed', () => {
+    it('names the file and the rule when it is missing', async () => {
+      const dir = await dropOf(small, (m) => (m.files['foo.parquet'] = { sha256: 'ab'.repeat(32), rows: 1 }));
+      expectProblem(await rejection(dir), 'foo.parquet', 'file listed in drop.json must exist');
+    });
+
+    it('names the file and both checksums when it differs, and accepts it when it matches', async () => {
+      const dir = await dropOf(small, (m, at) => {
+        writeFileSync(path.join(at, 'foo.parquet'), 'not read by the service');
+        m.files['foo.parquet'] = { sha256: 'ab'.repeat(32), rows: 1 };
+      });
+      const err = await rejection(dir);
+      expectProblem(err, 'foo.parquet', 'sha256 must match drop.json');
+      expect(err.message).toContain(sha256(path.join(dir, 'foo.parquet')));
+      writeManifest(dir, {
+        ...readManifest(dir),
+        files: { ...readManifest(dir).files, 'foo.parquet': { sha256: sha256(path.join(dir, 'foo.parquet')), rows: 1 } },
+      });
+      expect((await load(dir)).manifest.files['foo.parquet']).toMatchObject({ rows: 1 });
+    });
+  });
+
   describe('rejects a drop whose file does not match its sha256', () => {
     it('names the file, the rule and both checksums', async () => {
       const dir = await dropOf(small, (m) => (m.files['expenses.parquet']!.sha256 = 'ab'.repeat(32)));

@@ -4,7 +4,8 @@
  * replaces the drop being served and is reported by /budget/api/meta/ as a rejected reload.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -273,13 +274,21 @@ describe('DATA_URL=http://… on a plain static server', () => {
     }
   });
 
-  it("downloads only the tables' files, not another file drop.json lists", async () => {
-    publish(await drop('h5', 2, { manifest: (m) => void (m.files['huge.parquet'] = { sha256: 'a'.repeat(64), rows: 1 }) }));
+  it('downloads every file drop.json lists, a file of no table too, and refuses the drop when one is not published', async () => {
+    const extra = { sha256: createHash('sha256').update('kept beside the tables').digest('hex'), rows: 1 };
+    publish(await drop('h5', 2, { manifest: (m) => void (m.files['extra.parquet'] = extra) }));
+    await server.remote.check('SIGHUP');
+    expect(await served(server.app)).toMatchObject({
+      version: 'h4',
+      reload: 'rejected',
+      reason: 'extra.parquet: could not be downloaded (HTTP 404)',
+    });
+
+    writeFileSync(path.join(published, 'extra.parquet'), 'kept beside the tables');
     web.requests.length = 0;
     await server.remote.check('SIGHUP');
     expect(await served(server.app)).toMatchObject({ version: 'h5', reload: 'ok' });
-    expect(web.requests).toContain('expenses.parquet');
-    expect(web.requests).not.toContain('huge.parquet');
+    expect(web.requests).toEqual(expect.arrayContaining(['expenses.parquet', 'extra.parquet']));
   });
 
   it('stops a file at the size drop.json gives it', async () => {

@@ -79,7 +79,7 @@ export async function loadDrop(dataDir: string, options: LoadOptions = {}): Prom
   }
   if (problems.length) throw new DropError(problems);
   const limits = { ...DROP_LIMITS, ...options.limits };
-  problems.push(...rowCountProblems(manifest, limits));
+  problems.push(...rowCountProblems(manifest, limits), ...(await otherFileProblems(dir, manifest)));
   if (problems.length) throw new DropError(problems);
 
   // Loading sorts and copies whole tables; jemalloc's background threads give that memory back
@@ -292,11 +292,31 @@ function asInFile(problem: Problem, shape: DropShape): Problem {
   return { ...problem, examples: problem.examples.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !added.has(key)))) };
 }
 
+/**
+ * Files drop.json lists beyond the tables: the service never reads them, but a release keeps them
+ * and a DATA_URL download fetches them, so each must be there as listed (its rows are not counted).
+ */
+async function otherFileProblems(dir: string, manifest: Manifest): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const [file, { sha256 }] of Object.entries(manifest.files)) {
+    if (TABLE_FILES.has(file)) continue;
+    const filePath = path.join(dir, file);
+    if (!(await isFile(filePath))) problems.push(fileProblem(file, 'file listed in drop.json must exist'));
+    else {
+      const actual = await sha256File(filePath);
+      if (actual !== sha256.toLowerCase()) problems.push(fileProblem(file, `sha256 must match drop.json (manifest ${sha256}, file ${actual})`));
+    }
+  }
+  return problems;
+}
+
+const TABLE_FILES = new Set(TABLES.map(fileName));
+
 const isFile = async (file: string) => (await stat(file).catch(() => null))?.isFile() ?? false;
 
 /**
  * The drop's identity: the checksums of the files the service reads (the nine tables and the
- * optional ones the drop has; other entries of `files` are never read), and every drop.json field
+ * optional ones the drop has; other entries of `files` are checked, never read), and every drop.json field
  * that can change an answer (docs/data-drops.md#fingerprint): all of them but the free-text
  * `version`, `created_at` and `description`. A field is added only when the drop has it, so a drop
  * without the optional parts keeps the fingerprint it always had; a field added to ManifestSchema

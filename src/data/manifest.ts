@@ -21,6 +21,9 @@ export const UnitsSchema = z.object({
   scale: z.number().positive(),
 });
 
+/** A drop's files are plain names in its one directory. */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}\.parquet$/;
+
 /** A date, or a date-time with its offset (2026-12-01, 2026-12-01T09:00:00Z, 2026-12-01T10:00:00.5+01:00). */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/;
 
@@ -114,16 +117,24 @@ export const ManifestSchema = z.object({
   stages: StagesSchema.optional(),
   known_gaps: z.array(KnownGapSchema).optional(),
   definitions: DefinitionsSchema.optional(),
-  files: z.record(
-    z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
-    z.object({
-      sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }),
-      rows: z.number().int().min(0),
-      /** The file's size; a DATA_URL download stops at it (src/data/remote.ts). Optional: older drops lack it. */
-      bytes: z.number().int().min(0).optional(),
+  files: z
+    .record(
+      z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
+      z.object({
+        sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }),
+        rows: z.number().int().min(0),
+        /** The file's size; a DATA_URL download stops at it (src/data/remote.ts). Optional: older drops lack it. */
+        bytes: z.number().int().min(0).optional(),
+      }),
+      { error: 'must be an object mapping file names to {"sha256", "rows"}' },
+    )
+    .superRefine((files, ctx) => {
+      // Every listed file is read, copied into a release and downloaded by its name: a path would
+      // reach outside the drop's directory.
+      for (const name of Object.keys(files)) {
+        if (!FILE_NAME.test(name)) ctx.addIssue({ code: 'custom', message: `lists "${name.slice(0, 200)}", which is not a plain .parquet file name (no /, no ..)` });
+      }
     }),
-    { error: 'must be an object mapping file names to {"sha256", "rows"}' },
-  ),
   control_totals: z.array(ControlTotalSchema).optional(),
   notes: z.array(NoteSchema).optional(),
 });

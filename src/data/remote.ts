@@ -9,8 +9,8 @@
  * rejected reload, shown by /budget/api/meta/, and tried again at a later look.
  *
  * What a drop.json can make the server do is bounded (security review, finding 6): only the
- * tables' files are downloaded, each stopped at the size drop.json gives it (`bytes`) and all of
- * them at `maxBytes` (DATA_MAX_MB); an http(s) drop is followed through redirects only on its own
+ * files it lists, by plain names (manifest.ts), are downloaded, each stopped at the size drop.json
+ * gives it (`bytes`) and all of them at `maxBytes` (DATA_MAX_MB); an http(s) drop is followed through redirects only on its own
  * origin; and a drop.json whose drop was rejected is not downloaded again at every poll, but
  * after a delay that doubles up to an hour (SIGHUP tries at once).
  */
@@ -25,17 +25,12 @@ import { logger } from '../lib/log.js';
 import { sourceFor, type DropSource } from './drop-source.js';
 import { MANIFEST_FILE, readManifestText, type Manifest } from './manifest.js';
 import { Reloader } from './reloader.js';
-import { TABLES, fileName } from './schema.js';
 import type { ReloadFailure, Store } from './store.js';
 
-/** A drop's files are plain names in one directory; anything else in a remote manifest is refused. */
-const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}\.parquet$/;
 const MAX_MANIFEST_BYTES = 1 << 20;
 /** A download that has not finished in this time is abandoned (and tried again at the next look). */
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
-/** The files a drop is made of: nothing else a drop.json lists is downloaded. */
-const TABLE_FILES = new Set(TABLES.map(fileName));
 /** DATA_MAX_MB's default. */
 const DEFAULT_MAX_BYTES = 4096 * 2 ** 20;
 /** The first wait before a rejected drop.json is tried again, and the longest. */
@@ -200,22 +195,16 @@ export class RemoteDrops {
       const rule = `${read.issues[0]!.path} ${read.issues[0]!.message}`;
       throw new DownloadError(`${url} is not a drop manifest: ${rule}`, MANIFEST_FILE, rule);
     }
-    const unsafe = Object.keys(read.manifest.files).find((name) => !FILE_NAME.test(name));
-    if (unsafe !== undefined) {
-      const rule = `lists "${unsafe.slice(0, 200)}", which is not a plain .parquet file name`;
-      throw new DownloadError(`${url} ${rule}`, MANIFEST_FILE, rule);
-    }
     return { manifest: read.manifest, text };
   }
 
   /**
-   * Downloads the tables' files of `manifest` into a new directory, checking each; drop.json is
-   * written last. Other files it lists are never fetched: the server would not read them.
+   * Downloads the files `manifest` lists into a new directory, checking each; drop.json is
+   * written last. Files other than the tables are fetched too: a drop lacking a file it lists is
+   * refused, as a local one is (drop.ts), and a release keeps every file listed.
    */
   private async fetchFiles(manifest: Manifest, text: string): Promise<string> {
-    const files = Object.entries(manifest.files).filter(([name]) => TABLE_FILES.has(name));
-    const ignored = Object.keys(manifest.files).filter((name) => !TABLE_FILES.has(name));
-    if (ignored.length) logger.warn({ files: ignored.slice(0, 20) }, 'drop.json lists files that are not tables of a drop: not downloaded');
+    const files = Object.entries(manifest.files);
     const declared = files.reduce((sum, [, file]) => sum + (file.bytes ?? 0), 0);
     if (declared > this.maxBytes) {
       const rule = `files must weigh at most ${this.maxBytes} bytes together (DATA_MAX_MB); drop.json says ${declared}`;
