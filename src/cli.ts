@@ -18,7 +18,7 @@ import { writeTemplate } from './tools/input.js';
 import { dropWarnings, warningText } from './data/warnings.js';
 import { diffDrops, downloadDrop, dropSideOf, type DropSide } from './data/diff.js';
 import { DropError, loadDrop } from './data/drop.js';
-import { UnitsSchema, type Units } from './data/manifest.js';
+import { isIsoDateTime, UnitsSchema, type Units } from './data/manifest.js';
 import { SAMPLE_EXPENSE_LINES, synthDrop } from './tools/synth.js';
 import { publishDrop } from './tools/publish.js';
 import { addKey, KeyNameTaken, keyNameProblem } from './http/api-keys.js';
@@ -414,7 +414,9 @@ function here(where: string): string {
 
 function isoOption(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw new UsageError(`${name} must be an ISO 8601 date-time, not "${value}"`);
+  // The rule drop.json's created_at is validated by, so that a build never writes a drop it refuses.
+  if (typeof value !== 'string' || !isIsoDateTime(value))
+    throw new UsageError(`${name} must be an ISO 8601 date or date-time that exists, such as 2026-12-01T09:00:00Z, not "${String(value)}"`);
   return value;
 }
 

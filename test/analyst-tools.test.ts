@@ -529,6 +529,26 @@ describe('errors in the analyst’s terms', () => {
     writeFileSync(path.join(built, 'drop.json'), text.replace(/"created_at": "[^"]*"/, '"created_at": "yesterday"'));
     expect((await cli('validate', built)).stdout).toMatch(/^drop\.json: created_at must be an ISO 8601 date or date-time/m);
   }, 60_000);
+
+  it('refuses a created_at that is no real date or time, in drop.json and in build --created-at, naming it and the value', async () => {
+    const built = dir('calendar-out');
+    expect((await cli('build', sources('calendar-src'), built, '--created-at', '2028-02-29T23:59:59+14:00')).code).toBe(0);
+    const text = readFileSync(path.join(built, 'drop.json'), 'utf8');
+    for (const impossible of ['2026-13-45', '2026-02-30T25:00:00Z', '2026-02-29', '2026-01-01T12:60:00Z']) {
+      writeFileSync(path.join(built, 'drop.json'), text.replace(/"created_at": "[^"]*"/, `"created_at": "${impossible}"`));
+      const validated = await cli('validate', built);
+      expect(validated.code).toBe(1);
+      expect(validated.stdout).toContain(
+        `drop.json: created_at must be an ISO 8601 date or date-time that exists, such as 2026-12-01T09:00:00Z, not "${impossible}"`,
+      );
+    }
+    const refused = await cli('build', sources('calendar-src'), dir('calendar-refused'), '--created-at', '2026-02-30');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--created-at must be an ISO 8601 date or date-time that exists, such as 2026-12-01T09:00:00Z, not "2026-02-30"',
+    );
+    expect(existsSync(dir('calendar-refused'))).toBe(false);
+  }, 60_000);
 });
 
 describe('paths from where the analyst stands', () => {

@@ -25,7 +25,20 @@ export const UnitsSchema = z.object({
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}\.parquet$/;
 
 /** A date, or a date-time with its offset (2026-12-01, 2026-12-01T09:00:00Z, 2026-12-01T10:00:00.5+01:00). */
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
+
+/**
+ * An ISO 8601 date or date-time that the calendar and the clock have: the pattern alone lets
+ * 2026-13-45 or 2026-02-30T25:00:00Z through, and Date.parse rolls 2026-02-30 over to March.
+ */
+export function isIsoDateTime(text: string): boolean {
+  const parts = ISO_8601.exec(text);
+  if (!parts) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHour = 0, offsetMinute = 0] = parts.slice(1).map((p) => (p === undefined ? undefined : Number(p)));
+  const leap = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month! - 1];
+  return days !== undefined && day! >= 1 && day! <= days && hour <= 23 && minute <= 59 && second <= 59 && offsetHour <= 23 && offsetMinute <= 59;
+}
 
 /**
  * The law's own totals for a year and stage (docs/data-drops.md#control-totals): what
@@ -109,7 +122,9 @@ export const DefinitionsSchema = z.record(
  */
 export const ManifestSchema = z.object({
   version: z.string(),
-  created_at: z.string().regex(ISO_8601, { error: 'must be an ISO 8601 date or date-time, such as 2026-12-01T09:00:00Z' }),
+  created_at: z.string().refine(isIsoDateTime, {
+    error: (issue) => `must be an ISO 8601 date or date-time that exists, such as 2026-12-01T09:00:00Z, not ${JSON.stringify(String(issue.input).slice(0, 40))}`,
+  }),
   description: z.string(),
   source: z.string().optional(),
   license: z.string().optional(),
