@@ -100,6 +100,7 @@ Progress (rows and rows/s per table) goes to stderr. Then: ${NAME} diff OLD OUT_
       const locale = values.locale as string | undefined;
       if (locale !== undefined && locale !== 'fr' && locale !== 'en') throw new UsageError(`--locale takes fr (or en, the default), not "${locale}"`);
       const version = (values.version as string | undefined) ?? `build-${createdAt}`;
+      if (version.trim() === '') throw new UsageError('--version must name the drop: it must not be empty or only spaces');
       const [wrongTable] = withoutProblems((values.without as unknown as string[] | undefined) ?? []);
       if (wrongTable) throw new UsageError(wrongTable);
       const started = performance.now();

@@ -549,6 +549,15 @@ describe('errors in the analyst’s terms', () => {
     );
     expect(existsSync(dir('calendar-refused'))).toBe(false);
   }, 60_000);
+
+  it('refuses build --version given empty or only spaces, and writes nothing', async () => {
+    for (const version of ['', '  ']) {
+      const refused = await cli('build', sources('empty-version-src'), dir('empty-version-out'), '--version', version);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('--version must name the drop: it must not be empty or only spaces');
+      expect(existsSync(dir('empty-version-out'))).toBe(false);
+    }
+  }, 60_000);
 });
 
 describe('paths from where the analyst stands', () => {

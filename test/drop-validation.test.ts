@@ -189,6 +189,15 @@ describe('loadDrop', () => {
     });
   });
 
+  describe('rejects a drop whose version is empty or only spaces', () => {
+    it('says it must name the drop: its releases and permalinks are known by it', async () => {
+      for (const version of ['', '  ']) {
+        const dir = await dropOf(small, (m) => (m.version = version));
+        expectProblem(await rejection(dir), 'drop.json', 'version must name the drop: it must not be empty or only spaces');
+      }
+    });
+  });
+
   describe('rejects a drop whose drop.json does not list a table', () => {
     it('names the file and the table', async () => {
       const dir = await dropOf(small, (m) => delete m.files['debt.parquet']);

@@ -121,7 +121,8 @@ export const DefinitionsSchema = z.record(
  * licence), `units`, `stages`, `known_gaps` and `definitions` are optional.
  */
 export const ManifestSchema = z.object({
-  version: z.string(),
+  // It names the release and its permalinks (/budget/api/releases/VERSION/…): an empty one has none.
+  version: z.string().refine((version) => version.trim() !== '', { error: 'must name the drop: it must not be empty or only spaces' }),
   created_at: z.string().refine(isIsoDateTime, {
     error: (issue) => `must be an ISO 8601 date or date-time that exists, such as 2026-12-01T09:00:00Z, not ${JSON.stringify(String(issue.input).slice(0, 40))}`,
   }),
