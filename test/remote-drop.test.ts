@@ -141,7 +141,7 @@ describe('DATA_URL=s3://drops/budget/ on a real S3 protocol server', () => {
     expect((await request(server.app).get('/budget/api/meta/')).body.last_reload).toEqual(before);
   });
 
-  it('keeps serving, and reports it, when a file does not match its sha256', async () => {
+  it('keeps serving, and reports it with the version refused, when a file does not match its sha256', async () => {
     const bad = await drop('v3', 4, { manifest: (m) => void (m.files['deficit.parquet']!.sha256 = '0'.repeat(64)) });
     await upload(bad);
     await server.remote.check('SIGHUP');
@@ -149,6 +149,9 @@ describe('DATA_URL=s3://drops/budget/ on a real S3 protocol server', () => {
     expect(now).toMatchObject({ version: 'v2', expenses: 5, reload: 'rejected' });
     expect(now).toMatchObject({ code: 'download_failed', file: 'deficit.parquet' });
     expect(now.reason).toMatch(/^deficit\.parquet: sha256 must match drop\.json \(manifest 0{64}, downloaded [0-9a-f]{64}\)$/);
+    // As a rejected reload does (docs/api.md, last_reload): the version refused, and the problem.
+    const { body } = await request(server.app).get('/budget/api/meta/');
+    expect(body.last_reload).toMatchObject({ rejected_version: 'v3', problems: [now.reason] });
   });
 
   it('keeps serving, and reports it, when a listed file is missing', async () => {

@@ -220,7 +220,7 @@ export async function serveAtStartup(store: Store, locate: () => Promise<string>
     if (!fallback) throw error;
     // A failed download (remote.ts DownloadError) says what failed in its own terms.
     const failure = (error as { failure?: ReloadFailure }).failure ?? failureOf(error);
-    rejected = { ...failure, rejected_version: dir === undefined ? null : await refusedVersion(dir) };
+    rejected = { ...failure, rejected_version: dir === undefined ? (failure.rejected_version ?? null) : await refusedVersion(dir) };
     try {
       drop = await loadDrop(fallback.dir);
     } catch {
@@ -268,8 +268,13 @@ function sameDrop(drop: LoadedDrop, served: LoadedDrop | null): boolean {
 
 /** The version a rejected drop's drop.json names, when it can be read at all. */
 async function refusedVersion(dataDir: string): Promise<string | null> {
+  return versionNamedIn(await readFile(path.join(dataDir, MANIFEST_FILE), 'utf8').catch(() => ''));
+}
+
+/** The version a drop.json's text names, even when the rest of it is wrong; null when it names none. */
+export function versionNamedIn(text: string): string | null {
   try {
-    const json = JSON.parse(await readFile(path.join(dataDir, MANIFEST_FILE), 'utf8')) as { version?: unknown };
+    const json = JSON.parse(text) as { version?: unknown };
     return typeof json.version === 'string' ? json.version : null;
   } catch {
     return null;

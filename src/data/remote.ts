@@ -24,7 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import { logger } from '../lib/log.js';
 import { sourceFor, type DropSource } from './drop-source.js';
 import { MANIFEST_FILE, readManifestText, type Manifest } from './manifest.js';
-import { Reloader } from './reloader.js';
+import { Reloader, versionNamedIn } from './reloader.js';
 import type { ReloadFailure, Store } from './store.js';
 
 const MAX_MANIFEST_BYTES = 1 << 20;
@@ -42,10 +42,19 @@ const LAST_RETRY_MS = 60 * 60_000;
  * `failure` is what /meta/ shows, the file's name and no URL (security review, finding 7).
  */
 export class DownloadError extends Error {
-  readonly failure: ReloadFailure;
-  constructor(message: string, file: string, reason: string) {
+  /** The version the drop.json being downloaded names, once it could be read: /meta/ names the version refused. */
+  version: string | null = null;
+  constructor(
+    message: string,
+    private readonly file: string,
+    private readonly rule: string,
+  ) {
     super(message);
-    this.failure = { code: 'download_failed', file, reason: `${file}: ${reason}` };
+  }
+
+  get failure(): ReloadFailure {
+    const reason = `${this.file}: ${this.rule}`;
+    return { code: 'download_failed', file: this.file, reason, rejected_version: this.version, problems: [reason] };
   }
 }
 
@@ -193,7 +202,9 @@ export class RemoteDrops {
     if (!read.ok && 'notJson' in read) throw new DownloadError(`${url} is not JSON: ${read.notJson.message}`, MANIFEST_FILE, 'must be valid JSON');
     if (!read.ok) {
       const rule = `${read.issues[0]!.path} ${read.issues[0]!.message}`;
-      throw new DownloadError(`${url} is not a drop manifest: ${rule}`, MANIFEST_FILE, rule);
+      const error = new DownloadError(`${url} is not a drop manifest: ${rule}`, MANIFEST_FILE, rule);
+      error.version = versionNamedIn(text);
+      throw error;
     }
     return { manifest: read.manifest, text };
   }
@@ -206,19 +217,20 @@ export class RemoteDrops {
   private async fetchFiles(manifest: Manifest, text: string): Promise<string> {
     const files = Object.entries(manifest.files);
     const declared = files.reduce((sum, [, file]) => sum + (file.bytes ?? 0), 0);
-    if (declared > this.maxBytes) {
-      const rule = `files must weigh at most ${this.maxBytes} bytes together (DATA_MAX_MB); drop.json says ${declared}`;
-      throw new DownloadError(`${this.source.urlOf(MANIFEST_FILE)}: ${rule}`, MANIFEST_FILE, rule);
-    }
     const dir = path.join(await this.workDir, `drop-${Date.now()}-${++this.downloads}`);
     await mkdir(dir);
     try {
+      if (declared > this.maxBytes) {
+        const rule = `files must weigh at most ${this.maxBytes} bytes together (DATA_MAX_MB); drop.json says ${declared}`;
+        throw new DownloadError(`${this.source.urlOf(MANIFEST_FILE)}: ${rule}`, MANIFEST_FILE, rule);
+      }
       let left = this.maxBytes;
       for (const [name, { sha256, bytes }] of files) left -= await this.fetchFile(name, sha256.toLowerCase(), bytes, left, dir);
       await writeFile(path.join(dir, MANIFEST_FILE), text);
       return dir;
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
+      if (error instanceof DownloadError) error.version = manifest.version;
       throw error;
     }
   }
