@@ -3,7 +3,7 @@
  * "restarted" over the same RELEASES_DIR (a new Store, a new app, releases read back from disk),
  * and old permalinks asked again. The real process (startup fallback, exit codes) is at the end.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -231,6 +231,25 @@ describe('the releases', () => {
     expect(list.map((x: { version: string }) => x.version)).toEqual(['C 2024/1', 'B']);
     expect(readdirSync(dir).filter((name) => !name.startsWith('.'))).toHaveLength(2);
     expect((await r.agent.get('/budget/api/releases/A/totals/')).body.code).toBe('unknown_release');
+  });
+});
+
+describe('a restart onto a new drop', () => {
+  it('keeps its change summary against the release before, even when RELEASES_KEEP=1 removes that one', async () => {
+    const dir = path.join(root, 'releases-keep-1');
+    const first = await serve(dropA, dir, undefined, { RELEASES_KEEP: '1' });
+    first.stop();
+    running.splice(0);
+
+    const again = await serve(dropB, dir, undefined, { RELEASES_KEEP: '1' });
+    await again.releases.settled();
+    const list = (await again.agent.get('/budget/api/releases/')).body;
+    expect(list.map((x: { version: string }) => x.version)).toEqual(['B']);
+    // B multiplies every one of A's six expense amounts.
+    expect(list[0].changes).toMatchObject({ previous_version: 'A', tables: { expenses: { changed: 6 } } });
+    expect((await again.agent.get('/budget/api/releases/feed.atom')).text).toContain('Against A: expenses');
+    const [kept] = readdirSync(dir).filter((name) => !name.startsWith('.'));
+    expect(JSON.parse(readFileSync(path.join(dir, kept!, 'release.json'), 'utf8')).changes).toMatchObject({ previous_version: 'A' });
   });
 });
 

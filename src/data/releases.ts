@@ -294,7 +294,9 @@ export class Releases {
     } else {
       release = await this.copy(drop, at);
       this.kept.set(version, release);
-      if (previous && workOutChanges) void this.changesFromFiles(previous, release);
+      // Before pruning: with RELEASES_KEEP=1 (or after a flip back) the release before is the one
+      // pruned, and the summary is worked out from its files.
+      if (previous && workOutChanges) await this.changesFromFiles(previous, release);
     }
     await this.prune(version);
   }

@@ -229,8 +229,9 @@ export async function serveAtStartup(store: Store, locate: () => Promise<string>
     logger.error({ reason: (error as Error).message, serving: fallback.version }, 'the drop cannot be served; serving the newest kept release instead');
   }
   store.swap(drop);
-  // Copying a large drop's files takes a while: the server listens meanwhile, answering the
-  // current release's permalinks from memory (Releases.settled() says when it is kept).
+  // Copying a large drop's files, and comparing them with the release before, takes a while: the
+  // server listens meanwhile, answering the current release's permalinks from memory
+  // (Releases.settled() says when it is kept).
   void keepRelease(store, drop);
   if (rejected !== undefined) store.recordReload('rejected', rejected);
 }
