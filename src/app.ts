@@ -289,12 +289,25 @@ function meta(store: Store) {
     stages: manifest.stages ?? null,
     known_gaps: manifest.known_gaps ?? [],
     last_reload: store.lastReload,
-    previous_version: store.replacedVersion,
-    changes: store.lastChange && {
-      tables: store.lastChange.tables,
-      years_with_moved_totals: store.lastChange.years_with_moved_totals,
-      drop_json: store.lastChange.drop_json,
-      notes: store.lastChange.notes,
+    ...lastChange(store, manifest.version),
+  };
+}
+
+/**
+ * What the last swap changed; before this process's first swap, what the release being served
+ * changed against the release before it, so that a restart onto a new drop (a container
+ * redeployed) tells what /releases/ tells of it (docs/api.md#meta).
+ */
+function lastChange(store: Store, version: string) {
+  const swapped = store.replacedVersion !== null;
+  const change = swapped ? store.lastChange : (store.releases?.get(version)?.changes ?? null);
+  return {
+    previous_version: swapped ? store.replacedVersion : (change?.previous_version ?? null),
+    changes: change && {
+      tables: change.tables,
+      years_with_moved_totals: change.years_with_moved_totals,
+      drop_json: change.drop_json,
+      notes: change.notes,
     },
   };
 }

@@ -251,6 +251,27 @@ describe('a restart onto a new drop', () => {
     const [kept] = readdirSync(dir).filter((name) => !name.startsWith('.'));
     expect(JSON.parse(readFileSync(path.join(dir, kept!, 'release.json'), 'utf8')).changes).toMatchObject({ previous_version: 'A' });
   });
+
+  it('are told in /meta/ after a restart onto a new drop, as /releases/ tells them', async () => {
+    const dir = path.join(root, 'releases-restart-meta');
+    const first = await serve(dropA, dir);
+    expect((await first.agent.get('/budget/api/meta/')).body).toMatchObject({ previous_version: null, changes: null });
+    first.stop();
+    running.splice(0);
+
+    const again = await serve(dropB, dir);
+    await again.releases.settled();
+    const meta = (await again.agent.get('/budget/api/meta/')).body;
+    const [b] = (await again.agent.get('/budget/api/releases/')).body;
+    expect(meta.previous_version).toBe('A');
+    expect(meta.changes).toEqual({
+      tables: b.changes.tables,
+      years_with_moved_totals: b.changes.years_with_moved_totals,
+      drop_json: b.changes.drop_json,
+      notes: b.changes.notes,
+    });
+    expect(meta.changes.tables.expenses).toMatchObject({ changed: 6 });
+  });
 });
 
 describe('Accept-Datetime (Memento, RFC 7089)', () => {

@@ -463,7 +463,10 @@ export const Meta = z
         redis: z.enum(['connected', 'unavailable']).nullable().meta({ description: 'null when no Redis is configured' }),
       })
       .optional(),
-    previous_version: z.string().nullable().meta({ description: 'The version served before the last swap; null after the first load' }),
+    previous_version: z.string().nullable().meta({
+      description:
+        'The version served before the last swap; before the first swap, the release served before the current one; null when none is kept',
+    }),
     changes: z
       .object({
         tables: z.record(z.string(), z.object({ added: z.int().min(0), removed: z.int().min(0), changed: z.int().min(0) })),
@@ -480,8 +483,9 @@ export const Meta = z
       .meta({
         description:
           'What the last swap changed: rows added, removed and changed per table (matched by id, or by year, origin and ' +
-          'stage for series), and the years whose expense or resource total (law as amended) moved. Null after the first ' +
-          'load, and for a moment after a swap while it is worked out',
+          'stage for series), and the years whose expense or resource total (law as amended) moved; before the first swap, ' +
+          'what the current release changed against the release before it. Null when no release before it is kept, and ' +
+          'for a moment after a swap or a start while it is worked out',
         example: { tables: { expenses: { added: 73, removed: 6, changed: 60 } }, years_with_moved_totals: [2016, 2019] },
       }),
   })
