@@ -296,7 +296,7 @@ function meta(store: Store) {
 /**
  * What the last swap changed; before this process's first swap, what the release being served
  * changed against the release before it, so that a restart onto a new drop (a container
- * redeployed) tells what /releases/ tells of it (docs/api.md#meta).
+ * redeployed) tells what /releases/ tells of it (docs/api.md#service-endpoints).
  */
 function lastChange(store: Store, version: string) {
   const swapped = store.replacedVersion !== null;
