@@ -152,6 +152,18 @@ describe('a whole export asked for twice', () => {
     });
   });
 
+  it('refuses a range past the end of its compressed file with a problem that is not said to be compressed', async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2021';
+    await get(app, url).expect(200);
+    // Twice compressed: the second is sent from the gzip file, whose length the range passes.
+    await get(app, url, { 'Accept-Encoding': 'gzip' }).expect(200);
+    await get(app, url, { 'Accept-Encoding': 'gzip' }).expect(200);
+    const refused = await request(app).get(url).set({ 'Accept-Encoding': 'gzip', Range: 'bytes=99999999-' }).buffer(true).parse(bytes).expect(416);
+    expect(refused.headers['content-type']).toBe('application/problem+json');
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse((refused.body as Buffer).toString())).toMatchObject({ status: 416, code: 'invalid_request' });
+  });
+
   it('compresses the file when asked, to the same bytes', async () => {
     const url = '/budget/api/expenses/?format=csv&year=2022';
     const plain = (await get(app, url).expect(200)).body as Buffer;

@@ -8,9 +8,9 @@ export { HttpError, PROBLEM_CODES, problem, type ParameterError, type ProblemCod
 
 /** Sends an RFC 9457 problem document. */
 export function sendProblem(res: Response, error: HttpError): void {
-  // A tag or file name set before the failure names the answer that was not sent; a problem must not carry them.
-  res.removeHeader('ETag');
-  res.removeHeader('Content-Disposition');
+  // A tag, file name, encoding or date set before the failure (a download sent from its file)
+  // describe the answer that was not sent; a problem, never compressed, must not carry them.
+  for (const name of ['ETag', 'Content-Disposition', 'Content-Encoding', 'Last-Modified']) res.removeHeader(name);
   // The rate limiter's 429 is sent before the middleware that sets these on every other response.
   setCommonHeaders(res);
   if (error.headers) res.set(error.headers);
