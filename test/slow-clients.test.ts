@@ -3,6 +3,8 @@
  * Node's parser or the app cannot read. Raw sockets, because no HTTP client sends such requests.
  */
 import net from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../src/http/listener.js';
@@ -79,6 +81,45 @@ describe('the production server', () => {
     // The whole request may not take longer than its headers are allowed to, with some room for a body.
     expect(server.requestTimeout).toBeGreaterThanOrEqual(10_000);
     expect(server.requestTimeout).toBeLessThanOrEqual(60_000);
+  });
+});
+
+describe('a request answered before the app (no Host, headers too large, a method Node does not pass on)', () => {
+  it("carries the client's own X-Request-Id and leaves its line in the request log, as any other request does", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const server = createHttpServer(t.app, {}, pino(sink)).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port: own } = server.address() as net.AddressInfo;
+    try {
+      const asked = [
+        ['GET /budget/api/totals/?year=2024 HTTP/1.1\r\nX-Request-Id: no-host\r\n\r\n', 'no-host', 400, 'GET'],
+        ['get /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: lower.case\r\n\r\n', 'lower.case', 405, 'get'],
+        [
+          `GET /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: too_big\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+          'too_big',
+          431,
+          'GET',
+        ],
+      ] as const;
+      for (const [data, id, status, method] of asked) {
+        const response = parseResponse((await exchange(own, data)).text);
+        expect(response.status, id).toBe(status);
+        expect(response.headers['x-request-id'], id).toBe(id);
+        expect(
+          lines.filter((line) => line.id === id),
+          id,
+        ).toEqual([expect.objectContaining({ msg: 'request', id, method, path: '/budget/api/totals/', status, bytes: expect.any(Number) })]);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

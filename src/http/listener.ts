@@ -7,10 +7,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
+import type { Logger } from 'pino';
 import { problem, type HttpError } from '../domain/errors.js';
+import { logger } from '../lib/log.js';
 import { expressClasses } from './fast-path.js';
 import { ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CSP } from './headers.js';
-import { newRequestId } from './request-id.js';
+import { requestIdFor } from './request-id.js';
+import { pathOf } from './url-path.js';
 
 export interface Limits {
   /** A request whose headers are not complete by then is answered 408 and closed. */
@@ -30,7 +33,8 @@ const LIMITS: Limits = {
   maxHeaderBytes: 16 * 1024,
 };
 
-export function createHttpServer(app: Express, limits: Partial<Limits> = {}): Server {
+/** `log` takes the request log's line of the requests answered here, before the app (access-log.ts writes the others'). */
+export function createHttpServer(app: Express, limits: Partial<Limits> = {}, log: Logger = logger): Server {
   const { headersTimeoutMs, keepAliveTimeoutMs, requestTimeoutMs, maxHeaderBytes } = { ...LIMITS, ...limits };
   const server = createServer(
     {
@@ -49,7 +53,9 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}): Se
     },
     (req, res) => {
       if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
-        req.socket.end(rawProblem(problem.invalidRequest('an HTTP/1.1 request must name its Host'), req.method === 'HEAD'));
+        const id = requestIdFor(req.headers['x-request-id'] as string | undefined);
+        const error = problem.invalidRequest('an HTTP/1.1 request must name its Host');
+        answerRaw(log, req.socket, error, { id, method: req.method, path: pathOf(req.url ?? '') });
         return;
       }
       // Only GET and HEAD are served and no body is ever read: rather than reading and discarding
@@ -58,9 +64,15 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}): Se
       app(req, res);
     },
   );
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: ParseError, socket: Socket) => answerClientError(log, error, socket));
   // A CONNECT never reaches the app (Node hands its socket over, and without this closes it unanswered).
-  server.on('connect', (_req: IncomingMessage, socket: Socket) => socket.end(rawProblem(problem.methodNotAllowed('CONNECT', ALLOWED_METHODS))));
+  server.on('connect', (req: IncomingMessage, socket: Socket) =>
+    answerRaw(log, socket, problem.methodNotAllowed('CONNECT', ALLOWED_METHODS), {
+      id: requestIdFor(req.headers['x-request-id'] as string | undefined),
+      method: 'CONNECT',
+      path: req.url ?? '',
+    }),
+  );
   return server;
 }
 
@@ -74,12 +86,39 @@ function hasBody(req: IncomingMessage): boolean {
  * too slow): Node's own answer would be a bare status line, so a problem document is written on
  * the socket, and the connection closed, since what follows on it cannot be trusted.
  */
-function answerClientError(error: ParseError, socket: Socket): void {
+function answerClientError(log: Logger, error: ParseError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  socket.end(rawProblem(refusal(error), error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '));
+  answerRaw(log, socket, refusal(error), readAsFarAsParsed(error.rawPacket));
+}
+
+/** Who asked, as far as the request's bytes say: its X-Request-Id (when well-formed) and its request line. */
+interface Asker {
+  id: string;
+  method?: string;
+  path?: string;
+}
+
+/** The id, method and path of a request Node could not parse, from the bytes it had read (none for a 408 may). */
+function readAsFarAsParsed(packet: Buffer | undefined): Asker {
+  const text = packet?.toString('latin1') ?? '';
+  const given = /\nx-request-id:[ \t]*([^\r\n]*)/i.exec(text)?.[1]?.trim();
+  const [method, target] = (text.split('\n', 1)[0] ?? '').split(' ');
+  return { id: requestIdFor(given || undefined), method: method || undefined, path: target ? pathOf(target).slice(0, 200) : undefined };
+}
+
+/**
+ * Writes a problem on a socket that has no response object, closes it, and logs the request's
+ * line as the request log does (access-log.ts), with the client's own id when it sent one.
+ */
+function answerRaw(log: Logger, socket: Socket, error: HttpError, asker: Asker): void {
+  const head = asker.method === 'HEAD';
+  const text = rawProblem(error, asker.id, head);
+  socket.end(text);
+  // No duration: when the request began is not known here (a 408's began before its timeout).
+  log.info({ id: asker.id, method: asker.method, path: asker.path, status: error.status, bytes: Buffer.byteLength(text) }, 'request');
 }
 
 /** A request line as HTTP/1.1 writes one, whatever its method: `FOO /path HTTP/1.1`. */
@@ -109,7 +148,7 @@ function refusal(error: ParseError): HttpError {
 }
 
 /** A whole HTTP/1.1 response, headers included, for a socket that has no response object; to a HEAD, without its body. */
-function rawProblem(error: HttpError, head = false): string {
+function rawProblem(error: HttpError, id: string, head = false): string {
   const { status, title } = error.body();
   const body = JSON.stringify(error.body());
   const headers = [
@@ -118,7 +157,7 @@ function rawProblem(error: HttpError, head = false): string {
     'Content-Security-Policy',
     DEFAULT_CSP,
     'X-Request-Id',
-    newRequestId(),
+    id,
     'Content-Type',
     'application/problem+json',
     'Content-Length',
