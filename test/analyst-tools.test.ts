@@ -442,6 +442,31 @@ describe('errors in the analyst’s terms', () => {
     }
   }, 120_000);
 
+  it('reads control_totals.csv under --locale fr as the tables are, and says when it is not separated as they are', async () => {
+    const french = Object.fromEntries(Object.entries(CSV).map(([table, text]) => [table, text.replace(/,/g, ';')]));
+    // 2026's initial law: expenses 33,000 + 30,000, resources 63,000, written as a French spreadsheet does.
+    const totals = 'year;stage;total_expenses;total_resources\n2026;initial;63\u00a0000;63 000,0';
+    const built = await cli('build', sources('fr-totals', { ...french, control_totals: totals }), dir('fr-totals-out'), '--locale', 'fr');
+    expect(built.stdout + built.stderr).not.toMatch(/is not a number/);
+    expect(built.code).toBe(0);
+    expect(manifestOf(dir('fr-totals-out')).control_totals).toEqual([
+      { year: 2026, stage: 'initial', total_expenses: 63000, total_resources: 63000 },
+    ]);
+
+    const commas = 'year,stage,total_expenses,total_resources\n2026,initial,63000,63000';
+    const refused = await cli(
+      'build',
+      sources('fr-totals-commas', { ...french, control_totals: commas }),
+      dir('fr-totals-commas-out'),
+      '--locale',
+      'fr',
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(
+      'control_totals.csv, line 1 (the header): the columns are separated by ",", but --locale fr reads ";"-separated files\n',
+    );
+  }, 120_000);
+
   it('refuses a number with a dot under --locale fr, where 1.000 may mean one thousand, but reads a workbook’s number cells', async () => {
     const french = Object.fromEntries(Object.entries(CSV).map(([table, text]) => [table, text.replace(/,/g, ';')]));
     const run = await cli(

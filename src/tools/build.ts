@@ -73,7 +73,7 @@ export async function buildDrop(src: string, outDir: string, opts: BuildOptions)
     problems.push(...tableProblems(src, inputs, opts, previous));
     for (const input of inputs.values()) problems.push(...(input.problems ?? []));
     const carried = Object.fromEntries(Object.entries(previous ?? {}).filter(([key]) => !NOT_CARRIED.has(key)));
-    const given = await manifestTables(inputs, problems);
+    const given = await manifestTables(inputs, opts, problems);
     if (problems.length) throw new BuildError(opts.version, problems.slice(0, MAX_PROBLEMS));
 
     const fields: WriteOptions = {
@@ -229,7 +229,7 @@ const MANIFEST_EXPECTED: Record<string, string> = {
 };
 
 /** drop.json fields given as tables of the input (control_totals, notes), checked with their lines. */
-async function manifestTables(inputs: Map<string, TableInput>, problems: string[]): Promise<Record<string, unknown>> {
+async function manifestTables(inputs: Map<string, TableInput>, opts: BuildOptions, problems: string[]): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of [
     ['control_totals', ControlTotalSchema],
@@ -242,6 +242,16 @@ async function manifestTables(inputs: Map<string, TableInput>, problems: string[
     const columns: readonly string[] = MANIFEST_TABLES[name];
     const shape = schema.shape as Record<string, { safeParse(value: unknown): { success: boolean } }>;
     const required = columns.filter((c) => !shape[c]!.safeParse(undefined).success);
+    // One column whose name holds the other separator: the file is not separated as the others are.
+    const separator = opts.locale === 'fr' ? ',' : ';';
+    if (header.length === 1 && header[0]!.includes(separator)) {
+      const how =
+        opts.locale === 'fr'
+          ? 'by ",", but --locale fr reads ";"-separated files'
+          : 'by ";", as a French spreadsheet exports them; build with --locale fr';
+      problems.push(`${input.label}, line 1 (the header): the columns are separated ${how}`);
+      continue;
+    }
     if (new Set(header).size !== header.length || !header.every((c) => columns.includes(c)) || !required.every((c) => header.includes(c))) {
       const optional = columns.filter((c) => !required.includes(c));
       problems.push(

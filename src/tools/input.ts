@@ -47,6 +47,15 @@ export const MANIFEST_TABLES = {
   control_totals: ['year', 'stage', 'total_expenses', 'total_resources'],
   notes: ['table', 'id', 'text', 'source_id'],
 } as const;
+
+/** The number columns of those tables, read with --locale fr as a table's are (decimal commas, spaces between thousands). */
+const MANIFEST_NUMBERS: Record<string, ColumnSpec['kind']> = {
+  year: 'integer',
+  total_expenses: 'numeric',
+  total_resources: 'numeric',
+  id: 'integer',
+  source_id: 'integer',
+};
 export type ManifestTable = keyof typeof MANIFEST_TABLES;
 
 export const isWorkbook = (src: string) => /\.xlsx$/i.test(src);
@@ -199,7 +208,9 @@ async function writeCanonical(
   const [header, ...rows] = records;
   const names = (header?.values ?? []).map((v) => String(v ?? '').trim());
   const table = TABLES.find((t) => t.name === name);
-  const specs = names.map((n) => table?.columns.find((c) => c.name === n));
+  const manifestColumn = (n: string): ColumnSpec | undefined =>
+    name in MANIFEST_TABLES && MANIFEST_NUMBERS[n] ? { name: n, kind: MANIFEST_NUMBERS[n], sqlType: 'VARCHAR' } : undefined;
+  const specs = names.map((n) => table?.columns.find((c) => c.name === n) ?? manifestColumn(n));
   const canonical = rows.map(({ values }) => names.map((_, i) => canonicalValue(values[i], specs[i], options.locale ?? 'en')));
   const problems = options.locale === 'fr' ? dottedNumbers(label, rows, names, specs) : [];
   // A row wider than the header is kept wide, so that build.ts reports it by its line.
