@@ -34,27 +34,25 @@ function isProxyAddress(text: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (kind === 4 ? 32 : 128));
 }
 
+/** Logged at startup when TRUST_PROXY=true: what it lets clients do, and what to give instead. */
+export const TRUST_PROXY_TRUE =
+  'TRUST_PROXY=true believes every X-Forwarded-For: any client can choose its address, and so its rate-limit budget; name the proxies instead (their addresses or CIDR ranges, such as 10.0.0.0/8 or loopback, or a hop count)';
+
 /**
  * `TRUST_PROXY` names the proxies whose X-Forwarded-For is believed (docs/deploying.md): their
  * addresses or ranges (CIDR), or a hop count when every request is known to pass exactly that
- * many. `true` is refused: it believes the left-most address, which is whatever the client wrote,
- * so that a client picks its own rate-limit budget (security review, finding 3).
+ * many. `true` is Express's own value and is taken, but warned about at startup (TRUST_PROXY_TRUE):
+ * it believes the left-most address, which is whatever the client wrote, so that a client picks
+ * its own rate-limit budget (security review, finding 3).
  */
 const trustProxy = z
   .string()
   .trim()
   .min(1)
-  .transform((value, ctx): false | number | string[] => {
+  .transform((value, ctx): boolean | number | string[] => {
     if (/^false$/i.test(value)) return false;
     if (/^\d+$/.test(value)) return Number(value);
-    if (/^true$/i.test(value)) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          "must name the proxies, not trust every hop: their addresses or CIDR ranges (10.0.0.0/8, loopback), or a hop count; 'true' would let any client choose its address with X-Forwarded-For",
-      });
-      return z.NEVER;
-    }
+    if (/^true$/i.test(value)) return true;
     const list = value.split(',').map((item) => item.trim());
     const bad = list.find((item) => !isProxyAddress(item));
     if (bad !== undefined) {

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { createApp } from './app.js';
 import { ENDPOINTS } from './api/endpoints/index.js';
 import { ExportFiles } from './http/export-files.js';
-import { parseConfig, type Config } from './config.js';
+import { TRUST_PROXY_TRUE, parseConfig, type Config } from './config.js';
 import { Releases } from './data/releases.js';
 import { Reloader, serveAtStartup } from './data/reloader.js';
 import { RemoteDrops } from './data/remote.js';
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
   } catch (error) {
     return fail(error);
   }
+  if (config.TRUST_PROXY === true) logger.warn(TRUST_PROXY_TRUE);
   const started = performance.now();
   const store = new Store(Number(process.env.UV_THREADPOOL_SIZE) || 4, {
     maxConcurrent: config.MAX_CONCURRENT_QUERIES,

@@ -136,6 +136,17 @@ describe('whose budget a request counts against', () => {
       t1.close();
     }
   });
+  it("takes TRUST_PROXY=true as Express does: the left-most X-Forwarded-For address is the client's", async () => {
+    const t1 = await appFor(small, { RATE_LIMIT: '1', TRUST_PROXY: 'true' });
+    try {
+      for (const client of ['203.0.113.1', '203.0.113.2']) {
+        expect((await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', `${client}, 10.0.0.1`)).status).toBe(200);
+      }
+      expect((await request(t1.app).get('/budget/api/totals/').set('X-Forwarded-For', '203.0.113.1')).status).toBe(429);
+    } finally {
+      t1.close();
+    }
+  });
   it('believes X-Forwarded-For only from the proxies TRUST_PROXY names', async () => {
     // The request comes from 127.0.0.1, which is not the proxy named: its header is ignored.
     const t1 = await appFor(small, { RATE_LIMIT: '2', TRUST_PROXY: '10.0.0.0/8, fd00::/8' });
