@@ -183,6 +183,26 @@ describe('GET /budget/api/totals/', () => {
         ties.close();
       }
     });
+    it('keeps every thousandth of a change between figures of a trillion and more', async () => {
+      const large = await appFor({
+        ...small,
+        expenses: [
+          { id: 1, year: 2022, amount: 1234567890123.451, category_id: 11, organization_id: 1, complementary: false },
+          { id: 2, year: 2023, amount: 1234567890123.456, category_id: 11, organization_id: 1, complementary: false },
+          { id: 3, year: 2024, amount: 2000000000000.004, category_id: 11, organization_id: 1, complementary: false },
+        ],
+      });
+      try {
+        const res = await get('/budget/api/totals/?change=previous_year', large.app);
+        expect(res.body.map((row: { change: { total_expenses: number | null } }) => row.change.total_expenses)).toEqual([
+          null,
+          0.005,
+          765432109876.548,
+        ]);
+      } finally {
+        large.close();
+      }
+    });
     it('flattens the changes into CSV columns named after their figure', async () => {
       const { header, rows } = await getCsv(t.app, '/budget/api/totals/?change=previous_year&year=2024&format=csv');
       expect(header).toEqual([

@@ -244,12 +244,17 @@ export function changeOf(current: number | null, previous: number | null | undef
  * A difference of two doubles near `magnitude`, at the 15 significant digits of that magnitude
  * that both carry. Below them the subtraction leaves only noise, which the rounding to 2 decimals
  * would then read: a measured 1.00125 % of GDP against 1 % is a change of 0.00124999999999997,
- * 0.12 % rather than 0.125 %, which rounds half away from zero to 0.13 %.
+ * 0.12 % rather than 0.125 %, which rounds half away from zero to 0.13 %. Only where those digits
+ * reach well past the 3 decimals a figure is rounded to (magnitudes up to 10^9): for larger
+ * figures they would cut a thousandth the answer keeps (1234567890123.456 − …123.451 is 0.005).
  */
 function withoutNoise(difference: number, magnitude: number): number {
   const decimals = 15 - Math.ceil(Math.log10(magnitude));
-  return decimals >= 0 && decimals <= 100 ? Number(difference.toFixed(decimals)) : difference;
+  return decimals >= NOISE_DECIMALS_AT_LEAST && decimals <= 100 ? Number(difference.toFixed(decimals)) : difference;
 }
+
+/** The 3 decimals of money, and 3 more so that the rounding after reads a half as a half. */
+const NOISE_DECIMALS_AT_LEAST = 6;
 
 /**
  * Adds `change` and `change_pct` to rows keyed by year (and `key` within a year, e.g. a debt
