@@ -226,8 +226,20 @@ describe('loadDrop', () => {
     it('names the file, the name and the rule, for a name going up or down a directory', async () => {
       for (const name of ['../x.parquet', 'sub/x.parquet']) {
         const dir = await dropOf(small, (m) => (m.files[name] = { sha256: 'ab'.repeat(32), rows: 1 }));
-        expectProblem(await rejection(dir), 'drop.json', `files lists "${name}", which is not a plain .parquet file name (no /, no ..)`);
+        expectProblem(await rejection(dir), 'drop.json', `files lists "${name}", which is not a plain file name (no /, no ..)`);
       }
+    });
+
+    it('accepts a plain name of a file that is no Parquet file, such as a README beside the tables', async () => {
+      const dir = await dropOf(small, (m, at) => {
+        writeFileSync(path.join(at, 'README.md'), 'What this drop holds.');
+        m.files['README.md'] = { sha256: 'ab'.repeat(32), rows: 0 };
+      });
+      writeManifest(dir, {
+        ...readManifest(dir),
+        files: { ...readManifest(dir).files, 'README.md': { sha256: sha256(path.join(dir, 'README.md')), rows: 0 } },
+      });
+      expect((await load(dir)).manifest.files['README.md']).toMatchObject({ rows: 0 });
     });
   });
 

@@ -21,8 +21,8 @@ export const UnitsSchema = z.object({
   scale: z.number().positive(),
 });
 
-/** A drop's files are plain names in its one directory. */
-const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}\.parquet$/;
+/** A drop's files are plain names in its one directory (a README.md beside the tables too). */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
 /** A date, or a date-time with its offset (2026-12-01, 2026-12-01T09:00:00Z, 2026-12-01T10:00:00.5+01:00). */
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
@@ -148,7 +148,7 @@ export const ManifestSchema = z.object({
       // Every listed file is read, copied into a release and downloaded by its name: a path would
       // reach outside the drop's directory.
       for (const name of Object.keys(files)) {
-        if (!FILE_NAME.test(name)) ctx.addIssue({ code: 'custom', message: `lists "${name.slice(0, 200)}", which is not a plain .parquet file name (no /, no ..)` });
+        if (!FILE_NAME.test(name)) ctx.addIssue({ code: 'custom', message: `lists "${name.slice(0, 200)}", which is not a plain file name (no /, no ..)` });
       }
     }),
   control_totals: z.array(ControlTotalSchema).optional(),
