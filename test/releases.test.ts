@@ -148,6 +148,14 @@ describe('a permalink', () => {
     const asCsv = await r.agent.get('/budget/api/releases/A/totals/?format=csv');
     expect(asCsv.headers['content-type']).toMatch(/^text\/csv/);
     expect(asCsv.text).toBe(csv.text);
+    // A page asked with format=json keeps it in its links, and so in its permalink: the same bytes.
+    const named = await r.agent.get('/budget/api/expenses/?format=json&limit=1&year=2023');
+    expect(named.headers['content-location']).toBe('/budget/api/releases/A/expenses/?year=2023&limit=1&format=json');
+    const namedThere = await r.agent.get(named.headers['content-location']!);
+    expect(namedThere.body.next).toBe(named.body.next.replace('/budget/api/', '/budget/api/releases/A/'));
+    expect(namedThere.body.next).toContain('format=json');
+    // A bare array's permalink needs no format=json: its bytes do not depend on it.
+    expect((await r.agent.get('/budget/api/totals/?format=json')).headers['content-location']).toBe('/budget/api/releases/A/totals/');
   });
 
   it('answers the same parameter errors as the current endpoint', async () => {

@@ -162,7 +162,7 @@ export function endpointHandler(
       if (!lease) throw dataUnavailable();
       res.setHeader('Vary', source.vary);
       // The format as the paging links keep it: only when the request named it.
-      const namedFormat = endpoint.paged && query.format !== undefined ? formatName : undefined;
+      const namedFormat = namedOnPage(endpoint, query) ? formatName : undefined;
       const key = answerKey(lease.drop.data.fingerprint, source.base, query, representation(formatName, namedFormat !== undefined) + source.variant);
       const etag = tagOf(key);
       const headers = joinLinks(await bound.headers(lease), deprecationHeaders(used), source.headers);
@@ -260,6 +260,9 @@ export function endpointHandler(
 
 const VARY_DATETIME = `${VARY}, Accept-Datetime`;
 
+/** Whether a paged answer's links keep `format`: the request named it (api/paging.ts envelope). */
+const namedOnPage = (endpoint: Endpoint, query: CanonicalQuery): boolean => endpoint.paged && query.format !== undefined;
+
 /** Which data answers a request, and what the answer says of it (docs/api.md#releases). */
 interface Source {
   lease: Lease | null;
@@ -316,7 +319,7 @@ async function sourceOf(
       vary: VARY_DATETIME,
       headers: {
         'Memento-Datetime': mementoDatetime(release),
-        'Content-Location': permalink(release.version, endpoint.path, query, formatName),
+        'Content-Location': permalink(release.version, endpoint.path, query, formatName, namedOnPage(endpoint, query)),
         Link: `<${originalOf(endpoint.path, query)}>; rel="original timegate", <${RELEASES_PATH}>; rel="timemap"`,
       },
       variant: '@memento',
@@ -324,7 +327,7 @@ async function sourceOf(
   }
   const lease = store.lease(signal);
   const headers: Record<string, string> = lease
-    ? { 'Content-Location': permalink(lease.drop.data.manifest.version, endpoint.path, query, formatName) }
+    ? { 'Content-Location': permalink(lease.drop.data.manifest.version, endpoint.path, query, formatName, namedOnPage(endpoint, query)) }
     : {};
   return { lease, current: true, base: endpoint.path, cacheControl, vary: VARY_DATETIME, headers, variant: '' };
 }

@@ -24,10 +24,12 @@ export const releaseRoute = (endpointPath: string): string => `${RELEASES_PATH}:
 
 /**
  * The permalink of an answer: its release's path with the canonical query, and `format` when the
- * answer is not JSON, so that the link names the very representation.
+ * answer is not JSON, or when a paged answer's links keep it (`named`), so that the link names the
+ * very representation.
  */
-export function permalink(version: string, endpointPath: string, query: CanonicalQuery, formatName: string): string {
-  return withQuery(releasePath(version, endpointPath), formatName === 'json' ? query.pairs : [...query.pairs, ['format', formatName]]);
+export function permalink(version: string, endpointPath: string, query: CanonicalQuery, formatName: string, named = false): string {
+  const keepFormat = formatName !== 'json' || named;
+  return withQuery(releasePath(version, endpointPath), keepFormat ? [...query.pairs, ['format', formatName]] : query.pairs);
 }
 
 /** The resource a Memento request names (RFC 7089's original): the endpoint with the canonical query, and `format` when named. */
