@@ -216,12 +216,8 @@ async function loadTable(
     return new Set();
   }
   const filePath = path.join(dir, file);
-  if (!(await isFile(filePath))) return [fileProblem(file, 'file listed in drop.json must exist')];
-
-  const sha256 = await sha256File(filePath);
-  if (sha256 !== expected.sha256.toLowerCase()) {
-    return [fileProblem(file, `sha256 must match drop.json (manifest ${expected.sha256}, file ${sha256})`)];
-  }
+  const unlike = await listedFileProblem(dir, file, expected.sha256);
+  if (unlike) return [unlike];
   const raw = quotedIdentifier(`raw_${table.name}`);
   try {
     const tooBig = await textChunkProblems(connection, filePath, file, table, limits);
@@ -300,14 +296,19 @@ async function otherFileProblems(dir: string, manifest: Manifest): Promise<Probl
   const problems: Problem[] = [];
   for (const [file, { sha256 }] of Object.entries(manifest.files)) {
     if (TABLE_FILES.has(file)) continue;
-    const filePath = path.join(dir, file);
-    if (!(await isFile(filePath))) problems.push(fileProblem(file, 'file listed in drop.json must exist'));
-    else {
-      const actual = await sha256File(filePath);
-      if (actual !== sha256.toLowerCase()) problems.push(fileProblem(file, `sha256 must match drop.json (manifest ${sha256}, file ${actual})`));
-    }
+    const unlike = await listedFileProblem(dir, file, sha256);
+    if (unlike) problems.push(unlike);
   }
   return problems;
+}
+
+/** A file drop.json lists that is not in the directory, or not with the sha256 it lists. */
+async function listedFileProblem(dir: string, file: string, sha256: string): Promise<Problem | undefined> {
+  const filePath = path.join(dir, file);
+  if (!(await isFile(filePath))) return fileProblem(file, 'file listed in drop.json must exist');
+  const actual = await sha256File(filePath);
+  if (actual !== sha256.toLowerCase()) return fileProblem(file, `sha256 must match drop.json (manifest ${sha256}, file ${actual})`);
+  return undefined;
 }
 
 const TABLE_FILES = new Set(TABLES.map(fileName));
