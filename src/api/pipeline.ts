@@ -76,7 +76,7 @@ export function cachedLookup(store: Store, cache: ResponseCache, endpoints: read
     if (!endpoint) return null;
     const query = canonicalQuery(url, endpoint.order, endpoint.normalize);
     const format = query.format ?? negotiate(accept, undefined);
-    return keyButDrop(endpoint.path, query, representation(format, endpoint.paged && query.format !== undefined));
+    return keyButDrop(endpoint.path, query, representation(format, namedOnPage(endpoint, query)));
   };
   const remembered = memo(computeKey, REQUESTS_REMEMBERED);
   // Long ones are not remembered, so that the memory holds 10,000 short strings at most.
@@ -261,7 +261,7 @@ export function endpointHandler(
 const VARY_DATETIME = `${VARY}, Accept-Datetime`;
 
 /** Whether a paged answer's links keep `format`: the request named it (api/paging.ts envelope). */
-const namedOnPage = (endpoint: Endpoint, query: CanonicalQuery): boolean => endpoint.paged && query.format !== undefined;
+const namedOnPage = (endpoint: Pick<Endpoint, 'paged'>, query: CanonicalQuery): boolean => endpoint.paged && query.format !== undefined;
 
 /** Which data answers a request, and what the answer says of it (docs/api.md#releases). */
 interface Source {
