@@ -442,11 +442,16 @@ describe('errors in the analyst’s terms', () => {
     }
   }, 120_000);
 
-  it('reads control_totals.csv under --locale fr as the tables are, and says when it is not separated as they are', async () => {
+  /** `build --locale fr` of the CSV files above separated by `;` (they hold no decimals), with `changes`, into `<name>-out`. */
+  const buildFrench = (name: string, changes: Record<string, string>) => {
     const french = Object.fromEntries(Object.entries(CSV).map(([table, text]) => [table, text.replace(/,/g, ';')]));
+    return cli('build', sources(name, { ...french, ...changes }), dir(`${name}-out`), '--locale', 'fr');
+  };
+
+  it('reads control_totals.csv under --locale fr as the tables are, and says when it is not separated as they are', async () => {
     // 2026's initial law: expenses 33,000 + 30,000, resources 63,000, written as a French spreadsheet does.
     const totals = 'year;stage;total_expenses;total_resources\n2026;initial;63\u00a0000;63 000,0';
-    const built = await cli('build', sources('fr-totals', { ...french, control_totals: totals }), dir('fr-totals-out'), '--locale', 'fr');
+    const built = await buildFrench('fr-totals', { control_totals: totals });
     expect(built.stdout + built.stderr).not.toMatch(/is not a number/);
     expect(built.code).toBe(0);
     expect(manifestOf(dir('fr-totals-out')).control_totals).toEqual([
@@ -454,13 +459,7 @@ describe('errors in the analyst’s terms', () => {
     ]);
 
     const commas = 'year,stage,total_expenses,total_resources\n2026,initial,63000,63000';
-    const refused = await cli(
-      'build',
-      sources('fr-totals-commas', { ...french, control_totals: commas }),
-      dir('fr-totals-commas-out'),
-      '--locale',
-      'fr',
-    );
+    const refused = await buildFrench('fr-totals-commas', { control_totals: commas });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(
       'control_totals.csv, line 1 (the header): the columns are separated by ",", but --locale fr reads ";"-separated files\n',
@@ -468,14 +467,7 @@ describe('errors in the analyst’s terms', () => {
   }, 120_000);
 
   it('refuses a number with a dot under --locale fr, where 1.000 may mean one thousand, but reads a workbook’s number cells', async () => {
-    const french = Object.fromEntries(Object.entries(CSV).map(([table, text]) => [table, text.replace(/,/g, ';')]));
-    const run = await cli(
-      'build',
-      sources('fr-dot', { ...french, gdp: 'year;gdp\n2025;170.000\n2026;180000,5' }),
-      dir('fr-dot-out'),
-      '--locale',
-      'fr',
-    );
+    const run = await buildFrench('fr-dot', { gdp: 'year;gdp\n2025;170.000\n2026;180000,5' });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
       'gdp.csv, line 2, column gdp: "170.000" has a dot, which --locale fr does not read (1.000 may mean one or one thousand); write decimals with a comma and thousands with a space or nothing, such as 13 700,5\n',
