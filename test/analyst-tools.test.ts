@@ -559,6 +559,9 @@ describe('errors in the analyst’s terms', () => {
         `drop.json: created_at must be an ISO 8601 date or date-time that exists, such as 2026-12-01T09:00:00Z, not "${impossible}"`,
       );
     }
+    // A date-time without an offset is ISO 8601 too, as Python's datetime.isoformat() writes it.
+    writeFileSync(path.join(built, 'drop.json'), text.replace(/"created_at": "[^"]*"/, '"created_at": "2026-11-29T21:13:33.123456"'));
+    expect((await cli('validate', built)).code).toBe(0);
     const refused = await cli('build', sources('calendar-src'), dir('calendar-refused'), '--created-at', '2026-02-30');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(

@@ -25,12 +25,19 @@ export const UnitsSchema = z.object({
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
 /** A date, or a date-time with its offset (2026-12-01, 2026-12-01T09:00:00Z, 2026-12-01T10:00:00.5+01:00). */
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/;
 
 /**
  * An ISO 8601 date or date-time that the calendar and the clock have: the pattern alone lets
- * 2026-13-45 or 2026-02-30T25:00:00Z through, and Date.parse rolls 2026-02-30 over to March.
+ * 2026-13-45 or 2026-02-30T25:00:00Z through, and Date.parse rolls 2026-02-30 over to March. A
+ * date-time without an offset is ISO 8601 too (Python's datetime.isoformat() writes one); it is
+ * read as UTC (instantOf).
  */
+/** The instant a created_at names; one without an offset in UTC, whatever the server's time zone. */
+export function instantOf(createdAt: string): Date {
+  return new Date(/T[^Z+-]*$/.test(createdAt) ? `${createdAt}Z` : createdAt);
+}
+
 export function isIsoDateTime(text: string): boolean {
   const parts = ISO_8601.exec(text);
   if (!parts) return false;

@@ -17,7 +17,7 @@ import { logger } from '../lib/log.js';
 import { problem } from '../http/errors.js';
 import { diffDrops, dropSideOf, summarize, type ChangeSummary } from './diff.js';
 import { DropError, fingerprintOf, loadDrop, type LoadedDrop } from './drop.js';
-import { MANIFEST_FILE, readManifestText, sha256File, type Manifest } from './manifest.js';
+import { MANIFEST_FILE, instantOf, readManifestText, sha256File, type Manifest } from './manifest.js';
 import { fileProblem } from './problems.js';
 import type { Lease, OpenDrop } from './lease.js';
 
@@ -115,7 +115,7 @@ export class Releases {
           releases.kept.set(record.version, { ...record, fingerprint, dir });
         } else {
           const published = await readJson<{ published_at?: string }>(path.join(dir, PUBLISHED_FILE));
-          const from = new Date(published?.published_at ?? manifest.created_at).toISOString();
+          const from = (published?.published_at ? new Date(published.published_at) : instantOf(manifest.created_at)).toISOString();
           seeded.push({ version: manifest.version, created_at: manifest.created_at, fingerprint, files: manifest.files, served: [{ from, until: null }], changes: null, dir });
         }
       } catch (error) {
