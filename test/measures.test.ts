@@ -259,6 +259,11 @@ describe('GET /budget/api/budget-categories/', () => {
     // Category 11: 300.3 in 2023 (× 1.2 = 360.36) and 0.3 in 2024: 360.66.
     expect(rows.find((r: { id: number }) => r.id === 11).expenses).toBe(360.66);
   });
+  it("keeps the other kind's figure of a category at 0 under a measure, also in a year without the value", async () => {
+    // 2021 has no GDP: category 20's expenses (10) have no ratio, its resources are no figure at all.
+    const rows = (await get('/budget/api/budget-categories/?year=2021&measure=pct_gdp')).body;
+    expect(rows.find((r: { id: number }) => r.id === 20)).toMatchObject({ expenses: null, resources: 0 });
+  });
 
   describe('with change=previous_year', () => {
     it('compares each category with itself the year before; one missing then, or at 0, has null changes', async () => {
@@ -338,6 +343,11 @@ describe('GET /budget/api/organization/stats/', () => {
       { organization_id: 1, total_expenses: 85.71, total_resources: 31.27 },
       { organization_id: 2, total_expenses: 14.29, total_resources: 0 },
     ]);
+  });
+  it('measures a sum over years from the years that have the figure: a year without CPI and without resource lines leaves the resources', async () => {
+    // Organization 2: expenses 10 in 2021 (no CPI), 50.05 in 2023, 300 in 2024; resources 800 in 2024 only.
+    const res = await get('/budget/api/organization/stats/?measure=real&organization_id=2');
+    expect(res.body).toEqual([{ organization_id: 2, total_expenses: null, total_resources: 800 }]);
   });
   it('compares a single year with the year before', async () => {
     const res = await get('/budget/api/organization/stats/?year=2024&change=previous_year&organization_id=2');

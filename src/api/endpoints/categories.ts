@@ -35,15 +35,16 @@ export const budgetCategories = define({
         const stages = params.stage ?? [stageOrDefault(undefined)];
         const answer = async (stage: Stage) => {
           const { categoryNames } = lease.drop.data;
-          const kind = (r: RowOf<'budget_categories'>): ShareKind => r.type;
+          // A category has the figures of its own kind only: the other is 0, never measured.
+          const ofKind = (kind: ShareKind) => (r: RowOf<'budget_categories'>) => (r.type === kind ? kind : undefined);
           return measuredSums(
             params,
             lease,
             (year: number[] | undefined, by_year: boolean) =>
               rowsOf(lease, 'budget_categories', { year: year ?? null, type: params.type ?? null, stage, by_year }),
             [
-              { name: 'expenses', kind },
-              { name: 'resources', kind },
+              { name: 'expenses', kind: ofKind('expense') },
+              { name: 'resources', kind: ofKind('resource') },
             ],
             'id',
             (r) => ({

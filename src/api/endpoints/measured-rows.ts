@@ -56,6 +56,23 @@ export function sumsHeader(params: MeasureRequest & { year?: number[]; change?: 
 /** A figure of a query's row: a number, or null where the row has none. */
 const figureOf = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 
+/**
+ * A field of rows that sum a filter's years, and the whole a share of it is taken of; no kind
+ * where the row cannot have that figure (an expense category's resources), whose 0 is then no
+ * figure to measure and stays 0 whatever the measure and the year.
+ */
+export interface SummedField<Q> {
+  name: keyof Q & string;
+  kind: (row: Q) => ShareKind | undefined;
+}
+
+/** One year's (or all years') figure of a field, measured. */
+function measuredField<Q>(m: Measurer, field: SummedField<Q>, row: Q, year: number | 'all'): number | null {
+  const figure = figureOf(row[field.name]);
+  const kind = field.kind(row);
+  return kind === undefined ? figure : m.apply(figure, year, kind);
+}
+
 /** Keeps the rows of the years asked for, once the years before them have served for the changes. */
 const ofYears = <R extends { year: number }>(rows: R[], years: readonly number[] | undefined) =>
   years ? rows.filter((r) => years.includes(r.year)) : rows;
@@ -102,7 +119,7 @@ export async function measuredSums<Q extends { year: number | null; source_ids: 
   params: MeasureRequest & { year?: number[]; change?: 'previous_year' },
   lease: Lease,
   query: (years: number[] | undefined, byYear: boolean) => Promise<Q[]>,
-  fields: readonly { name: keyof Q & keyof R & string; kind: (row: Q) => ShareKind }[],
+  fields: readonly (SummedField<Q> & { name: keyof R })[],
   id: keyof Q & keyof R & string,
   shape: (row: Q) => R,
   of: ShareOf,
@@ -115,7 +132,7 @@ export async function measuredSums<Q extends { year: number | null; source_ids: 
   if (year !== undefined) {
     const rows = (await query(years, true)).map((r) => {
       const out = shape(r) as Record<string, unknown>;
-      for (const f of fields) out[f.name] = m.apply(figureOf(r[f.name]), Number(r.year), f.kind(r));
+      for (const f of fields) out[f.name] = measuredField(m, f, r, Number(r.year));
       // shape made this object: the year is set on it, not spread into a copy of it.
       out.year = Number(r.year);
       return out as R & { year: number };
@@ -132,7 +149,7 @@ export async function measuredSums<Q extends { year: number | null; source_ids: 
   if (measureSpec(measure).ofSums) {
     return (await query(params.year, false)).map((r) => {
       const out = shape(r) as Record<string, unknown>;
-      for (const f of fields) out[f.name] = m.apply(figureOf(r[f.name]), 'all', f.kind(r));
+      for (const f of fields) out[f.name] = measuredField(m, f, r, 'all');
       return rounded(out as R, names as (keyof R & string)[], m);
     });
   }
@@ -142,7 +159,9 @@ export async function measuredSums<Q extends { year: number | null; source_ids: 
     if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])), sources: new Set(), derived: false }));
     // An organization without lines has one row without a year: nothing to add.
     if (r.year === null) continue;
-    for (const f of fields) entry.parts.get(f.name)!.push(m.apply(figureOf(r[f.name]), Number(r.year), f.kind(r)));
+    // A year adding nothing to a figure (an organization's resources in a year of expense lines
+    // only) needs no GDP, population or CPI: it adds 0 to the sum, not null.
+    for (const f of fields) entry.parts.get(f.name)!.push(r[f.name] === 0 ? 0 : measuredField(m, f, r, Number(r.year)));
     // What the sum over the years sums: every year's sources and derived lines.
     for (const source of r.source_ids ?? []) entry.sources.add(source);
     entry.derived ||= r.derived === true;
