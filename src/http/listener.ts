@@ -4,7 +4,7 @@
  * keep-alive connections close after 5 s, a header block is at most 16 KB, and a request body is
  * never read. What Node's parser refuses gets a problem+json answer like every other error.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -36,6 +36,18 @@ const LIMITS: Limits = {
 /** `log` takes the request log's line of the requests answered here, before the app (access-log.ts writes the others'). */
 export function createHttpServer(app: Express, limits: Partial<Limits> = {}, log: Logger = logger): Server {
   const { headersTimeoutMs, keepAliveTimeoutMs, requestTimeoutMs, maxHeaderBytes } = { ...LIMITS, ...limits };
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+      const id = requestIdFor(req.headers['x-request-id'] as string | undefined);
+      const error = problem.invalidRequest('an HTTP/1.1 request must name its Host');
+      answerRaw(log, req.socket, error, { id, method: req.method, path: pathOf(req.url ?? '') });
+      return;
+    }
+    // Only GET and HEAD are served and no body is ever read: rather than reading and discarding
+    // one after the answer (what Node does to keep the connection), the connection is closed.
+    if (hasBody(req)) res.shouldKeepAlive = false;
+    app(req, res);
+  };
   const server = createServer(
     {
       headersTimeout: headersTimeoutMs,
@@ -51,19 +63,11 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}, log
       // below, with the service's problem document.
       requireHostHeader: false,
     },
-    (req, res) => {
-      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
-        const id = requestIdFor(req.headers['x-request-id'] as string | undefined);
-        const error = problem.invalidRequest('an HTTP/1.1 request must name its Host');
-        answerRaw(log, req.socket, error, { id, method: req.method, path: pathOf(req.url ?? '') });
-        return;
-      }
-      // Only GET and HEAD are served and no body is ever read: rather than reading and discarding
-      // one after the answer (what Node does to keep the connection), the connection is closed.
-      if (hasBody(req)) res.shouldKeepAlive = false;
-      app(req, res);
-    },
+    serve,
   );
+  // An Expect other than 100-continue: Node would answer a bare 417 of its own. RFC 9110 lets a
+  // server ignore an expectation it does not know, and a GET needs none: it is served as any other.
+  server.on('checkExpectation', serve);
   server.on('clientError', (error: ParseError, socket: Socket) => answerClientError(log, error, socket));
   // A CONNECT never reaches the app (Node hands its socket over, and without this closes it unanswered).
   server.on('connect', (req: IncomingMessage, socket: Socket) =>
