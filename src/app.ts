@@ -72,6 +72,9 @@ export function createApp({
   exportFiles,
 }: AppOptions): Express {
   const app = express();
+  // Paths are case-sensitive, as URLs are (RFC 3986): /BUDGET/API/TOTALS/ is no resource, rather
+  // than a second URL, with its own cache entries, for every spelling of each one.
+  app.set('case sensitive routing', true);
   app.disable('x-powered-by');
   app.set('etag', false);
   if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);

@@ -70,7 +70,7 @@ describe('OPTIONS (CORS preflight)', () => {
 });
 
 describe('unknown paths', () => {
-  it.each(['/nothing', '/budget/api/nope/', '/budget/api/totals/extra', '/budget/api/%C3%A9'])('%s is a 404 problem', async (path) => {
+  it.each(['/nothing', '/budget/api/nope/', '/budget/api/totals/extra', '/budget/api/%C3%A9', '/BUDGET/API/TOTALS/', '/Budget/api/meta', '/HEALTHZ'])('%s is a 404 problem (paths are case-sensitive)', async (path) => {
     const res = await request(t.app).get(path);
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('application/problem+json');

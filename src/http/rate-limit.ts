@@ -41,11 +41,8 @@ const CLIENTS_REMEMBERED = 10_000;
  * express-rate-limit's draft-8 ones are (test/rate-limit.test.ts compares both, up to the 429).
  */
 export function rateLimiter({ perMinute, counts, unlimited }: RateLimitOptions): RequestHandler {
-  const exempt = new Set(unlimited.map((path) => path.toLowerCase()));
-  // Routing ignores case, so /HEALTHZ is the health check too; only paths as short as an exempt
-  // one are lowered, so that data requests pay nothing for it.
-  const longestExempt = Math.max(0, ...unlimited.map((path) => path.length));
-  const isExempt = (path: string) => path.length <= longestExempt && exempt.has(path.toLowerCase());
+  const exempt = new Set(unlimited);
+  const isExempt = (path: string) => exempt.has(path);
   const store: Store = counts ?? new CountsInMemory();
   // What express-rate-limit gives a store before its first count; the stores read windowMs alone.
   void Promise.resolve(store.init?.({ windowMs: WINDOW_MS } as Options)).catch((error: Error) =>
