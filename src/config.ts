@@ -22,6 +22,18 @@ const positiveInt = (what: string) =>
     .regex(/^0*[1-9]\d{0,11}$/, { error: what })
     .transform(Number);
 
+/** Node runs a timer set past 2^31 - 1 ms (about 24.8 days) after 1 ms, with a warning. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/**
+ * A time the server sets a timer for, in `unitMs` units: from `least` to what Node's timers hold,
+ * so that a value meant as "very long" is not run as 1 ms.
+ */
+const timerLength = (least: 0 | 1, unitMs: number, what: string) => {
+  const most = Math.floor(LONGEST_TIMER_MS / unitMs);
+  const error = `must be an integer from ${least} to ${most} (${what}; about 24.8 days at most, as Node's timers)`;
+  return (least === 1 ? positiveInt : nonNegativeInt)(error).pipe(z.number().max(most, { error }));
+};
+
 /** Express's names for address ranges (proxy-addr), accepted in TRUST_PROXY's list. */
 const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -85,21 +97,21 @@ const EnvSchema = z.object({
   EXPORT_CACHE_MB: nonNegativeInt('must be an integer >= 0 (megabytes of export files; 0 turns them off)').default(2048),
   /** Only a memory bound: overload is decided by QUEUE_WAIT_MS (docs/api.md#limits-and-load-shedding). */
   MAX_CONCURRENT_QUERIES: positiveInt('must be an integer >= 1 (queries running or waiting at once)').default(1000),
-  QUERY_TIMEOUT_MS: positiveInt('must be an integer >= 1 (milliseconds)').default(5000),
+  QUERY_TIMEOUT_MS: timerLength(1, 1, 'milliseconds').default(5000),
   /** Full exports (docs/api.md#limits-and-load-shedding): per client per minute, with the rate limit on. */
   EXPORT_RATE_LIMIT: nonNegativeInt('must be an integer >= 0 (full exports per minute per client; 0: not limited)').default(0),
   EXPORTS_PER_CLIENT: nonNegativeInt('must be an integer >= 0 (full exports one client may run at once; 0: not limited)').default(0),
   /** Fewer than the pool's connections (4), so that exports never take them all. */
   EXPORTS_AT_ONCE: positiveInt('must be an integer >= 1 (full exports the server runs at once)').default(2),
-  EXPORT_STALL_MS: positiveInt('must be an integer >= 1 (milliseconds a download may make no progress)').default(30_000),
-  EXPORT_MAX_SECONDS: positiveInt('must be an integer >= 1 (seconds a full export may run)').default(600),
-  QUEUE_WAIT_MS: positiveInt('must be an integer >= 1 (milliseconds a query may wait for a connection)').default(1000),
+  EXPORT_STALL_MS: timerLength(1, 1, 'milliseconds a download may make no progress').default(30_000),
+  EXPORT_MAX_SECONDS: timerLength(1, 1000, 'seconds a full export may run').default(600),
+  QUEUE_WAIT_MS: timerLength(1, 1, 'milliseconds a query may wait for a connection').default(1000),
   RATE_LIMIT_REDIS_URL: url(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional(),
   API_KEYS_FILE: z.string().trim().min(1).optional(),
   DATA_URL: url(/^(s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/\S*)?|https?:\/\/\S+)$/, 'an s3://bucket/prefix/ or http(s):// URL').optional(),
   /** The most a DATA_URL drop's files may weigh together (src/data/remote.ts). */
   DATA_MAX_MB: positiveInt('must be an integer >= 1 (megabytes)').default(4096),
-  DATA_POLL_SECONDS: nonNegativeInt('must be an integer >= 0 (seconds; 0 looks for a new drop only on SIGHUP)').default(60),
+  DATA_POLL_SECONDS: timerLength(0, 1000, 'seconds; 0 looks for a new drop only on SIGHUP').default(60),
   /** Where every drop served is kept as a release (docs/api.md#releases); relative to the working directory. */
   RELEASES_DIR: z.string().trim().min(1).default('releases'),
   RELEASES_KEEP: positiveInt('must be an integer >= 1 (releases kept, the current one included)').default(20),

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig, type Config } from '../src/config.js';
 import { small } from './fixtures/small.js';
 import { writeDrop } from './helpers/drop.js';
 import { listening, start } from './helpers/server.js';
@@ -49,6 +50,22 @@ describe('startup', () => {
     const { code, stderr } = await server.exit;
     expect(code).toBe(0);
     expect(stderr).toMatch(/"level":40[^\n]*TRUST_PROXY=true believes every X-Forwarded-For: any client can choose its address/);
+  });
+  it("stops with one clear line on a QUEUE_WAIT_MS past Node's timers, which would run it as 1 ms", async () => {
+    const { code, stderr } = await start({ QUEUE_WAIT_MS: '2147483648' }).exit;
+    expect(code).not.toBe(0);
+    expect(stderr.trim().split('\n')).toEqual([
+      'budget-api: invalid configuration: QUEUE_WAIT_MS="2147483648" must be an integer from 1 to 2147483647 (milliseconds a query may wait for a connection; about 24.8 days at most, as Node\'s timers)',
+    ]);
+  });
+  it.each([
+    ['QUERY_TIMEOUT_MS', '2147483648', '2147483647'],
+    ['EXPORT_STALL_MS', '2147483648', '2147483647'],
+    ['EXPORT_MAX_SECONDS', '2147484', '2147483'],
+    ['DATA_POLL_SECONDS', '2147484', '2147483'],
+  ])("refuses %s=%s, a time past Node's timers, and takes %s", (name, over, most) => {
+    expect(() => parseConfig({ [name]: over })).toThrow(new RegExp(`^invalid configuration: ${name}="${over}" must be an integer from [01] to ${most} `));
+    expect(parseConfig({ [name]: most })[name as keyof Config]).toBe(Number(most));
   });
   it('stops when DATA_DIR does not exist', async () => {
     const { code, stderr } = await start({ DATA_DIR: '/nonexistent/drop' }).exit;

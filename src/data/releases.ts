@@ -45,6 +45,8 @@ export const PUBLISHED_FILE = 'published.json';
 /** Older releases kept open at once; each holds at most OLD_MEMORY_LIMIT of DuckDB buffers. */
 const OPEN_RELEASES = 2;
 const OLD_MEMORY_LIMIT = '256MB';
+/** What Node's setTimeout holds; each of the two limits summed below is at most this (config.ts). */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** Database files opened by this process, for their names. */
 let databases = 0;
 
@@ -232,7 +234,7 @@ export class Releases {
       // that even on a busy machine (a bound of QUEUE_WAIT_MS alone refused some there).
       const { queueWaitMs, timeoutMs } = this.store.limits;
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(STILL_OPENING), queueWaitMs + timeoutMs)));
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(STILL_OPENING), Math.min(queueWaitMs + timeoutMs, LONGEST_TIMER_MS))));
       try {
         served = await Promise.race([opening, late]);
       } catch (error) {
