@@ -311,6 +311,32 @@ describe('Accept-Datetime (Memento, RFC 7089)', () => {
     expect((await r.agent.get(DEFICIT).set('Accept-Datetime', new Date().toUTCString())).body).toEqual(now.body);
   });
 
+  it('answers from the release served then, or 404 when that one is no longer kept, never from another (RELEASES_KEEP=2)', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-memento-pruned'), undefined, { RELEASES_KEEP: '2' });
+    const second = () => new Promise((resolve) => setTimeout(resolve, 1100));
+    await second();
+    await r.flip(dropB);
+    // Instants taken a second into a release's time and a second before its end: whole seconds
+    // (Accept-Datetime's unit) apart from the releases before and after.
+    await second();
+    const bServed = new Date().toUTCString();
+    await second();
+    await r.flip(dropA);
+    await second();
+    const aServedAgain = new Date().toUTCString();
+    await second();
+    await r.flip(dropC);
+    // Kept: C, and A, served after B: the releases served last are kept, not the first served last.
+    expect((await r.agent.get('/budget/api/releases/')).body.map((x: { version: string }) => x.version)).toEqual(['C 2024/1', 'A']);
+    const then = await r.agent.get(DEFICIT).set('Accept-Datetime', aServedAgain);
+    expect(then.headers['content-location']).toBe('/budget/api/releases/A/deficit/?year=2024');
+    expect(then.body).toEqual([expect.objectContaining({ value: 1 })]);
+    // B, served then, is gone: not A's nor C's figures in its place.
+    const gone = await r.agent.get(DEFICIT).set('Accept-Datetime', bServed);
+    expect(gone.status).toBe(404);
+    expect(gone.body.code).toBe('unknown_release');
+  });
+
   it('before the first release kept is a 404 unknown_release; a date it cannot read a 400', async () => {
     const r = await serve(dropA, path.join(root, 'releases-9'));
     const before = await r.agent.get(DEFICIT).set('Accept-Datetime', 'Sat, 01 Jan 2000 00:00:00 GMT');

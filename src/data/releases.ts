@@ -159,15 +159,19 @@ export class Releases {
   }
 
   /**
-   * The release served at `instant` (Memento, RFC 7089): the last one that started being served
-   * at or before it, to the second (Accept-Datetime has no finer unit); undefined before the first.
+   * The release served at `instant` (Memento, RFC 7089), to the second (Accept-Datetime has no
+   * finer unit): of the times a kept release was served, the one holding that second, the latest
+   * started if two do. Undefined before the first, and when the release served then is no longer
+   * kept: another's figures are never given in its place.
    */
   at(instant: Date): Release | undefined {
+    const t = instant.getTime();
     let best: { release: Release; from: number } | undefined;
     for (const release of this.kept.values()) {
-      for (const { from } of release.served) {
+      for (const { from, until } of release.served) {
         const start = Math.floor(Date.parse(from) / 1000) * 1000;
-        if (start <= instant.getTime() && (!best || start > best.from)) best = { release, from: start };
+        const end = until === null ? Infinity : Math.ceil(Date.parse(until) / 1000) * 1000;
+        if (start <= t && t < end && (!best || start > best.from)) best = { release, from: start };
       }
     }
     return best?.release;
@@ -346,9 +350,16 @@ export class Releases {
     }
   }
 
-  /** Removes the oldest releases beyond RELEASES_KEEP; never the one being served. */
+  /**
+   * Removes the releases beyond RELEASES_KEEP served longest ago; never the one being served. A
+   * release served again (a flip back) counts from its last time, so that the releases kept are
+   * those a recent citation or Accept-Datetime names.
+   */
   private async prune(current: string): Promise<void> {
-    const excess = this.list().filter((release) => release.version !== current).slice(this.keepCount - 1);
+    const excess = [...this.kept.values()]
+      .filter((release) => release.version !== current)
+      .sort((a, b) => lastServed(b)!.localeCompare(lastServed(a)!))
+      .slice(this.keepCount - 1);
     for (const release of excess) {
       this.kept.delete(release.version);
       const opening = this.opened.get(release.version);
