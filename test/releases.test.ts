@@ -337,6 +337,26 @@ describe('Accept-Datetime (Memento, RFC 7089)', () => {
     expect(gone.body.code).toBe('unknown_release');
   });
 
+  it('reads the three forms of HTTP-date RFC 9110 has recipients read, the obsolete two included', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-date-forms'));
+    const now = new Date(Date.now() + 1000);
+    const [weekday, day, month, year, time] = now.toUTCString().replace(',', '').split(' ') as [string, string, string, string, string];
+    const long = new Intl.DateTimeFormat('en-US', { weekday: 'long', timeZone: 'UTC' }).format(now);
+    const forms = [
+      now.toUTCString(),
+      `${long}, ${day}-${month}-${year.slice(2)} ${time} GMT`, // RFC 850
+      `${weekday} ${month} ${String(Number(day)).padStart(2, ' ')} ${time} ${year}`, // asctime
+    ];
+    for (const form of forms) {
+      const res = await r.agent.get(DEFICIT).set('Accept-Datetime', form);
+      expect(res.status, form).toBe(200);
+      expect(res.headers['content-location'], form).toBe('/budget/api/releases/A/deficit/?year=2024');
+    }
+    for (const bad of ['Tuesday, 31-Feb-26 00:00:00 GMT', 'Sun Feb 31 00:00:00 2026', 'Tuesday, 30-Nov-26 00:00:00 GMT']) {
+      expect((await r.agent.get(DEFICIT).set('Accept-Datetime', bad)).status, bad).toBe(400);
+    }
+  });
+
   it('before the first release kept is a 404 unknown_release; a date it cannot read a 400', async () => {
     const r = await serve(dropA, path.join(root, 'releases-9'));
     const before = await r.agent.get(DEFICIT).set('Accept-Datetime', 'Sat, 01 Jan 2000 00:00:00 GMT');

@@ -47,22 +47,58 @@ export function unknownRelease(what: string): HttpError {
 }
 
 /**
- * Accept-Datetime is an HTTP-date (RFC 7089 section 2.1.1); anything Date.parse reads is taken,
- * a header it cannot read is a 400.
+ * Accept-Datetime is an HTTP-date (RFC 7089 section 2.1.1), in any of the three forms RFC 9110
+ * (section 5.6.7) has recipients read: IMF-fixdate, and the obsolete RFC 850 and asctime forms.
+ * A header that is none of them, or names no real day (31 February, a weekday that is not that
+ * date's), is a 400: Date.parse would take "0" for the year 2000 and roll 31 Feb over to 3 March.
  */
 export function acceptDatetime(header: string): Date {
-  // RFC 7089 asks for an HTTP-date; Date.parse would take "0" for the year 2000 and roll
-  // 31 Feb over to 3 March, so the date must be one and read back as it was written.
-  const written = header.trim();
-  const date = new Date(HTTP_DATE.test(written) ? Date.parse(written) : Number.NaN);
-  if (Number.isNaN(date.getTime()) || date.toUTCString() !== written) {
-    throw problem.invalidRequest('Accept-Datetime must be an HTTP date, such as "Tue, 02 Jan 2024 10:00:00 GMT"');
-  }
+  const date = httpDate(header.trim());
+  if (!date) throw problem.invalidRequest('Accept-Datetime must be an HTTP date, such as "Tue, 02 Jan 2024 10:00:00 GMT"');
   return date;
 }
 
-/** An HTTP-date as RFC 9110 has senders write it (IMF-fixdate). */
-const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const LONG_WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const TIME = String.raw`(\d{2}):(\d{2}):(\d{2})`;
+/** `Sun, 06 Nov 1994 08:49:37 GMT`: weekday, day, month, year, time. */
+const IMF_FIXDATE = new RegExp(String.raw`^(${WEEKDAYS.join('|')}), (\d{2}) (${MONTHS.join('|')}) (\d{4}) ${TIME} GMT$`);
+/** `Sunday, 06-Nov-94 08:49:37 GMT`. */
+const RFC_850 = new RegExp(String.raw`^(${LONG_WEEKDAYS.join('|')}), (\d{2})-(${MONTHS.join('|')})-(\d{2}) ${TIME} GMT$`);
+/** `Sun Nov  6 08:49:37 1994`: weekday, month, day (space-padded), time, year. */
+const ASCTIME = new RegExp(String.raw`^(${WEEKDAYS.join('|')}) (${MONTHS.join('|')}) ([ \d]\d) ${TIME} (\d{4})$`);
+
+function httpDate(text: string): Date | undefined {
+  let m: RegExpExecArray | null;
+  let weekday: number, day: string, month: string, year: number, time: string[];
+  if ((m = IMF_FIXDATE.exec(text))) {
+    [weekday, day, month, year, time] = [WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!, Number(m[4]), m.slice(5, 8)];
+  } else if ((m = RFC_850.exec(text))) {
+    [weekday, day, month, year, time] = [LONG_WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!, fullYear(Number(m[4])), m.slice(5, 8)];
+  } else if ((m = ASCTIME.exec(text))) {
+    [weekday, month, day, time, year] = [WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!.trim(), m.slice(4, 7), Number(m[7])];
+  } else return undefined;
+  const [hours, minutes, seconds] = time.map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, MONTHS.indexOf(month), Number(day), hours, minutes, seconds));
+  // Date.UTC rolls an impossible day or time over into the next; a date read back differently named none.
+  const real =
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === MONTHS.indexOf(month) &&
+    date.getUTCDate() === Number(day) &&
+    date.getUTCHours() === hours &&
+    date.getUTCMinutes() === minutes &&
+    date.getUTCSeconds() === seconds &&
+    date.getUTCDay() === weekday;
+  return real ? date : undefined;
+}
+
+/** An RFC 850 two-digit year: the latest year with those digits no more than 50 years ahead (RFC 9110). */
+function fullYear(twoDigits: number): number {
+  const now = new Date().getUTCFullYear();
+  const year = Math.floor(now / 100) * 100 + twoDigits;
+  return year > now + 50 ? year - 100 : year;
+}
 
 /** When a release began being served, as Memento-Datetime gives it (an HTTP-date). */
 export const mementoDatetime = (release: Release): string => new Date(firstServed(release)).toUTCString();
