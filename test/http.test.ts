@@ -70,13 +70,16 @@ describe('OPTIONS (CORS preflight)', () => {
 });
 
 describe('unknown paths', () => {
-  it.each(['/nothing', '/budget/api/nope/', '/budget/api/totals/extra', '/budget/api/%C3%A9', '/BUDGET/API/TOTALS/', '/Budget/api/meta', '/HEALTHZ'])('%s is a 404 problem (paths are case-sensitive)', async (path) => {
-    const res = await request(t.app).get(path);
-    expect(res.status).toBe(404);
-    expect(res.headers['content-type']).toBe('application/problem+json');
-    expect(res.body).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' });
-    expectCommonHeaders(res);
-  });
+  it.each(['/nothing', '/budget/api/nope/', '/budget/api/totals/extra', '/budget/api/%C3%A9', '/BUDGET/API/TOTALS/', '/Budget/api/meta', '/HEALTHZ'])(
+    '%s is a 404 problem (paths are case-sensitive)',
+    async (path) => {
+      const res = await request(t.app).get(path);
+      expect(res.status).toBe(404);
+      expect(res.headers['content-type']).toBe('application/problem+json');
+      expect(res.body).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' });
+      expectCommonHeaders(res);
+    },
+  );
 });
 
 describe('ETag and If-None-Match', () => {

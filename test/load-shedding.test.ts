@@ -303,10 +303,14 @@ describe('the configuration', () => {
     expect(new Store(3).limits).toEqual({ maxConcurrent: 1000, timeoutMs: 5000, queueWaitMs: 1000 });
   });
   it.each([
-    ['QUERY_TIMEOUT_MS', '0', 'must be an integer from 1 to 2147483647 (milliseconds; about 24.8 days at most, as Node\'s timers)'],
-    ['QUERY_TIMEOUT_MS', '5s', 'must be an integer from 1 to 2147483647 (milliseconds; about 24.8 days at most, as Node\'s timers)'],
+    ['QUERY_TIMEOUT_MS', '0', "must be an integer from 1 to 2147483647 (milliseconds; about 24.8 days at most, as Node's timers)"],
+    ['QUERY_TIMEOUT_MS', '5s', "must be an integer from 1 to 2147483647 (milliseconds; about 24.8 days at most, as Node's timers)"],
     ['MAX_CONCURRENT_QUERIES', '-1', 'must be an integer >= 1 (queries running or waiting at once)'],
-    ['QUEUE_WAIT_MS', '0', 'must be an integer from 1 to 2147483647 (milliseconds a query may wait for a connection; about 24.8 days at most, as Node\'s timers)'],
+    [
+      'QUEUE_WAIT_MS',
+      '0',
+      "must be an integer from 1 to 2147483647 (milliseconds a query may wait for a connection; about 24.8 days at most, as Node's timers)",
+    ],
   ])('refuses %s=%s in one line', (name, value, message) => {
     expect(() => parseConfig({ [name]: value })).toThrow(`invalid configuration: ${name}="${value}" ${message}`);
   });

@@ -64,7 +64,9 @@ describe('startup', () => {
     ['EXPORT_MAX_SECONDS', '2147484', '2147483'],
     ['DATA_POLL_SECONDS', '2147484', '2147483'],
   ])("refuses %s=%s, a time past Node's timers, and takes %s", (name, over, most) => {
-    expect(() => parseConfig({ [name]: over })).toThrow(new RegExp(`^invalid configuration: ${name}="${over}" must be an integer from [01] to ${most} `));
+    expect(() => parseConfig({ [name]: over })).toThrow(
+      new RegExp(`^invalid configuration: ${name}="${over}" must be an integer from [01] to ${most} `),
+    );
     expect(parseConfig({ [name]: most })[name as keyof Config]).toBe(Number(most));
   });
   it('stops when DATA_DIR does not exist', async () => {

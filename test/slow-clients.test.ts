@@ -202,7 +202,12 @@ describe('a request Node cannot parse', () => {
 describe('a request with an expectation the server does not know', () => {
   it('is answered as without it, with the common headers and its request id (Node alone answers a bare 417)', async () => {
     const response = parseResponse(
-      (await exchange(port, 'GET /budget/api/totals/?year=2020 HTTP/1.1\r\nHost: localhost\r\nExpect: nonsense\r\nX-Request-Id: expect-1\r\nConnection: close\r\n\r\n')).text,
+      (
+        await exchange(
+          port,
+          'GET /budget/api/totals/?year=2020 HTTP/1.1\r\nHost: localhost\r\nExpect: nonsense\r\nX-Request-Id: expect-1\r\nConnection: close\r\n\r\n',
+        )
+      ).text,
     );
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
