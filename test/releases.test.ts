@@ -432,6 +432,18 @@ describe('a restart over a drop that fails validation', () => {
     expect(meta.last_reload.reason).toBe(meta.last_reload.problems[0]);
   });
 
+  it('serves the release served last: after a flip back from B to A, A', async () => {
+    const dir = path.join(root, 'releases-flipped-back');
+    const first = await serve(dropA, dir);
+    await first.flip(dropB);
+    await first.flip(dropA);
+    first.stop();
+    running.splice(0);
+    const broken = await writeDrop(small, { version: 'broken', manifest: (m) => void (m.files['gdp.parquet']!.sha256 = '0'.repeat(64)) });
+    const r = await serve(broken, dir);
+    expect(r.store.served!.manifest.version).toBe('A');
+  });
+
   it('as a process stopped as soon as it listens: keeps the release of the drop it loaded', async () => {
     const releasesDir = path.join(root, 'releases-13');
     const stopped = start({ DATA_DIR: dropA, RELEASES_DIR: releasesDir });

@@ -146,11 +146,21 @@ export class Releases {
   }
 
   /**
-   * The newest release kept, to serve when the drop at DATA_DIR or DATA_URL cannot be: a restart
-   * never falls back to nothing (docs/deploying.md#releases); loadDrop(release.dir) loads it.
+   * The release served last, to serve when the drop at DATA_DIR or DATA_URL cannot be: a restart
+   * never falls back to nothing (docs/deploying.md#releases); loadDrop(release.dir) loads it. After
+   * a flip back (B, then A again) that is A, which an operator chose over B, not B, first served last.
    */
-  newest(): Release | undefined {
-    return this.list()[0];
+  servedLast(): Release | undefined {
+    return this.byLastServed()[0];
+  }
+
+  /** The releases kept, the one served last first: the one still served (its time open) before any other. */
+  private byLastServed(): Release[] {
+    const until = (release: Release) => {
+      const last = lastServed(release);
+      return last === null ? Infinity : Date.parse(last);
+    };
+    return [...this.kept.values()].sort((a, b) => until(b) - until(a) || 0);
   }
 
   /** Where releases are listed, for messages. */
@@ -356,9 +366,8 @@ export class Releases {
    * those a recent citation or Accept-Datetime names.
    */
   private async prune(current: string): Promise<void> {
-    const excess = [...this.kept.values()]
+    const excess = this.byLastServed()
       .filter((release) => release.version !== current)
-      .sort((a, b) => lastServed(b)!.localeCompare(lastServed(a)!))
       .slice(this.keepCount - 1);
     for (const release of excess) {
       this.kept.delete(release.version);

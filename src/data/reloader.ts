@@ -216,7 +216,7 @@ export async function serveAtStartup(store: Store, locate: () => Promise<string>
     drop = await loadDrop(dir, { allProblems: true });
     admitRelease(store, drop);
   } catch (error) {
-    const fallback = store.releases?.newest();
+    const fallback = store.releases?.servedLast();
     if (!fallback) throw error;
     // A failed download (remote.ts DownloadError) says what failed in its own terms.
     const failure = (error as { failure?: ReloadFailure }).failure ?? failureOf(error);
@@ -226,7 +226,7 @@ export async function serveAtStartup(store: Store, locate: () => Promise<string>
     } catch {
       throw error;
     }
-    logger.error({ reason: (error as Error).message, serving: fallback.version }, 'the drop cannot be served; serving the newest kept release instead');
+    logger.error({ reason: (error as Error).message, serving: fallback.version }, 'the drop cannot be served; serving the release served last instead');
   }
   store.swap(drop);
   // Copying a large drop's files, and comparing them with the release before, takes a while: the
