@@ -43,6 +43,20 @@ describe('GET /budget/api/totals/', () => {
       { year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 },
     ]);
   });
+  it('gives a balance that is the difference of the totals as shown, for amounts recorded past the thousandth', async () => {
+    // 0.0005 shows as 0.001, 0.3 as 0.3: the balance a reader checks is 0.001 - 0.3 = -0.299 (not -0.2995 rounded, -0.3).
+    const fine = await appFor({
+      ...small,
+      expenses: { sql: `SELECT 1 AS id, 2024 AS year, 0.3::DOUBLE AS amount, 11 AS category_id, 1 AS organization_id, false AS complementary` },
+      resources: { sql: `SELECT 1 AS id, 2024 AS year, 0.0005::DOUBLE AS amount, 31 AS category_id, NULL::BIGINT AS organization_id, false AS complementary` },
+    });
+    try {
+      const [row] = figuresOnly('/budget/api/totals/', (await request(fine.app).get('/budget/api/totals/')).body);
+      expect(row).toEqual({ year: 2024, total_expenses: 0.3, total_resources: 0.001, balance: -0.299 });
+    } finally {
+      fine.close();
+    }
+  });
   it('keeps one year with year=2024, and answers an empty list for a year without data', async () => {
     expect(await get('/budget/api/totals/?year=2024')).toEqual([{ year: 2024, total_expenses: 300.3, total_resources: 800, balance: 499.7 }]);
     expect(await get('/budget/api/totals/?year=1999')).toEqual([]);
