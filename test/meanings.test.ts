@@ -325,12 +325,17 @@ describe('GET /budget/api/fields/', () => {
     }
     expect(entry(fields, 'deficit', 'published_percent')!.definition.en).toMatch(/as the row's source printed it, on the GDP the source used/);
   });
-  it("gives a change the unit of the figure it changes: the drop's unit for an amount, percentage points for a percentage", async () => {
+  it("gives a change the unit of the figure it changes, the drop's unit: outstanding-debt's is the stock's change, not the ratio's", async () => {
     const fields: Entry[] = await get('/budget/api/fields/');
-    for (const endpoint of ['totals', 'budget-categories', 'organization/stats', 'debt', 'deficit'])
+    for (const endpoint of ['totals', 'budget-categories', 'organization/stats', 'debt', 'deficit', 'outstanding-debt'])
       expect(entry(fields, endpoint, 'change')!.unit, endpoint).toBe(entry(fields, 'totals', 'total_expenses')!.unit);
-    expect(entry(fields, 'outstanding-debt', 'change')!.unit).toBe('percentage points');
+    expect(entry(fields, 'outstanding-debt', 'change')!.definition.en).toMatch(/^With change=previous_year: outstanding_debt minus/);
     expect(entry(fields, 'outstanding-debt', 'change_pct')!.unit).toBe('%');
+    // What the answer holds: 2025's stock minus 2024's, at one stage (700 - 600), as the definition says.
+    const [row] = await get('/budget/api/outstanding-debt/?year=2025&stage=initial&change=previous_year');
+    const [before] = await get('/budget/api/outstanding-debt/?year=2024&stage=initial');
+    expect(row.change).toBe(row.outstanding_debt - before.outstanding_debt);
+    expect(row.change).toBe(100);
   });
   it("takes the drop's own definitions where drop.json gives them, ENDPOINT.FIELD before FIELD, and the drop's unit", async () => {
     const own = await appFor(

@@ -15,10 +15,9 @@ export interface FieldText {
   label: Text;
   definition: Text;
   /**
-   * `amount`: in the drop's unit (units.name); `percent`: a percentage; `points`: a difference of
-   * percentages, in percentage points; null: no unit.
+   * `amount`: in the drop's unit (units.name); `percent`: a percentage; null: no unit.
    */
-  unit: 'amount' | 'percent' | 'points' | null;
+  unit: 'amount' | 'percent' | null;
 }
 
 const t = (label: [string, string], definition: [string, string], unit: FieldText['unit'] = null): FieldText => ({
@@ -84,17 +83,17 @@ export const FIELD_TEXTS: Readonly<Record<string, FieldText>> = {
       'With change=previous_year: the figure minus the same figure of the calendar year before at the same stage (an object keyed by figure on rows of several figures); null when that year has none, has it at another stage, or has 0.',
       "Avec change=previous_year : le chiffre moins le même chiffre de l'année civile précédente au même stade (un objet par chiffre sur les lignes de plusieurs chiffres) ; null quand cette année n'en a pas, l'a à un autre stade, ou a 0.",
     ],
-    // In the figure's unit: an amount everywhere but outstanding-debt/ (below).
+    // In the figure's unit: every figure a change is taken of is an amount.
     'amount',
   ),
-  // outstanding-debt's value is a percentage of GDP: its change is a difference of percentages.
+  // outstanding-debt's row has a stock and its ratio to GDP: the change is the stock's, as docs/api.md says.
   'outstanding-debt.change': t(
-    ['Change (points)', 'Variation (points)'],
+    ['Change', 'Variation'],
     [
-      'With change=previous_year: value (% of GDP) minus the same of the calendar year before at the same stage, in percentage points; null when that year has none, has it at another stage, or has 0.',
-      "Avec change=previous_year : value (% du PIB) moins celle de l'année civile précédente au même stade, en points de pourcentage ; null quand cette année n'en a pas, l'a à un autre stade, ou a 0.",
+      "With change=previous_year: outstanding_debt minus the same of the calendar year before at the same stage, in the drop's unit (not the change of value, the ratio to GDP); null when that year has none, has it at another stage, or has 0.",
+      "Avec change=previous_year : outstanding_debt moins celui de l'année civile précédente au même stade, dans l'unité du jeu de données (non la variation de value, le ratio au PIB) ; null quand cette année n'en a pas, l'a à un autre stade, ou a 0.",
     ],
-    'points',
+    'amount',
   ),
   change_pct: t(
     ['Change (%)', 'Variation (%)'],

@@ -62,14 +62,7 @@ export function fieldsAnswer(endpoints: readonly Endpoint[], manifest: Pick<Mani
   return fieldsOf(endpoints).map(({ endpoint, field, type, nullable }) => {
     const text = fieldText(endpoint, field);
     if (!text) throw new Error(`no text for ${endpoint}.${field}: add it to src/api/field-texts.ts`);
-    const unit =
-      text.unit === 'amount'
-        ? (manifest.units?.name ?? 'unstated')
-        : text.unit === 'percent'
-          ? '%'
-          : text.unit === 'points'
-            ? 'percentage points'
-            : null;
+    const unit = text.unit === 'amount' ? (manifest.units?.name ?? 'unstated') : text.unit === 'percent' ? '%' : null;
     const definition = own[`${endpoint}.${field}`] ?? own[field] ?? text.definition;
     return { endpoint, field, type, nullable, unit, label: text.label, definition };
   });
