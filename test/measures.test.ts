@@ -348,6 +348,9 @@ describe('GET /budget/api/organization/stats/', () => {
     // Organization 2: expenses 10 in 2021 (no CPI), 50.05 in 2023, 300 in 2024; resources 800 in 2024 only.
     const res = await get('/budget/api/organization/stats/?measure=real&organization_id=2');
     expect(res.body).toEqual([{ organization_id: 2, total_expenses: null, total_resources: 800 }]);
+    // A single year without CPI keeps both null, the 0 of resources included: no year had the value.
+    const alone = await get('/budget/api/organization/stats/?measure=real&organization_id=2&year=2021');
+    expect(alone.body).toEqual([{ organization_id: 2, total_expenses: null, total_resources: null }]);
   });
   it('compares a single year with the year before', async () => {
     const res = await get('/budget/api/organization/stats/?year=2024&change=previous_year&organization_id=2');

@@ -220,14 +220,20 @@ export function rounded<R extends object>(row: R, fields: readonly (keyof R & st
 /**
  * A row's figures measured year by year and added up, for rows that sum several years
  * (budget-categories and organization/stats over a range): null as soon as one year lacks its value.
+ * `undefined`: a year adding nothing to the figure (0) that lacks the value, which the sum does
+ * not need; when every year is one, no year had the value, and the figure is null as a single
+ * year's would be. No year at all (an organization without lines) sums to 0.
  */
-export function sumMeasured(parts: readonly (number | null)[]): number | null {
+export function sumMeasured(parts: readonly (number | null | undefined)[]): number | null {
   let sum = 0;
+  let measured = parts.length === 0;
   for (const part of parts) {
     if (part === null) return null;
+    if (part === undefined) continue;
     sum += part;
+    measured = true;
   }
-  return sum;
+  return measured ? sum : null;
 }
 
 /**

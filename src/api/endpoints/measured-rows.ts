@@ -153,15 +153,18 @@ export async function measuredSums<Q extends { year: number | null; source_ids: 
       return rounded(out as R, names as (keyof R & string)[], m);
     });
   }
-  const sums = new Map<unknown, { row: Q; parts: Map<string, (number | null)[]>; sources: Set<number>; derived: boolean }>();
+  const sums = new Map<unknown, { row: Q; parts: Map<string, (number | null | undefined)[]>; sources: Set<number>; derived: boolean }>();
   for (const r of await query(params.year, true)) {
     let entry = sums.get(r[id]);
     if (!entry) sums.set(r[id], (entry = { row: r, parts: new Map(names.map((n) => [n, []])), sources: new Set(), derived: false }));
     // An organization without lines has one row without a year: nothing to add.
     if (r.year === null) continue;
     // A year adding nothing to a figure (an organization's resources in a year of expense lines
-    // only) needs no GDP, population or CPI: it adds 0 to the sum, not null.
-    for (const f of fields) entry.parts.get(f.name)!.push(r[f.name] === 0 ? 0 : measuredField(m, f, r, Number(r.year)));
+    // only) needs no GDP, population or CPI: without it, it is left out of the sum (sumMeasured).
+    for (const f of fields) {
+      const measured = measuredField(m, f, r, Number(r.year));
+      entry.parts.get(f.name)!.push(measured === null && r[f.name] === 0 ? undefined : measured);
+    }
     // What the sum over the years sums: every year's sources and derived lines.
     for (const source of r.source_ids ?? []) entry.sources.add(source);
     entry.derived ||= r.derived === true;
