@@ -227,11 +227,12 @@ describe('several stages in one call', () => {
       [2024, 'outturn'],
       [2025, 'initial'],
     ]);
+    // Debt: by year then stage, as every series, and by origin within a year's stage.
     const debt = await get('/budget/api/debt/?stage=initial,outturn&parent=null');
     expect(debt.map((r: { year: number; stage: string; debt_origin: { id: number } }) => [r.year, r.stage, r.debt_origin.id])).toEqual([
       [2024, 'initial', 1],
-      [2024, 'outturn', 1],
       [2024, 'initial', 2],
+      [2024, 'outturn', 1],
       [2024, 'outturn', 2],
       [2025, 'initial', 1],
     ]);

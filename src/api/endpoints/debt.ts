@@ -36,7 +36,6 @@ export const debt = define({
       figures: ['value'],
       shape: (r: RowOf<'debt'>) => ({ year: r.year, debt_origin: { id: r.id, parent: r.parent, name: r.name }, value: r.value, ...provenance(r) }),
       options: (stage) => ({ key: (r) => r.debt_origin.id, share: { kind: 'debt', of: { debt: stage } } }),
-      then: (a, b) => (a.debt_origin.id < b.debt_origin.id ? -1 : a.debt_origin.id > b.debt_origin.id ? 1 : 0),
     }),
   ],
 });
@@ -69,7 +68,7 @@ export const outstandingDebt = define({
           );
           return last ? rows.slice(-1) : rows;
         };
-        return perStage(seriesStagesOf(stages), answer, byYear());
+        return perStage(seriesStagesOf(stages), answer, byYear);
       },
     },
   ],

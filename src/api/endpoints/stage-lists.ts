@@ -1,8 +1,8 @@
 /**
  * Several stages in one call (docs/api.md#what-every-figure-means): the roll-ups and the series
  * answer each stage asked for as they answer one, and the rows are put together ordered by their
- * key (year, id) and then by stage (initial, amended, outturn). Each row says its stage, and a
- * change is worked out within its stage.
+ * key (year, id) and then by stage (initial, amended, outturn); debt's rows of one year and stage
+ * stay in origin order. Each row says its stage, and a change is worked out within its stage.
  */
 import type { z } from 'zod';
 import type { Lease } from '../../data/lease.js';
@@ -35,16 +35,13 @@ export async function perStage<R, S extends Stage | null = Stage>(
 /** The stages a series request asks for: the list, or [null] for each year's most final stage. */
 export const seriesStagesOf = (stages: readonly Stage[] | undefined): (Stage | null)[] => (stages ? [...stages] : [null]);
 
-/** Orders by year (and then by `then`, e.g. the debt origin). */
-export const byYear =
-  <R extends { year: number }>(then: (a: R, b: R) => number = () => 0) =>
-  (a: R, b: R): number =>
-    a.year - b.year || then(a, b);
+/** Orders by year; rows of one year keep their stage's order (perStage's sort is stable). */
+export const byYear = <R extends { year: number }>(a: R, b: R): number => a.year - b.year;
 
 /**
  * The list of a yearly series (totals, debt, deficit): each stage of `stages` answered as one
  * (perStage), its rows those `query` reads for the years asked (and the year before each, for a
- * change), shaped and measured on `figures` (measuredSeries); ordered by year, then by `then`.
+ * change), shaped and measured on `figures` (measuredSeries); ordered by year, then by stage.
  */
 export function seriesList<P extends SeriesRequest, S extends Stage | null, Q extends { year: number }, R extends { year: number }>(spec: {
   item: z.ZodObject;
@@ -54,7 +51,6 @@ export function seriesList<P extends SeriesRequest, S extends Stage | null, Q ex
   shape(row: Q, stage: S): R;
   /** How a row is told from the others of its year, and what a share is of (measuredSeries). */
   options?(stage: S): { key?: (row: NoInfer<R>) => unknown; share?: { kind: ShareKind; of: ShareOf } };
-  then?(a: R, b: R): number;
 }): Variant<P> {
   return {
     name: 'list',
@@ -72,7 +68,7 @@ export function seriesList<P extends SeriesRequest, S extends Stage | null, Q ex
             (row) => spec.shape(row, stage),
             spec.options?.(stage),
           ),
-        byYear<R>(spec.then),
+        byYear<R>,
       ),
   };
 }
