@@ -18,6 +18,7 @@ export interface CopyExport {
 }
 
 export async function copyExport(query: Omit<ExportQuery, 'lease'>, writer: CopyWriter): Promise<CopyExport | undefined> {
+  if (query.columns.length < (writer.columnsAtLeast ?? 1)) return undefined;
   const columns = query.columns.map((column) => {
     const byId = query.named?.[column.name];
     return { name: column.name, type: column.type, named: byId && { by: byId.by, names: writtenNames(byId.names, writer) } };

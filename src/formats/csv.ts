@@ -28,6 +28,8 @@ function csvOptions(columns: readonly Column[]) {
     header: true,
     columns: columns.map((c) => c.name),
     record_delimiter: 'windows',
+    // A record of one empty field would be a blank line, which readers skip (oneColumnField).
+    quoted_empty: columns.length === 1,
     // RFC 4180 quotes any field holding a line break; csv-stringify on its own quotes only a field
     // holding the whole record delimiter (CRLF), and would leave a lone LF or CR bare.
     quoted_match: /[\r\n]/,
@@ -104,6 +106,18 @@ function fieldWriter(column: Column, named: ExportQuery['named']): (vector: Duck
 }
 
 /**
+ * The field of a one-column CSV: empty, it is written `""`, as csv-stringify's quoted_empty writes
+ * it, since a record of one empty field is a blank line, which csv readers and pandas skip: a
+ * row would be lost (`fields=source_id` where some lines have none).
+ */
+function oneColumnField(writer: ReturnType<typeof fieldWriter>): ReturnType<typeof fieldWriter> {
+  return (vector, rows) => {
+    const field = writer(vector, rows);
+    return (i) => field(i) || '""';
+  };
+}
+
+/**
  * A full export, written from DuckDB's chunks column by column: the same bytes as csvEncoder
  * writes from rows, with no object per row (chunk-columns.ts). The header goes out with the first
  * rows, so a query that fails before them still gets an error answer; after them, text goes out
@@ -114,6 +128,7 @@ const SEND_CHARS = 256 * 1024;
 async function* csvFromQuery({ lease, sql, params, columns, named, rowsAtMost }: ExportQuery): AsyncGenerator<Buffer> {
   const { select, from } = sourceOf(columns, named);
   const writers = columns.map((column) => fieldWriter(column, named));
+  if (writers.length === 1) writers[0] = oneColumnField(writers[0]!);
   let text = stringify([], csvOptions(columns));
   let sent = false;
   for await (const chunk of lease.chunks(await selectColumns(sql, select), params, rowsAtMost)) {
@@ -156,6 +171,8 @@ export const csv: DownloadFormat<'csv'> = {
   // every number written as String() writes it (sql/derive/js_number.sql, csv_text.sql).
   copy: {
     options: "FORMAT csv, HEADER, QUOTE '', NEW_LINE '\\r\\n'",
+    // COPY would write a one-column CSV's empty field as a blank line (oneColumnField): JS writes those.
+    columnsAtLeast: 2,
     value: (type, ref) => COPY_VALUES[type as Column['type']]?.(ref),
     name: csvField,
   },

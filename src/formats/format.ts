@@ -94,6 +94,8 @@ export interface CopyWriter {
    * lines sooner than COPY, which writes all of it first.
    */
   writesAbove?: number;
+  /** COPY writes only exports of at least this many columns; fewer are made in JS. */
+  columnsAtLeast?: number;
   /**
    * When COPY's file is not yet the format's: has DuckDB write it (`copyTo`, a file of its own)
    * and writes the format's bytes into `part` (parquet-copy.ts).
