@@ -48,7 +48,9 @@ describe('GET /budget/api/totals/', () => {
     const fine = await appFor({
       ...small,
       expenses: { sql: `SELECT 1 AS id, 2024 AS year, 0.3::DOUBLE AS amount, 11 AS category_id, 1 AS organization_id, false AS complementary` },
-      resources: { sql: `SELECT 1 AS id, 2024 AS year, 0.0005::DOUBLE AS amount, 31 AS category_id, NULL::BIGINT AS organization_id, false AS complementary` },
+      resources: {
+        sql: `SELECT 1 AS id, 2024 AS year, 0.0005::DOUBLE AS amount, 31 AS category_id, NULL::BIGINT AS organization_id, false AS complementary`,
+      },
     });
     try {
       const [row] = figuresOnly('/budget/api/totals/', (await request(fine.app).get('/budget/api/totals/')).body);
