@@ -62,6 +62,20 @@ describe('GET /budget/api/totals/', () => {
       ]);
     });
 
+    it('is refused for change and change_pct without change=previous_year, which alone gives them', async () => {
+      const res = await request(t.app).get('/budget/api/totals/?fields=year,change');
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        {
+          parameter: 'fields',
+          message:
+            'has change, a field only with change=previous_year; the fields are year, total_expenses, total_resources, balance, stage, source_ids, derived',
+        },
+      ]);
+      const withChange = await request(t.app).get('/budget/api/totals/?fields=year,change&change=previous_year').expect(200);
+      expect(withChange.body[0]).toEqual({ year: 2023, change: expect.anything() });
+    });
+
     it('is refused when empty or not a list of names', async () => {
       expect((await request(t.app).get('/budget/api/totals/?fields=').expect(400)).body.errors[0].parameter).toBe('fields');
       expect((await request(t.app).get('/budget/api/totals/?fields=year,,balance').expect(400)).body.errors[0].parameter).toBe('fields');

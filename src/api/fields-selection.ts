@@ -31,17 +31,30 @@ export function fieldNames(item: z.ZodType): string[] {
   return item instanceof z.ZodObject ? Object.keys(item.shape) : [];
 }
 
-/** Refuses names that are not fields of the rows being answered, naming them and listing the fields. */
+/** Fields a row has only when a parameter asks for them, with the parameter as the message names it. */
+const ASKED_FOR: Readonly<Record<string, { parameter: string; asked: string }>> = {
+  change: { parameter: 'change', asked: 'change=previous_year' },
+  change_pct: { parameter: 'change', asked: 'change=previous_year' },
+};
+
+/** The fields of the rows being answered: the item's, but those a parameter not given would add. */
+export function fieldsAnswered(item: z.ZodType, params: Readonly<Record<string, unknown>>): string[] {
+  return fieldNames(item).filter((name) => !(name in ASKED_FOR) || params[ASKED_FOR[name]!.parameter] !== undefined);
+}
+
+/**
+ * Refuses names that are not fields of the rows being answered, naming them and listing the
+ * fields; a field that another parameter would add (change) says which.
+ */
 export function checkFields(fields: readonly string[] | undefined, names: readonly string[]): void {
   if (!fields) return;
   const unknown = fields.filter((f) => !names.includes(f));
   if (unknown.length === 0) return;
-  throw problem.invalidParameters([
-    {
-      parameter: 'fields',
-      message: `has ${unknown.length > 1 ? 'unknown fields' : 'an unknown field'} ${unknown.slice(0, 5).join(', ')}; the fields are ${names.join(', ')}`,
-    },
-  ]);
+  const asked = unknown.every((f) => f in ASKED_FOR) ? ASKED_FOR[unknown[0]!]!.asked : undefined;
+  const which = asked
+    ? `${unknown.join(' and ')}, ${unknown.length > 1 ? 'fields' : 'a field'} only with ${asked}`
+    : `${unknown.length > 1 ? 'unknown fields' : 'an unknown field'} ${unknown.slice(0, 5).join(', ')}`;
+  throw problem.invalidParameters([{ parameter: 'fields', message: `has ${which}; the fields are ${names.join(', ')}` }]);
 }
 
 /** The rows of a JSON answer with only the chosen fields (and a tree node's children). */

@@ -12,7 +12,7 @@ import { downloadTable } from '../download-table.js';
 import type { FlatRow, Table } from '../../formats/table.js';
 import type { Page } from '../paging.js';
 import { param, parseQuery } from '../params.js';
-import { checkFields, fieldNames, fieldsParameter, selectColumns } from '../fields-selection.js';
+import { checkFields, fieldNames, fieldsAnswered, fieldsParameter, selectColumns } from '../fields-selection.js';
 import { checkDeprecations, type Deprecations } from '../versioning.js';
 
 type Shape = Record<string, z.ZodType>;
@@ -98,7 +98,8 @@ export interface Bound {
 
 export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
   // `fields` takes the endpoint's own field names; its example is all of them, so that the docs
-  // page's "Try it out", which fills in examples, still shows whole rows.
+  // page's "Try it out", which fills in examples (change=previous_year among them), still shows
+  // whole rows.
   const query = z.object({ ...spec.query, ...COMMON, fields: fieldsParameter(fieldNames(spec.variants[0].item).join(',') || 'id').optional() } as S &
     typeof COMMON);
   return {
@@ -114,7 +115,7 @@ export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
       const given: Record<string, unknown> = params;
       const variant = spec.variants.find((v) => v.when?.test(params)) ?? spec.variants[0];
       const { exportAll } = variant;
-      const names = fieldNames(variant.item);
+      const names = fieldsAnswered(variant.item, given);
       const fields = given.fields as string[] | undefined;
       checkFields(fields, names);
       return {
