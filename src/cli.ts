@@ -14,7 +14,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { diffMarkdown, diffReport } from './tools/diff-report.js';
 import { progressPrinter, problemReport, refusedReport, validSummary, writtenSummary } from './tools/report.js';
 import { BuildError, buildDrop, withoutProblems } from './tools/build.js';
-import { writeTemplate } from './tools/input.js';
+import { encodingProblem, writeTemplate } from './tools/input.js';
 import { dropWarnings, warningText } from './data/warnings.js';
 import { diffDrops, downloadDrop, dropSideOf, type DropSide } from './data/diff.js';
 import { DropError, loadDrop } from './data/drop.js';
@@ -99,6 +99,10 @@ Progress (rows and rows/s per table) goes to stderr. Then: ${NAME} diff OLD OUT_
       const createdAt = isoOption(values['created-at'], '--created-at') ?? new Date().toISOString();
       const locale = values.locale as string | undefined;
       if (locale !== undefined && locale !== 'fr' && locale !== 'en') throw new UsageError(`--locale takes fr (or en, the default), not "${locale}"`);
+      const encoding = values.encoding as string | undefined;
+      // A command line's mistake (exit 2), found before anything is read or written.
+      const wrongEncoding = encoding === undefined ? undefined : encodingProblem(encoding);
+      if (wrongEncoding) throw new UsageError(wrongEncoding);
       const version = (values.version as string | undefined) ?? `build-${createdAt}`;
       if (version.trim() === '') throw new UsageError('--version must name the drop: it must not be empty or only spaces');
       const [wrongTable] = withoutProblems((values.without as unknown as string[] | undefined) ?? []);
@@ -115,7 +119,7 @@ Progress (rows and rows/s per table) goes to stderr. Then: ${NAME} diff OLD OUT_
           from: values.from === undefined ? undefined : here(values.from as string),
           without: values.without as unknown as string[] | undefined,
           locale,
-          encoding: values.encoding as string | undefined,
+          encoding,
           strict: values.strict === true,
           onProgress: progressPrinter(),
         });

@@ -1,7 +1,7 @@
 /**
  * The data CLI (budget-data) as an analyst runs it: a real process on real files.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -183,5 +183,16 @@ describe('budget-data usage', () => {
       code: 2,
       stderr: expect.stringContaining('unknown command "upload"; the commands are build, template, validate, synth, publish, keys'),
     });
+  });
+
+  it('exits 2 on a build option value it does not know, naming the option and the value, and writes nothing', async () => {
+    const src = path.join(ROOT, 'data', 'sources');
+    expect(await cli('build', src, dir('bad-encoding'), '--encoding', 'klingon')).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringContaining('--encoding "klingon" is not a character set this tool knows'),
+    });
+    expect(await cli('build', src, dir('bad-locale'), '--locale', 'de')).toMatchObject({ code: 2, stderr: expect.stringContaining('--locale') });
+    expect(readdirSync(root).filter((name) => name.includes('bad-encoding') || name.includes('bad-locale'))).toEqual([]);
   });
 });

@@ -160,10 +160,15 @@ function utf16Of(head: Buffer): 'UTF-16LE' | 'UTF-16BE' | undefined {
  */
 function decoderFor(encoding: string | undefined): ((bytes: Buffer) => string) | undefined {
   if (encoding === undefined || /^utf-?8$/i.test(encoding)) return undefined;
-  if (!iconv.encodingExists(encoding)) {
-    throw new InputError(`--encoding "${encoding}" is not a character set this tool knows (e.g. utf-8, windows-1252, iso-8859-1, utf-16le)`);
-  }
+  const unknown = encodingProblem(encoding);
+  if (unknown) throw new InputError(unknown);
   return (bytes) => iconv.decode(bytes, encoding);
+}
+
+/** Why --encoding names no character set this tool reads; undefined when it names one. */
+export function encodingProblem(encoding: string): string | undefined {
+  if (iconv.encodingExists(encoding)) return undefined;
+  return `--encoding "${encoding}" is not a character set this tool knows (e.g. utf-8, windows-1252, iso-8859-1, utf-16le)`;
 }
 
 /** Records with the spreadsheet line each starts on; the header is line 1. */
