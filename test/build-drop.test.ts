@@ -151,6 +151,28 @@ describe('buildDrop', () => {
     expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('takes ids at both ends of the 64-bit integers, as the server takes them in a Parquet file', async () => {
+    const out = tempDir("build-out-o'quote-");
+    const lines = [
+      'id,year,amount,category_id,organization_id,complementary',
+      '-9223372036854775808,2022,47166,2,1,false',
+      '9223372036854775807,2022,-201.5,2,2,true',
+    ];
+    await buildDrop(sources({ expenses: lines.join('\n') }), out, OPTS);
+    const drop = await loadDrop(out);
+    try {
+      const connection = await drop.connect();
+      try {
+        const ids = (await connection.runAndReadAll('SELECT id::VARCHAR AS id FROM expenses ORDER BY id')).getRowObjectsJson();
+        expect(ids).toEqual([{ id: '-9223372036854775808' }, { id: '9223372036854775807' }]);
+      } finally {
+        connection.closeSync();
+      }
+    } finally {
+      drop.instance.closeSync();
+    }
+  });
+
   it.each([
     ['a missing file', { gdp: null }, /^gdp\.csv: not found \(every drop has gdp\)$/],
     [
@@ -178,6 +200,11 @@ describe('buildDrop', () => {
       'a year out of range',
       { deficit: 'year,value\n99999999999,1' },
       /^deficit\.csv, line 2, column year: "99999999999" is not a year from 1 to 9999$/,
+    ],
+    [
+      'an id past the 64-bit integers',
+      { expenses: 'id,year,amount,category_id,organization_id,complementary\n9223372036854775808,2022,1,2,1,false' },
+      /^expenses\.csv, line 2, column id: "9223372036854775808" is too large for an id \(ids are 64-bit integers, from -9223372036854775808 to 9223372036854775807\)$/,
     ],
     [
       'a flag that is not true or false',

@@ -425,7 +425,9 @@ async function rowProblems(connection: DuckDBConnection, input: TableInput, colu
     if (c.kind === 'integer') checks.push(`WHEN ${col} <> trunc(${col}) THEN ${say(c, `${value(c)} || ${quotedString(` is not ${expected(c)}`)}`)}`);
     if (c.name === 'year') checks.push(`WHEN ${col} NOT BETWEEN 1 AND 9999 THEN ${say(c, `${value(c)} || ' is not a year from 1 to 9999'`)}`);
     if (c.kind === 'integer' && c.name !== 'year') {
-      checks.push(`WHEN abs(${col}) >= 9223372036854775807 THEN ${say(c, `${value(c)} || ' is too large for an id (at most 19 digits)'`)}`);
+      checks.push(
+        `WHEN ${col} NOT BETWEEN -9223372036854775808 AND 9223372036854775807 THEN ${say(c, `${value(c)} || ' is too large for an id (ids are 64-bit integers, from -9223372036854775808 to 9223372036854775807)'`)}`,
+      );
     }
     if (c.kind === 'numeric') {
       checks.push(`WHEN ${col} <> round(${col}, 3) THEN ${say(c, `${value(c)} || ' has more than 3 decimals'`)}`);
