@@ -74,7 +74,8 @@ its own beside the link's target and the link is re-pointed at it (roll back: po
 
 CSV files: UTF-8 (a byte-order mark is fine), comma-separated, "-quoted, a header row with the
 table's columns in the order of docs/data-drops.md (the optional ones, such as stage, source_id and
-derived, may be left out), an empty field for a missing value; money with at most 3 decimals.
+derived, may be left out), an empty field for a missing value; money with at most 3 decimals,
+less than 10^32.
 
   --from PREV         carry over every drop.json field of the drop in PREV (description, source,
                       license, units, stages, known gaps, definitions, control totals) not given

@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { parse } from 'csv-parse/sync';
+import writeXlsxFile from 'write-excel-file/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDrop } from '../src/tools/build.js';
 import { loadDrop } from '../src/data/drop.js';
@@ -151,6 +153,53 @@ describe('buildDrop', () => {
     expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('writes a money column holding 10^15 or more as DECIMAL(38,3), from CSV and .xlsx, and the server serves the exact figures', async () => {
+    const gdp = ['year,gdp', '2020,1234567890123456.5', '2021,12345678901234567890123456789012.345'];
+    // The largest amount DECIMAL(18,3) holds: its column keeps the recommended type.
+    const deficit = ['year,value', '2021,999999999999999.999'];
+    // The same table as a sheet, the first figure a number cell (a workbook's numbers are doubles, exact here).
+    const sheets = Object.entries({ ...CSV, gdp: gdp.join('\n'), deficit: deficit.join('\n') }).map(([table, text]) => ({
+      sheet: table,
+      data: (parse(text) as string[][]).map((row) =>
+        row.map((value) => (value === '' ? null : value === '1234567890123456.5' ? { value: Number(value), type: Number } : { value })),
+      ),
+    }));
+    const workbook = path.join(tempDir('build-xlsx-'), 'budget.xlsx');
+    await writeXlsxFile(sheets as never).toFile(workbook);
+    for (const src of [sources({ gdp: gdp.join('\n'), deficit: deficit.join('\n') }), workbook]) {
+      const out = tempDir("build-out-o'quote-");
+      await buildDrop(src, out, OPTS);
+      const type = async (table: string, column: string) =>
+        (
+          await query('SELECT column_type FROM (DESCRIBE SELECT * FROM read_parquet($file)) WHERE column_name = $column', {
+            file: path.join(out, `${table}.parquet`),
+            column,
+          })
+        )[0]!.column_type;
+      expect(await type('gdp', 'gdp')).toBe('DECIMAL(38,3)');
+      // The other money columns keep the recommended type: their files are byte for byte as before.
+      expect(await type('deficit', 'value')).toBe('DECIMAL(18,3)');
+      expect(await type('expenses', 'amount')).toBe('DECIMAL(18,3)');
+      const drop = await loadDrop(out);
+      try {
+        const connection = await drop.connect();
+        try {
+          const rows = (await connection.runAndReadAll('SELECT year, gdp::VARCHAR AS gdp FROM gdp ORDER BY year')).getRowObjectsJson();
+          expect(rows, src).toEqual([
+            { year: 2020, gdp: '1234567890123456.500000' },
+            { year: 2021, gdp: '12345678901234567890123456789012.345000' },
+          ]);
+          const deficits = (await connection.runAndReadAll('SELECT value::VARCHAR AS value FROM deficit')).getRowObjectsJson();
+          expect(deficits).toEqual([{ value: '999999999999999.999000' }]);
+        } finally {
+          connection.closeSync();
+        }
+      } finally {
+        drop.instance.closeSync();
+      }
+    }
+  });
+
   it('takes ids at both ends of the 64-bit integers, as the server takes them in a Parquet file', async () => {
     const out = tempDir("build-out-o'quote-");
     const lines = [
@@ -205,6 +254,11 @@ describe('buildDrop', () => {
       'an id past the 64-bit integers',
       { expenses: 'id,year,amount,category_id,organization_id,complementary\n9223372036854775808,2022,1,2,1,false' },
       /^expenses\.csv, line 2, column id: "9223372036854775808" is too large for an id \(ids are 64-bit integers, from -9223372036854775808 to 9223372036854775807\)$/,
+    ],
+    [
+      'money of 10^32 or more, which the server refuses',
+      { gdp: 'year,gdp\n2020,-100000000000000000000000000000000\n2021,126082' },
+      /^gdp\.csv, line 2, column gdp: "-100000000000000000000000000000000" is too large \(money must be less than 10\^32 in absolute value\)$/,
     ],
     [
       'a flag that is not true or false',

@@ -294,18 +294,21 @@ const readAsText = (col: ColumnSpec) => isNumber(col) || col.kind === 'boolean';
 const textOf = (col: ColumnSpec) => quotedIdentifier(`${col.name}__text`);
 
 /**
- * Numbers are held wider than they are written, as DECIMAL(38,9): DuckDB's casts round silently
- * ("2021.5" cast to INTEGER is 2022), so a fraction in an id or year, or a 4th decimal in money,
- * is reported instead. Parsing text as a 128-bit DECIMAL is slow (about 30,000 rows/s here), so
- * the plain numbers that make up nearly every CSV (an integer of up to 18 digits; money with up
- * to 3 decimals) take a fast exact path through BIGINT or DECIMAL(18,3); anything else (more
- * digits or decimals, an exponent) the wide one. Unreadable text gives NULL, reported by rowProblems.
+ * Numbers are held wider than they are written: DuckDB's casts round silently ("2021.5" cast to
+ * INTEGER is 2022), so a fraction in an id or year, or a 4th decimal in money, is reported
+ * instead. Integers are held as DECIMAL(38,9); money as DECIMAL(38,6), the type the server stores
+ * it in, whose 32 digits before the point hold every amount the server accepts (less than 10^32).
+ * Parsing text as a 128-bit DECIMAL is slow (about 30,000 rows/s here), so the plain numbers that
+ * make up nearly every CSV (an integer of up to 18 digits; money with up to 3 decimals) take a
+ * fast exact path through BIGINT or DECIMAL(18,3); anything else (more digits or decimals, an
+ * exponent) the wide one. Unreadable text, or money too large to hold, gives NULL, reported by rowProblems.
  */
 function numberFrom(col: ColumnSpec): string {
   const text = `NULLIF(trim(${textOf(col)}), '')`;
-  const [plain, exact] = col.kind === 'integer' ? ['[+-]?\\d{1,18}', 'BIGINT'] : ['[+-]?\\d{1,15}(\\.\\d{0,3})?', 'DECIMAL(18,3)'];
-  return `CASE WHEN regexp_full_match(${text}, '${plain}') THEN CAST(CAST(${text} AS ${exact}) AS DECIMAL(38,9))
-               ELSE TRY_CAST(${text} AS DECIMAL(38,9)) END`;
+  const [plain, exact, held] =
+    col.kind === 'integer' ? ['[+-]?\\d{1,18}', 'BIGINT', 'DECIMAL(38,9)'] : ['[+-]?\\d{1,15}(\\.\\d{0,3})?', 'DECIMAL(18,3)', 'DECIMAL(38,6)'];
+  return `CASE WHEN regexp_full_match(${text}, '${plain}') THEN CAST(CAST(${text} AS ${exact}) AS ${held})
+               ELSE TRY_CAST(${text} AS ${held}) END`;
 }
 
 const flagFrom = (col: ColumnSpec) =>
@@ -357,8 +360,21 @@ async function convertTable(
   const problems = await rowProblems(connection, input, columns);
   if (problems.length) return problems;
   step('writing');
-  await connection.run(`COPY (SELECT ${typedColumns(columns)} FROM src ORDER BY rowid) TO $out (FORMAT parquet)`, { out });
+  const wide = await wideMoney(connection, columns);
+  await connection.run(`COPY (SELECT ${typedColumns(columns, wide)} FROM src ORDER BY rowid) TO $out (FORMAT parquet)`, { out });
   return [];
+}
+
+/** The money columns holding an amount of 10^15 or more, which DECIMAL(18,3) cannot hold. */
+async function wideMoney(connection: DuckDBConnection, columns: ColumnSpec[]): Promise<Set<string>> {
+  const money = columns.filter((c) => c.kind === 'numeric');
+  if (!money.length) return new Set();
+  const found = (
+    await connection.runAndReadAll(
+      `SELECT ${money.map((c) => `coalesce(max(abs(${quotedIdentifier(c.name)})) >= 1000000000000000, false)`).join(', ')} FROM src`,
+    )
+  ).getRows()[0]!;
+  return new Set(money.filter((_, i) => found[i] === true).map((c) => c.name));
 }
 
 /**
@@ -418,6 +434,13 @@ async function rowProblems(connection: DuckDBConnection, input: TableInput, colu
   const value = (col: ColumnSpec) => `'"' || ${textOf(col)} || '"'`;
   for (const c of columns) {
     const col = quotedIdentifier(c.name);
+    if (c.kind === 'numeric') {
+      // The server's own check (columns.ts), on the value held or, when too large to hold, the text.
+      const magnitude = `abs(coalesce(${col}::DOUBLE, TRY_CAST(trim(${textOf(c)}) AS DOUBLE)))`;
+      checks.push(
+        `WHEN isfinite(${magnitude}) AND ${magnitude} >= 1e32 THEN ${say(c, `${value(c)} || ' is too large (money must be less than 10^32 in absolute value)'`)}`,
+      );
+    }
     if (readAsText(c)) {
       checks.push(`WHEN ${col} IS NULL AND trim(${textOf(c)}) <> '' THEN ${say(c, `${value(c)} || ${quotedString(` is not ${expected(c)}`)}`)}`);
     }

@@ -48,14 +48,17 @@ type TableWriter = (
 const PROGRESS_EVERY_MS = 1000;
 
 /**
- * Column type inside the Parquet file, as docs/data-drops.md#types recommends. The service widens
- * money to DECIMAL(38,6) when loading.
+ * Column type inside the Parquet file, as docs/data-drops.md#types recommends: money as
+ * DECIMAL(18,3), or, in a column `wide` because it holds an amount of 10^15 or more, which
+ * DECIMAL(18,3) cannot, as DECIMAL(38,3), which holds every amount the server accepts. The service
+ * widens money to DECIMAL(38,6) when loading.
  */
-export const parquetType = (col: ColumnSpec): string => (col.kind === 'numeric' ? 'DECIMAL(18,3)' : col.sqlType);
+export const parquetType = (col: ColumnSpec, wide = false): string =>
+  col.kind !== 'numeric' ? col.sqlType : wide ? 'DECIMAL(38,3)' : 'DECIMAL(18,3)';
 
-/** The select list that gives a table these columns (in schema order), in their Parquet types. */
-export const typedColumns = (columns: readonly ColumnSpec[]): string =>
-  columns.map((c) => `CAST(${quotedIdentifier(c.name)} AS ${parquetType(c)}) AS ${quotedIdentifier(c.name)}`).join(', ');
+/** The select list that gives a table these columns (in schema order), in their Parquet types; `wide`: the money columns written wide. */
+export const typedColumns = (columns: readonly ColumnSpec[], wide: ReadonlySet<string> = new Set()): string =>
+  columns.map((c) => `CAST(${quotedIdentifier(c.name)} AS ${parquetType(c, wide.has(c.name))}) AS ${quotedIdentifier(c.name)}`).join(', ');
 
 /**
  * Writes every table with `writeTable`, then drop.json. Every Parquet file is written under a
