@@ -189,6 +189,58 @@ describe('loadDrop', () => {
     });
   });
 
+  describe('rejects a drop.json number out of its range', () => {
+    it.each([
+      [
+        'a negative row count',
+        (m: Manifest) => (m.files['gdp.parquet']!.rows = -1),
+        `files."gdp.parquet".rows must be a whole number >= 0 (the file's row count)`,
+      ],
+      [
+        'a fractional row count',
+        (m: Manifest) => (m.files['gdp.parquet']!.rows = 2.0000001),
+        `files."gdp.parquet".rows must be a whole number >= 0 (the file's row count)`,
+      ],
+      [
+        'a negative scale',
+        (m: Manifest) => (m.units = { name: 'MDT', currency: 'TND', scale: -1 }),
+        'units.scale must be a number > 0 (one unit of the amounts is this many units of the currency, such as 1000000)',
+      ],
+    ])('says %s in plain words, naming the field as drop.json has it', async (_, change, rule) => {
+      const err = await rejection(await dropOf(small, change));
+      expect(err.problems.map((p) => `${p.file}: ${p.rule}`)).toEqual([`drop.json: ${rule}`]);
+    });
+
+    it("words every other mistake of a field in plain words, never the schema library's", async () => {
+      const err = await rejection(
+        await dropOf(small, (m) =>
+          Object.assign(m, {
+            units: { name: 'MDT', currency: 'TND', scale: 0 },
+            stages: { draft: { label: { en: 'Draft', fr: '' }, basis: { en: 'b', fr: 'b' }, comparable_with: ['later'] } },
+            known_gaps: [{ table: 'budget', stage: null, years: [1800, 2000.5], reason: { en: 'r', fr: 'r' } }],
+            definitions: { 'Deficit Value': { en: 'd', fr: 'd' } },
+            control_totals: [{ year: 2100.5, stage: 'initial', total_expenses: 1, by: 'hand' }],
+            notes: [{ table: 'deficit', id: 1.5, text: '' }],
+            files: { ...m.files, 'gdp.parquet': { ...m.files['gdp.parquet']!, bytes: -3 } },
+          }),
+        ),
+      );
+      expect(err.problems.map((p) => p.rule)).toEqual([
+        'units.scale must be a number > 0 (one unit of the amounts is this many units of the currency, such as 1000000)',
+        'stages takes no field "draft"',
+        'known_gaps.0.table must be one of organizations, categories, expenses, resources, debt_origins, debt, gdp, outstanding_debt, deficit, sources, population, cpi',
+        'known_gaps.0.years.0 must be a year from 1900 to 2100',
+        'known_gaps.0.years.1 must be a year from 1900 to 2100',
+        'definitions."Deficit Value" is not a valid key (keys are FIELD or ENDPOINT.FIELD, such as deficit.value)',
+        `files."gdp.parquet".bytes must be a whole number >= 0 (the file's size in bytes)`,
+        'control_totals.0.year must be a year from 1900 to 2100',
+        'control_totals.0 takes no field "by"',
+        'notes.0.id must be a whole number, not 1.5',
+        'notes.0.text must not be empty',
+      ]);
+    });
+  });
+
   describe('rejects a drop whose version is empty or only spaces', () => {
     it('says it must name the drop: its releases and permalinks are known by it', async () => {
       for (const version of ['', '  ']) {

@@ -14,11 +14,22 @@ export async function sha256File(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * A whole number from `min` up. One check with one message, whatever is wrong (a fraction, a value
+ * below `min`, or both), that says what the field is: a person editing drop.json reads
+ * `must be a whole number >= 0 (the file's row count)`, not the schema library's terms.
+ */
+const wholeNumber = (min: number, meaning: string) =>
+  z.number().refine((n) => Number.isInteger(n) && n >= min, { error: `must be a whole number >= ${min} (${meaning})` });
+
+/** A year of control totals and known gaps. */
+const Year = z.number().refine((n) => Number.isInteger(n) && n >= 1900 && n <= 2100, { error: 'must be a year from 1900 to 2100' });
+
 /** What one unit of the drop's amounts is: `scale` units of `currency` (MDT: 1,000,000 TND). */
 export const UnitsSchema = z.object({
   name: z.string(),
   currency: z.string(),
-  scale: z.number().positive(),
+  scale: z.number().refine((n) => n > 0, { error: 'must be a number > 0 (one unit of the amounts is this many units of the currency, such as 1000000)' }),
 });
 
 /** A drop's files are plain names in its one directory (a README.md beside the tables too). */
@@ -53,7 +64,7 @@ export function isIsoDateTime(text: string): boolean {
  */
 export const ControlTotalSchema = z
   .object({
-    year: z.number().int().min(1900).max(2100),
+    year: Year,
     stage: z.enum(['initial', 'amended', 'outturn'], { error: 'must be one of initial, amended, outturn' }),
     total_expenses: z.number().optional(),
     total_resources: z.number().optional(),
@@ -98,7 +109,7 @@ export const KnownGapSchema = z
   .object({
     table: z.enum(TABLES.map((t) => t.name) as [string, ...string[]]),
     stage: z.string().nullable(),
-    years: z.array(z.int().min(1900).max(2100)),
+    years: z.array(Year),
     reason: TextSchema,
   })
   .superRefine((gap, ctx) => {
@@ -119,7 +130,7 @@ const STAGED_SERIES = new Set(['debt', 'outstanding_debt', 'deficit']);
  * against the service's field table when the drop loads.
  */
 export const DefinitionsSchema = z.record(
-  z.string().regex(/^([a-z][a-z/-]*\.)?[a-z][a-z_]*$/, { error: 'keys must be FIELD or ENDPOINT.FIELD' }),
+  z.string().regex(/^([a-z][a-z/-]*\.)?[a-z][a-z_]*$/, { error: 'keys are FIELD or ENDPOINT.FIELD, such as deficit.value' }),
   TextSchema,
 );
 
@@ -145,9 +156,9 @@ export const ManifestSchema = z.object({
       z.string({ error: 'must be an object mapping file names to {"sha256", "rows"}' }),
       z.object({
         sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex digits' }),
-        rows: z.number().int().min(0),
+        rows: wholeNumber(0, "the file's row count"),
         /** The file's size; a DATA_URL download stops at it (src/data/remote.ts). Optional: older drops lack it. */
-        bytes: z.number().int().min(0).optional(),
+        bytes: wholeNumber(0, "the file's size in bytes").optional(),
       }),
       { error: 'must be an object mapping file names to {"sha256", "rows"}' },
     )
@@ -167,13 +178,42 @@ export type Units = z.infer<typeof UnitsSchema>;
 export type ControlTotal = z.infer<typeof ControlTotalSchema>;
 export type Note = z.infer<typeof NoteSchema>;
 
-/** A missing or mistyped field said as a person editing drop.json would: `version is required (a string)`. */
+/** What the schema library calls a kind of value, as a person editing drop.json calls it. */
+const KINDS: Record<string, string> = { object: 'an object', record: 'an object', array: 'a list', int: 'a whole number' };
+
+/** A JSON value's kind, as a person editing drop.json calls it. */
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);
+
+/**
+ * Every mistake a field's own message does not cover, said as a person editing drop.json would:
+ * `version is required (a string)`, `notes.0.text must not be empty`, `control_totals.0 takes no field "by"`.
+ */
 const inPlainWords: z.core.$ZodErrorMap = (issue) => {
-  if (issue.code !== 'invalid_type') return undefined;
-  const expected = issue.expected === 'object' ? 'an object' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`;
-  if (issue.input === undefined) return `is required (${expected})`;
-  return `must be ${expected}, not ${issue.input === null ? 'null' : Array.isArray(issue.input) ? 'a list' : `a ${typeof issue.input}`}`;
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = KINDS[issue.expected] ?? `a ${issue.expected}`;
+      if (issue.input === undefined) return `is required (${expected})`;
+      // A number that is not whole is itself what is wrong with it: `must be a whole number, not 1.5`.
+      return `must be ${expected}, not ${issue.expected === 'int' && typeof issue.input === 'number' ? issue.input : kindOf(issue.input)}`;
+    }
+    case 'too_small':
+      return issue.origin === 'string' && issue.minimum === 1 ? 'must not be empty' : `must be ${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
+    case 'too_big':
+      return `must be ${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map(String).join(', ')}`;
+    case 'unrecognized_keys':
+      return `takes no field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}`;
+    case 'invalid_key':
+      return `is not a valid key${issue.issues[0] ? ` (${issue.issues[0].message})` : ''}`;
+    default:
+      return undefined;
+  }
 };
+
+/** A field's place in drop.json as its editor finds it: `files."gdp.parquet".rows`, `notes.0.text`. */
+const pathText = (path: PropertyKey[]): string =>
+  path.map((key) => (typeof key === 'string' && !/^[A-Za-z_]\w*$/.test(key) ? JSON.stringify(key) : String(key))).join('.');
 
 /**
  * drop.json's text read, by the one parser every reader of a drop.json shares (loading a drop,
@@ -192,7 +232,7 @@ export function readManifestText(
   }
   const parsed = ManifestSchema.safeParse(json, { error: inPlainWords });
   if (parsed.success) return { ok: true, manifest: parsed.data, json };
-  return { ok: false, issues: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })) };
+  return { ok: false, issues: parsed.error.issues.map((issue) => ({ path: pathText(issue.path), message: issue.message })) };
 }
 
 /**
