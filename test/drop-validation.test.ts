@@ -3,7 +3,7 @@
  * Every rejected drop starts from the valid `small` fixture and breaks exactly one rule; each test
  * checks that the error names the file, says what is wrong, and shows an offending row.
  */
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -324,6 +324,25 @@ describe('loadDrop', () => {
       expectProblem(err, 'expenses.parquet', 'sha256 must match drop.json');
       expect(err.message).toContain('ab'.repeat(32));
       expect(err.message).toContain(sha256(path.join(dir, 'expenses.parquet')));
+    });
+  });
+
+  describe('rejects a drop whose file does not have the size drop.json gives it in bytes', () => {
+    it('names the file and both sizes, for a file of no table and for a table, and accepts the true sizes', async () => {
+      const dir = await dropOf(small, (m, at) => {
+        writeFileSync(path.join(at, 'README.md'), 'What this drop holds.');
+        m.files['README.md'] = { sha256: sha256(path.join(at, 'README.md')), rows: 0, bytes: 1 };
+        m.files['gdp.parquet']!.bytes = 1;
+      });
+      const size = (name: string) => statSync(path.join(dir, name)).size;
+      const manifest = readManifest(dir);
+      expectProblem(await rejection(dir), 'README.md', `bytes must match drop.json (manifest 1, file ${size('README.md')})`);
+      manifest.files['README.md']!.bytes = size('README.md');
+      writeManifest(dir, manifest);
+      expectProblem(await rejection(dir), 'gdp.parquet', `bytes must match drop.json (manifest 1, file ${size('gdp.parquet')})`);
+      manifest.files['gdp.parquet']!.bytes = size('gdp.parquet');
+      writeManifest(dir, manifest);
+      expect((await load(dir)).manifest.files['gdp.parquet']).toMatchObject({ bytes: size('gdp.parquet') });
     });
   });
 

@@ -216,7 +216,7 @@ async function loadTable(
     return new Set();
   }
   const filePath = path.join(dir, file);
-  const unlike = await listedFileProblem(dir, file, expected.sha256);
+  const unlike = await listedFileProblem(dir, file, expected);
   if (unlike) return [unlike];
   const raw = quotedIdentifier(`raw_${table.name}`);
   try {
@@ -294,18 +294,24 @@ function asInFile(problem: Problem, shape: DropShape): Problem {
  */
 async function otherFileProblems(dir: string, manifest: Manifest): Promise<Problem[]> {
   const problems: Problem[] = [];
-  for (const [file, { sha256 }] of Object.entries(manifest.files)) {
+  for (const [file, listed] of Object.entries(manifest.files)) {
     if (TABLE_FILES.has(file)) continue;
-    const unlike = await listedFileProblem(dir, file, sha256);
+    const unlike = await listedFileProblem(dir, file, listed);
     if (unlike) problems.push(unlike);
   }
   return problems;
 }
 
-/** A file drop.json lists that is not in the directory, or not with the sha256 it lists. */
-async function listedFileProblem(dir: string, file: string, sha256: string): Promise<Problem | undefined> {
+/**
+ * A file drop.json lists that is not in the directory, or not with the size (`bytes`, when given)
+ * and sha256 it lists. Nothing here reads `bytes`, but a DATA_URL download of the same drop stops
+ * a file at it (remote.ts): a drop valid here must download there.
+ */
+async function listedFileProblem(dir: string, file: string, { sha256, bytes }: Manifest['files'][string]): Promise<Problem | undefined> {
   const filePath = path.join(dir, file);
-  if (!(await isFile(filePath))) return fileProblem(file, 'file listed in drop.json must exist');
+  const stats = await stat(filePath).catch(() => null);
+  if (!stats?.isFile()) return fileProblem(file, 'file listed in drop.json must exist');
+  if (bytes !== undefined && bytes !== stats.size) return fileProblem(file, `bytes must match drop.json (manifest ${bytes}, file ${stats.size})`);
   const actual = await sha256File(filePath);
   if (actual !== sha256.toLowerCase()) return fileProblem(file, `sha256 must match drop.json (manifest ${sha256}, file ${actual})`);
   return undefined;
