@@ -240,7 +240,7 @@ Validates the drop in DIR with the server's own checks, then uploads every file 
 to the bucket under the prefix, and drop.json last, so that servers reading DATA_URL never see a
 manifest before its files. Credentials, region and endpoint come from the standard AWS_*
 variables (AWS_ENDPOINT_URL for S3-compatible stores). Exit code 1 when the drop is invalid (with
-its problems) or an upload fails.`,
+every problem, as validate reports them) or an upload fails.`,
     async run([dir, s3Url]) {
       if (!/^s3:\/\/[^/]+/.test(s3Url!)) throw new UsageError(`publish uploads to an s3://bucket/prefix/ URL, not "${s3Url}"`);
       const started = performance.now();

@@ -92,6 +92,28 @@ describe('DATA_URL=s3://drops/budget/ on a real S3 protocol server', () => {
     expect(s3.written).toEqual([]);
   });
 
+  it('budget-data publish lists every problem of an invalid drop, as validate does, and uploads nothing', async () => {
+    const broken = await drop('two problems', 6, {
+      manifest: (m) => {
+        m.files['expenses.parquet']!.rows = 7;
+        m.files['gdp.parquet']!.sha256 = 'ab'.repeat(32);
+      },
+    });
+    const gdp = createHash('sha256')
+      .update(readFileSync(path.join(broken, 'gdp.parquet')))
+      .digest('hex');
+    const published = await cli(env, 'publish', broken, 's3://drops/budget/');
+    expect(published.code).toBe(1);
+    expect(published.stdout.split('\n')).toEqual([
+      `invalid: 2 problems in ${broken}`,
+      'expenses.parquet: row count must match drop.json (manifest 7, file 6)',
+      `gdp.parquet: sha256 must match drop.json (manifest ${'ab'.repeat(32)}, file ${gdp})`,
+      'nothing was uploaded',
+      '',
+    ]);
+    expect(s3.written).toEqual([]);
+  });
+
   it('budget-data publish uploads a valid drop with drop.json last', async () => {
     const dir = await drop('v1');
     const published = await cli(env, 'publish', dir, 's3://drops/budget/');

@@ -32,12 +32,13 @@ export interface Published {
 }
 
 /**
- * Validates the drop in `dir` (throws its DropError when invalid, or when its version is already
- * published with other content), then uploads it: first its kept copy under releases/, then the
- * drop the servers read, drop.json last.
+ * Validates the drop in `dir` (throws its DropError, with every problem, when invalid, or when
+ * its version is already published with other content), then uploads it: first its kept copy
+ * under releases/, then the drop the servers read, drop.json last.
  */
 export async function publishDrop(dir: string, s3Url: string, onFile: (name: string, bytes: number) => void = () => {}): Promise<Published> {
-  const drop = await loadDrop(dir);
+  // Every problem, as validate reports them: the analyst fixes them all before publishing again.
+  const drop = await loadDrop(dir, { allProblems: true });
   drop.instance.closeSync();
   const { manifest } = drop;
   const { bucket, prefix } = parseS3Url(s3Url);
