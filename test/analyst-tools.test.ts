@@ -131,6 +131,44 @@ describe('nothing half-done', () => {
     }
   }, 180_000);
 
+  it('removes its half-written drop when stopped by Ctrl-C or a kill, leaving the directory as it was, and exits 130 or 143', async () => {
+    const out = dir('interrupted');
+    expect(await cli('build', sources('interrupted-good'), out, '--version', 'v1')).toMatchObject({ code: 0 });
+    const before = snapshot(out);
+    // Enough lines that the build is still writing and checking when the signal arrives.
+    const lines = Array.from({ length: 400_000 }, (_, i) => `${i + 1},2026,1,2,1,false,initial,2,false`);
+    const big = sources('interrupted-big', { expenses: [CSV.expenses!.split('\n')[0], ...lines].join('\n') });
+    const tmp = dir('interrupted-tmp');
+    mkdirSync(tmp);
+    const staging = () => readdirSync(root).filter((name) => name.startsWith('.interrupted.new-'));
+
+    for (const [signal, exitCode] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'build', big, out, '--version', 'v2'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, TMPDIR: tmp },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      // Signalled once the new drop has its first file: the build is writing beside the directory.
+      const deadline = Date.now() + 60_000;
+      while (!staging().some((name) => readdirSync(path.join(root, name)).length > 0) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(staging(), signal).toHaveLength(1);
+      child.kill(signal);
+      expect(await exited, signal).toBe(exitCode);
+      expect(staging(), signal).toEqual([]);
+      expect(
+        readdirSync(tmp).filter((name) => name.startsWith('budget-')),
+        signal,
+      ).toEqual([]);
+      expect(snapshot(out), signal).toEqual(before);
+    }
+  }, 180_000);
+
   it('re-points a symbolic link at a new directory beside its target, keeping the old one for a roll back', async () => {
     const drops = dir('drops');
     mkdirSync(drops);

@@ -10,7 +10,8 @@
  * sniffed: every field is read as text and converted here, so that a value that is not what its
  * column expects is reported with its line, never as a database engine's message.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -57,9 +58,28 @@ const MAX_PROBLEMS = 20;
 /** The drop.json fields `--from` never carries: they name this build, or explain one release's change only. */
 const NOT_CARRIED = new Set(['version', 'created_at', 'files', 'notes']);
 
+/** What builds under way have written outside OUT_DIR (the staged drop, the input's converted copy). */
+const underWay = new Set<string>();
+/** Builds putting their drop in place: stopped between two of its renames, OUT_DIR would be left renamed aside. */
+let placing = 0;
+
+/**
+ * Removes, at once, what builds under way have written outside OUT_DIR, for a process about to
+ * exit on a signal (Ctrl-C, a kill): its finally blocks will not run. Returns false, removing
+ * nothing, while a drop is being put in place: that must finish, and OUT_DIR then holds it.
+ */
+export function abandonBuilds(): boolean {
+  if (placing) return false;
+  for (const dir of underWay) rmSync(dir, { recursive: true, force: true });
+  return true;
+}
+
 export async function buildDrop(src: string, outDir: string, opts: BuildOptions): Promise<Built> {
-  const scratch = await mkdtemp(path.join(tmpdir(), 'budget-build-'));
+  // Made synchronously, so that it is known before a signal can be handled (abandonBuilds).
+  const scratch = mkdtempSync(path.join(tmpdir(), 'budget-build-'));
+  underWay.add(scratch);
   const staged = await stagingDir(outDir);
+  underWay.add(staged);
   try {
     const problems: string[] = [];
     let inputs: Map<string, TableInput>;
@@ -99,13 +119,20 @@ export async function buildDrop(src: string, outDir: string, opts: BuildOptions)
     const warnings = await validate(staged, inputs, opts);
     const reused = await reusedVersion(outDir, manifest);
     if (reused) throw new BuildError(opts.version, [reused]);
-    const dir = await replaceDir(staged, outDir, new Set([MANIFEST_FILE, ...TABLES.map(fileName)]), manifest.version);
-    return { manifest, dir, warnings };
+    placing++;
+    try {
+      const dir = await replaceDir(staged, outDir, new Set([MANIFEST_FILE, ...TABLES.map(fileName)]), manifest.version);
+      return { manifest, dir, warnings };
+    } finally {
+      placing--;
+    }
   } catch (error) {
     await rm(staged, { recursive: true, force: true });
     throw error;
   } finally {
     await rm(scratch, { recursive: true, force: true });
+    underWay.delete(scratch);
+    underWay.delete(staged);
   }
 }
 

@@ -12,16 +12,20 @@
  *   the link's target, and the link is re-pointed at it in one rename; the old target is kept, so
  *   that rolling back is pointing the link back.
  */
-import { chmod, lstat, mkdir, mkdtemp, readdir, realpath, rename, rm, symlink } from 'node:fs/promises';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { lstat, mkdir, readdir, realpath, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 
-/** A new directory beside `out` (same file system, so that the final rename is atomic). */
+/**
+ * A new directory beside `out` (same file system, so that the final rename is atomic). Made
+ * synchronously, last: the caller has its name before a signal can be handled, to remove it then.
+ */
 export async function stagingDir(out: string): Promise<string> {
   const parent = await placeOf(out);
   await mkdir(parent, { recursive: true });
-  const dir = await mkdtemp(path.join(parent, `.${path.basename(out)}.new-`));
+  const dir = mkdtempSync(path.join(parent, `.${path.basename(out)}.new-`));
   // mkdtemp makes it private (0700); a drop is read by the server, which may run as another user.
-  await chmod(dir, 0o755);
+  chmodSync(dir, 0o755);
   return dir;
 }
 
