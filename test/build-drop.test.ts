@@ -200,6 +200,23 @@ describe('buildDrop', () => {
     }
   });
 
+  it("reads a spreadsheet's float noise past 15 significant digits as the figure it rounds to", async () => {
+    const out = tempDir("build-out-o'quote-");
+    await buildDrop(sources({ gdp: 'year,gdp\n2020,3702.2999999999997\n2021,0.30000000000000004' }), out, OPTS);
+    const drop = await loadDrop(out);
+    try {
+      const connection = await drop.connect();
+      try {
+        const rows = (await connection.runAndReadAll('SELECT gdp::VARCHAR AS gdp FROM gdp ORDER BY year')).getRowObjectsJson();
+        expect(rows).toEqual([{ gdp: '3702.300000' }, { gdp: '0.300000' }]);
+      } finally {
+        connection.closeSync();
+      }
+    } finally {
+      drop.instance.closeSync();
+    }
+  });
+
   it('takes ids at both ends of the 64-bit integers, as the server takes them in a Parquet file', async () => {
     const out = tempDir("build-out-o'quote-");
     const lines = [
@@ -240,6 +257,7 @@ describe('buildDrop', () => {
       /^categories\.csv, line 2, column name: is empty; expected a text$/,
     ],
     ['a fourth decimal', { gdp: 'year,gdp\n2021,1.2345' }, /^gdp\.csv, line 2, column gdp: "1\.2345" has more than 3 decimals$/],
+    ['a seventh decimal, past the six money is held to', { gdp: 'year,gdp\n2021,1.0000001' }, /^gdp\.csv, line 2, column gdp: "1\.0000001" has more than 3 decimals$/],
     [
       'a fraction in an integer column',
       { outstanding_debt: 'year,outstanding_debt\n2021.5,107800' },

@@ -480,7 +480,12 @@ async function rowProblems(connection: DuckDBConnection, input: TableInput, colu
       );
     }
     if (c.kind === 'numeric') {
-      checks.push(`WHEN ${col} <> round(${col}, 3) THEN ${say(c, `${value(c)} || ' has more than 3 decimals'`)}`);
+      // Money is held to 6 decimals, which would round a 7th away unseen: the value is read as a
+      // double too, and a decimal past the 3rd within its 15 significant digits is refused; past
+      // them it is a spreadsheet's float noise (1234.1 * 3 = 3702.2999999999997), read as 3702.3.
+      const d = `TRY_CAST(trim(${textOf(c)}) AS DOUBLE)`;
+      const finer = `abs(${d} - round(${d}, 3)) > greatest(abs(${d}), 1) * 1e-14`;
+      checks.push(`WHEN ${col} <> round(${col}, 3) OR ${finer} THEN ${say(c, `${value(c)} || ' has more than 3 decimals'`)}`);
     }
   }
   if (!checks.length) return [];
