@@ -257,7 +257,11 @@ describe('buildDrop', () => {
       /^categories\.csv, line 2, column name: is empty; expected a text$/,
     ],
     ['a fourth decimal', { gdp: 'year,gdp\n2021,1.2345' }, /^gdp\.csv, line 2, column gdp: "1\.2345" has more than 3 decimals$/],
-    ['a seventh decimal, past the six money is held to', { gdp: 'year,gdp\n2021,1.0000001' }, /^gdp\.csv, line 2, column gdp: "1\.0000001" has more than 3 decimals$/],
+    [
+      'a seventh decimal, past the six money is held to',
+      { gdp: 'year,gdp\n2021,1.0000001' },
+      /^gdp\.csv, line 2, column gdp: "1\.0000001" has more than 3 decimals$/,
+    ],
     [
       'a fraction in an integer column',
       { outstanding_debt: 'year,outstanding_debt\n2021.5,107800' },
