@@ -326,8 +326,8 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(await text(s.page, '#organization h2')).toBe('Ministère de la Santé: budget over the years');
       await s.page.locator('#organization details.table summary').click();
       expect(await rows(s.page, 'organization')).toEqual([
-        ['2023', '50.05 MDT', '0 MDT'],
-        ['2024', '300 MDT', '800 MDT'],
+        ['2023', '50.05 MDT', '0 MDT', 'Amended law'],
+        ['2024', '300 MDT', '800 MDT', 'Amended law'],
       ]);
       for (const pixels of await drawnCanvases(s.page)) expect(pixels).toBeGreaterThan(1000);
     });
@@ -649,6 +649,32 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       } finally {
         await phone.close();
       }
+    });
+
+    it('draws an organization’s budget on a time scale, a year without its lines as missing and a law’s later year as a forecast', async () => {
+      // The long-named organization has lines in 2020 and 2022 only; 2022 comes after the 2021 outturn.
+      await s.page.goto(`${s.base}/?view=organizations&year=2022&org=2&lang=en`);
+      await ready(s.page);
+      expect(
+        await s.page.$eval(
+          '#organization canvas',
+          (canvas) => (canvas as HTMLCanvasElement & { chart: { scales: { x: { type: string } } } }).chart.scales.x.type,
+        ),
+      ).toBe('linear');
+      expect((await series('organization')).find((d) => d.label === 'Expenses')!.points).toEqual({ 2020: 50, 2021: null, 2022: 300 });
+      await s.page.locator('#organization details.table summary').click();
+      expect(await rows(s.page, 'organization')).toEqual([
+        ['2020', '50 MDT', '0 MDT', 'Amended law'],
+        ['2021', 'no data', 'no data', ''],
+        ['2022', '300 MDT', '0 MDT', 'Amended law (forecast)'],
+      ]);
+      const bars = await s.page.$eval('#organization canvas', (canvas) => {
+        const chart = (canvas as HTMLCanvasElement & { chart: { getDatasetMeta(i: number): { data: { options: { backgroundColor: string } }[] } } })
+          .chart;
+        return chart.getDatasetMeta(0).data.map((bar) => bar.options.backgroundColor);
+      });
+      expect(bars[2]).toBe(`${bars[0]}66`);
+      expect(await s.page.locator('#organization .note', { hasText: 'Hollow points' }).count()).toBe(1);
     });
 
     it('draws no chart and makes no claim for organizations per inhabitant in a year without population', async () => {

@@ -87,7 +87,7 @@ function cell(ctx: ViewContext, unit: Unit, value: number | null | undefined): s
   return value == null ? t(ctx.lang, 'noFigure') : formatValue(ctx.fmt, unit, value);
 }
 
-function stageCell(ctx: ViewContext, row: SeriesRow | undefined): string {
+export function stageCell(ctx: ViewContext, row: SeriesRow | undefined): string {
   if (!row?.stage) return '';
   return isForecast(ctx.meta, row.year, row.stage) ? `${stageName(ctx, row.stage)} (${t(ctx.lang, 'col.forecast')})` : stageName(ctx, row.stage);
 }
@@ -100,7 +100,7 @@ function sourceCell(ctx: ViewContext, id: number | null | undefined): string | N
 }
 
 /** The notes every series figure may need: forecasts, stages drawn apart and what each covers, known gaps. */
-function seriesNotes(ctx: ViewContext, tables: string[], rows: SeriesRow[], years: number[], stage: string | undefined): (string | Node)[] {
+export function seriesNotes(ctx: ViewContext, tables: string[], rows: SeriesRow[], years: number[], stage: string | undefined): (string | Node)[] {
   const { lang, meta } = ctx;
   const notes: (string | Node)[] = [];
   const latest = latestOutturn(meta);

@@ -6,9 +6,10 @@
 import { ApiError, get, getAll, type Answer } from './api.js';
 import { choice, gapNotes, provenanceColumns, unitOf, type Provenanced, type ViewContext } from './common.js';
 import { h } from './dom.js';
-import { COLOURS, figure, formatValue, type FigureSpec, type Unit } from './figure.js';
+import { COLOURS, figure, formatValue, type Dataset, type FigureSpec, type Unit } from './figure.js';
 import { t } from './i18n.js';
-import { deficit, financing, ratios } from './overview.js';
+import { deficit, financing, ratios, seriesNotes, stageCell } from './overview.js';
+import { isForecast, yearRange } from './series.js';
 import type { State } from './state.js';
 
 export type { ViewContext } from './common.js';
@@ -329,25 +330,45 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
     const unit: Unit = { percent: false, label: ctx.meta.units?.name ?? '' };
     const v = (value: number | null | undefined) => formatValue(ctx.fmt, unit, value);
     const budget = org?.budget ?? [];
+    // Every year from the first to the last on the axis, a year without the organization's lines
+    // as a gap: an evenly spaced list of the years it has would hide the years between.
+    const years = yearRange(budget.map((b) => b.year));
+    const byYear = new Map(budget.map((b) => [b.year, b]));
+    // The rows carry no stage: theirs is the one asked for, the amended law by default.
+    const stage = state.stage ?? 'amended';
+    const rows = budget.map((b) => ({ year: b.year, stage }));
+    const fade = (colour: string) => (c: { dataIndex: number }) =>
+      byYear.has(years[c.dataIndex]!) && isForecast(ctx.meta, years[c.dataIndex]!, stage) ? `${colour}66` : colour;
+    const bars = (label: string, value: (b: Organization['budget'][number]) => number | null, colour: string): Dataset => ({
+      label,
+      data: years.map((x) => ({ x, y: byYear.has(x) ? value(byYear.get(x)!) : null })),
+      backgroundColor: fade(colour) as unknown as string,
+    });
+    const cell = (value: number | null | undefined) => (value == null ? t(lang, 'noFigure') : v(value));
     const spec: FigureSpec = {
       id: 'organization',
       title: org ? t(lang, 'org.title', { name: org.name }) : t(lang, 'org.hint'),
       chart: budget.length
         ? {
             type: 'bar',
-            labels: budget.map((b) => b.year),
+            labels: [],
             datasets: [
-              { label: t(lang, 'col.expenses'), data: budget.map((b) => b.expenses), backgroundColor: COLOURS.expenses },
-              { label: t(lang, 'col.resources'), data: budget.map((b) => b.resources), backgroundColor: COLOURS.resources },
+              bars(t(lang, 'col.expenses'), (b) => b.expenses, COLOURS.expenses),
+              bars(t(lang, 'col.resources'), (b) => b.resources, COLOURS.resources),
             ],
             unit,
+            time: true,
           }
         : undefined,
       note: state.measure !== 'nominal' ? t(lang, 'measureNotApplied') : undefined,
+      notes: seriesNotes(ctx, ['expenses', 'resources'], rows, years, stage),
       table: {
-        columns: [t(lang, 'col.year'), t(lang, 'col.expenses'), t(lang, 'col.resources')],
+        columns: [t(lang, 'col.year'), t(lang, 'col.expenses'), t(lang, 'col.resources'), t(lang, 'col.stage')],
         numeric: [1, 2],
-        rows: budget.map((b) => [String(b.year), v(b.expenses), v(b.resources)]),
+        rows: years.map((y) => {
+          const b = byYear.get(y);
+          return [String(y), cell(b?.expenses), cell(b?.resources), b ? stageCell(ctx, { year: y, stage }) : ''];
+        }),
       },
       answers: [list],
     };
