@@ -729,6 +729,48 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
     });
   });
 
+  describe('on a drop whose known gap is of the initial law', () => {
+    it('says the gap under the financing of the amended law too, the amended law being the initial law and its amendments', async () => {
+      const t = await appFor(
+        newsroom,
+        {},
+        {
+          manifest: (manifest) => {
+            newsroomManifest(manifest);
+            Object.assign(manifest, {
+              known_gaps: [
+                {
+                  table: 'expenses',
+                  stage: 'initial',
+                  years: [2019],
+                  reason: {
+                    en: 'The 2019 initial law’s expense tables are lost.',
+                    fr: 'Les tableaux de dépenses de la loi initiale 2019 sont perdus.',
+                  },
+                },
+              ],
+            });
+          },
+        },
+      );
+      const s = await session(t);
+      try {
+        await s.page.goto(`${s.base}/?year=2019&lang=en`);
+        await ready(s.page);
+        expect(await text(s.page, '#financing .summary')).toBe(
+          'In 2019 (amended law): the drop has resource lines but no expense lines: no expense figure for this year.',
+        );
+        expect(await s.page.locator('#financing .known-gap').allTextContents()).toEqual([
+          'Known gap, 2019 (Initial law): The 2019 initial law’s expense tables are lost.',
+        ]);
+        expect(s.problems).toEqual([]);
+      } finally {
+        await s.close();
+        t.close();
+      }
+    });
+  });
+
   describe('on a drop that states no units', () => {
     it("shows its amounts bare and says the unit is not stated, never borrowing another drop's", async () => {
       const t = await appFor(small);

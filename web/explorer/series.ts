@@ -79,12 +79,16 @@ export function yearRange(years: Iterable<number>): number[] {
   return Array.from({ length: last - first + 1 }, (_, i) => first + i);
 }
 
-/** The gaps the drop declares for these tables, stage and years. */
+/**
+ * The gaps the drop declares for these tables, stage and years. A gap of lines of one stage is a
+ * gap of every stage made of those lines: the amended law is the initial lines and the amendments.
+ */
 export function knownGaps(meta: Meta, tables: string[], stage: string | undefined, years?: number[]): KnownGap[] {
+  const lines: readonly string[] = stage === undefined ? [] : (LINES_OF[stage as SeriesStage] ?? []);
   return (meta.known_gaps ?? []).filter(
     (gap) =>
       tables.includes(gap.table) &&
-      (gap.stage == null || stage === undefined || gap.stage === stage || (stage === 'amended' && gap.stage === 'amendment')) &&
+      (gap.stage == null || stage === undefined || gap.stage === stage || lines.includes(gap.stage)) &&
       (!years || gap.years.some((y) => years.includes(y))),
   );
 }
