@@ -771,6 +771,36 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
     });
   });
 
+  describe('on a drop whose debt and organization rows carry their sources', () => {
+    it('names the sources of the debt and the organizations by title, linked, under the chart and on its embed page', async () => {
+      const t = await appFor(
+        { ...newsroom, debt: [{ year: 2022, debt_origin_id: 1, value: 600, stage: 'initial', source_id: 1 }] },
+        {},
+        { manifest: newsroomManifest },
+      );
+      const s = await session(t);
+      const law = ['Loi de finances 2022 (Ministère des Finances)', 'https://example.org/lf2022.pdf'];
+      const sources = (figure: string) => s.page.$$eval(`#${figure} .sources a`, (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+      try {
+        for (const [view, figure] of [
+          ['debt', 'debt'],
+          ['organizations', 'organizations'],
+        ]) {
+          await s.page.goto(`${s.base}/?view=${view}&year=2022&lang=en`);
+          await ready(s.page);
+          expect(await sources(figure!), view).toEqual([law]);
+          await s.page.goto(`${s.base}/budget/embed/?view=${view}&year=2022&lang=en&chart=${figure}`);
+          await ready(s.page);
+          expect(await sources(figure!), `${view}, embedded`).toEqual([law]);
+        }
+        expect(s.problems).toEqual([]);
+      } finally {
+        await s.close();
+        t.close();
+      }
+    });
+  });
+
   describe('on a drop that states no units', () => {
     it("shows its amounts bare and says the unit is not stated, never borrowing another drop's", async () => {
       const t = await appFor(small);

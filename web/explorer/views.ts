@@ -138,6 +138,7 @@ function drillFigure(
       rows: items.map((item) => [nameCell(item), v(item.amount), share(item.amount), ...prov.cells(item)]),
     },
     tableOpen: true,
+    sourceIds: items.map((item) => item.source_id),
     answers: spec.answers,
   });
 }
@@ -246,6 +247,7 @@ interface StatsRow extends Provenanced {
   organization_id: number;
   total_expenses: number | null;
   total_resources: number | null;
+  source_ids?: number[];
 }
 interface Organization {
   id: number;
@@ -320,6 +322,7 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
         ]),
       },
       tableOpen: true,
+      sourceIds: ranked.flatMap((row) => row.source_ids ?? []),
       answers: [stats, list],
     });
   });
