@@ -801,6 +801,47 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
     });
   });
 
+  describe('on a drop whose latest year is a law’s forecast, in the views outside the overview', () => {
+    it('marks the expenses, the debt and the organizations of a year after the latest outturn as a forecast', async () => {
+      // 2021 is the latest outturn: 2022's initial law is a forecast.
+      const t = await appFor(
+        { ...newsroom, debt: [{ year: 2022, debt_origin_id: 1, value: 600, stage: 'initial', source_id: 1 }] },
+        {},
+        { manifest: newsroomManifest },
+      );
+      const s = await session(t);
+      try {
+        await s.page.goto(`${s.base}/?view=expenses&year=2022&lang=en`);
+        await ready(s.page);
+        expect(await text(s.page, '#tree-expenses .summary')).toBe(
+          'All categories: 300 MDT, in 1 parts. A forecast: the drop has no outturn for this year yet.',
+        );
+        expect(await rows(s.page, 'tree-expenses')).toEqual([[LONG_NAME, '300 MDT', '100%', 'Amended law (forecast)']]);
+
+        await s.page.goto(`${s.base}/?view=debt&year=2022&lang=en`);
+        await ready(s.page);
+        expect(await text(s.page, '#debt .summary')).toBe(
+          'All origins: 600 MDT, in 1 origins. A forecast: the drop has no outturn for this year yet.',
+        );
+        expect((await rows(s.page, 'debt'))[0]!.slice(3, 4)).toEqual(['Initial law (forecast)']);
+
+        await s.page.goto(`${s.base}/?view=organizations&year=2022&lang=fr`);
+        await ready(s.page);
+        expect(plain(await text(s.page, '#organizations .summary'))).toMatch(/ Une prévision : /);
+        expect((await rows(s.page, 'organizations'))[0]).toContain('Loi rectifiée (prévision)');
+
+        // The year before is an outturn year: nothing there is called a forecast.
+        await s.page.goto(`${s.base}/?view=expenses&year=2021&lang=en`);
+        await ready(s.page);
+        expect(await s.page.locator('#tree-expenses').textContent()).not.toMatch(/forecast/i);
+        expect(s.problems).toEqual([]);
+      } finally {
+        await s.close();
+        t.close();
+      }
+    });
+  });
+
   describe('on a drop that states no units', () => {
     it("shows its amounts bare and says the unit is not stated, never borrowing another drop's", async () => {
       const t = await appFor(small);

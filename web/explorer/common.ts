@@ -7,7 +7,7 @@ import type { Answer, Capabilities, Params } from './api.js';
 import { h } from './dom.js';
 import type { Context, Unit } from './figure.js';
 import { t, type LabelKey } from './i18n.js';
-import { knownGaps, stageLabel } from './series.js';
+import { isForecast, knownGaps, stageLabel } from './series.js';
 import type { State } from './state.js';
 
 export interface ViewContext extends Context {
@@ -62,10 +62,11 @@ export interface Provenanced {
 export const stageName = (ctx: ViewContext, stage: string | null | undefined): string =>
   stage ? (stageLabel(ctx.meta, stage, ctx.lang) ?? (stage in STAGE_LABELS ? t(ctx.lang, `stage.${stage}` as LabelKey) : stage)) : '';
 
-/** Stage and source columns, for rows that carry them. */
+/** Stage and source columns, for rows that carry them; a law's stage in `year` after the latest outturn says it is a forecast. */
 export function provenanceColumns(
   ctx: ViewContext,
   rows: Provenanced[],
+  year?: number,
 ): { columns: string[]; cells(row: Provenanced): (string | Node)[]; line(row: Provenanced): string | undefined } {
   const sourceName = (id: number) => ctx.sources.get(id)?.title ?? `#${id}`;
   const sourceCell = (id: number | null | undefined): string | Node => {
@@ -73,13 +74,17 @@ export function provenanceColumns(
     const url = ctx.sources.get(id)?.url;
     return url && /^https?:\/\//.test(url) ? h('a', { href: url, rel: 'noopener' }, sourceName(id)) : sourceName(id);
   };
+  const stageText = (stage: string | null | undefined) =>
+    year !== undefined && stage && isForecast(ctx.meta, year, stage)
+      ? `${stageName(ctx, stage)} (${t(ctx.lang, 'col.forecast')})`
+      : stageName(ctx, stage);
   const hasStage = rows.some((row) => row.stage != null);
   const hasSource = rows.some((row) => row.source_id != null);
   const columns = [...(hasStage ? [t(ctx.lang, 'col.stage')] : []), ...(hasSource ? [t(ctx.lang, 'col.source')] : [])];
-  const cells = (row: Provenanced) => [...(hasStage ? [stageName(ctx, row.stage)] : []), ...(hasSource ? [sourceCell(row.source_id)] : [])];
+  const cells = (row: Provenanced) => [...(hasStage ? [stageText(row.stage)] : []), ...(hasSource ? [sourceCell(row.source_id)] : [])];
   const line = (row: Provenanced) => {
     const parts = [
-      hasStage && row.stage ? `${t(ctx.lang, 'col.stage')}: ${stageName(ctx, row.stage)}` : '',
+      hasStage && row.stage ? `${t(ctx.lang, 'col.stage')}: ${stageText(row.stage)}` : '',
       hasSource && row.source_id != null ? `${t(ctx.lang, 'col.source')}: ${sourceName(row.source_id)}` : '',
     ].filter(Boolean);
     return parts.length ? parts.join(' · ') : undefined;

@@ -9,7 +9,7 @@ import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type Dataset, type FigureSpec, type Unit } from './figure.js';
 import { t } from './i18n.js';
 import { deficit, financing, ratios, seriesNotes, stageCell } from './overview.js';
-import { isForecast, yearRange } from './series.js';
+import { isForecast, latestOutturn, yearRange } from './series.js';
 import type { State } from './state.js';
 
 export type { ViewContext } from './common.js';
@@ -93,10 +93,16 @@ function drillFigure(
   // part recorded at the node shows as one more, non-drillable, row.
   const total = spec.parentAmount ?? parts;
   const direct = Math.round((total - parts) * 1000) / 1000;
-  const items: Item[] = direct > 0 ? [...spec.items, { id: -1, name: t(lang, 'tree.direct'), amount: direct, drillable: false }] : spec.items;
+  const items: Item[] =
+    direct > 0
+      ? [...spec.items, { id: -1, name: t(lang, 'tree.direct'), amount: direct, drillable: false, stage: spec.items[0]?.stage }]
+      : spec.items;
   const share = (amount: number | null) => (amount == null || total === 0 ? '—' : ctx.fmt.percent(Math.round((amount / total) * 10000) / 100));
   const drill = (item: Item) => ctx.navigate({ node: item.id }, 'trail-current');
-  const prov = provenanceColumns(ctx, items);
+  const prov = provenanceColumns(ctx, items, state.year);
+  // A law's figures for a year after the latest outturn are a forecast, said as the overview says it.
+  const forecast = items.some((item) => item.stage && state.year !== undefined && isForecast(ctx.meta, state.year, item.stage));
+  const latest = latestOutturn(ctx.meta);
   const here = spec.ancestors.at(-1)?.name ?? spec.whole;
   const nameCell = (item: Item) =>
     item.drillable
@@ -116,14 +122,23 @@ function drillFigure(
   return figure(ctx, {
     id: spec.id,
     title: spec.title,
-    summary: hasData ? t(lang, spec.summaryKey, { name: here, amount: v(total), count: items.length }) : undefined,
+    summary: hasData
+      ? t(lang, spec.summaryKey, { name: here, amount: v(total), count: items.length }) + (forecast ? ` ${t(lang, 'deficit.forecast')}` : '')
+      : undefined,
     before: hasData || spec.ancestors.length ? trail(ctx, spec.whole, spec.ancestors) : undefined,
     chart: hasData
       ? {
           type: 'bar',
           horizontal: true,
           labels: items.map((item) => (item.drillable ? `▸ ${item.name}` : item.name)),
-          datasets: [{ label: here, data: items.map((item) => item.amount), backgroundColor: spec.colour, provenance: items.map(prov.line) }],
+          datasets: [
+            {
+              label: here,
+              data: items.map((item) => item.amount),
+              backgroundColor: forecast ? `${spec.colour}66` : spec.colour,
+              provenance: items.map(prov.line),
+            },
+          ],
           unit,
           onPick: (index) => items[index]?.drillable && drill(items[index]!),
         }
@@ -131,7 +146,7 @@ function drillFigure(
     empty: t(lang, 'noDataYear', { year: state.year ?? '' }),
     after: !hasData && spec.otherYears?.length ? yearsWithData(ctx, spec.otherYears) : undefined,
     note: items.some((item) => item.drillable) ? t(lang, 'tree.hint') : undefined,
-    notes: gapNotes(ctx, [spec.table]),
+    notes: [...(forecast && latest !== undefined ? [t(lang, 'forecastNote', { year: latest })] : []), ...gapNotes(ctx, [spec.table])],
     table: {
       columns: [spec.nameColumn, t(lang, 'col.amount'), t(lang, 'col.share'), ...prov.columns],
       numeric: [1, 2],
@@ -177,6 +192,10 @@ async function tree(ctx: ViewContext, kind: 'expenses' | 'resources'): Promise<H
   let ancestors = state.node === undefined ? [] : (find(roots, state.node) ?? []);
   while (ancestors.length && ancestors.at(-1)!.children.length === 0) ancestors = ancestors.slice(0, -1);
   const level = ancestors.at(-1)?.children ?? roots;
+  // Nodes carry no stage: theirs is the one asked for (the amended law by default), given to the
+  // table only where it is a forecast, which nothing else in the rows would say.
+  const stage = state.stage ?? 'amended';
+  const forecast = state.year !== undefined && isForecast(ctx.meta, state.year, stage);
   return drillFigure(ctx, {
     id: `tree-${kind}`,
     table: kind,
@@ -184,7 +203,7 @@ async function tree(ctx: ViewContext, kind: 'expenses' | 'resources'): Promise<H
     whole: t(lang, 'tree.all'),
     nameColumn: t(lang, 'col.category'),
     colour: kind === 'expenses' ? COLOURS.expenses : COLOURS.resources,
-    items: level.map((node) => ({ ...node, drillable: node.children.length > 0 })),
+    items: level.map((node) => ({ ...node, drillable: node.children.length > 0, ...(forecast ? { stage } : {}) })),
     parentAmount: ancestors.at(-1)?.amount,
     ancestors,
     unit: unitOf(ctx, answer),
@@ -272,13 +291,15 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
     // No bar and no claim from an empty figure: a row without expenses (a measure without its
     // series that year) is in the table as "no data", not in the chart or the sentence.
     const shown = ranked.filter((row) => row.total_expenses != null).slice(0, 15);
-    const prov = provenanceColumns(ctx, ranked);
+    const prov = provenanceColumns(ctx, ranked, state.year);
     const top = shown[0];
+    const forecast = ranked.some((row) => row.stage && state.year !== undefined && isForecast(ctx.meta, state.year, row.stage));
     return figure(ctx, {
       id: 'organizations',
       title: t(lang, 'orgs.title', { year: state.year ?? '' }),
       summary: top
-        ? t(lang, 'orgs.summary', { count: ranked.length, year: state.year ?? '', name: name(top), amount: v(top.total_expenses) })
+        ? t(lang, 'orgs.summary', { count: ranked.length, year: state.year ?? '', name: name(top), amount: v(top.total_expenses) }) +
+          (forecast ? ` ${t(lang, 'deficit.forecast')}` : '')
         : undefined,
       chart: shown.length
         ? {
@@ -289,7 +310,7 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
               {
                 label: t(lang, 'col.expenses'),
                 data: shown.map((row) => row.total_expenses),
-                backgroundColor: COLOURS.expenses,
+                backgroundColor: forecast ? `${COLOURS.expenses}66` : COLOURS.expenses,
                 provenance: shown.map(prov.line),
               },
             ],
@@ -298,7 +319,10 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
           }
         : undefined,
       empty: t(lang, ranked.length ? 'noFigureMeasure' : 'noDataYear', { year: state.year ?? '' }),
-      notes: gapNotes(ctx, ['expenses', 'resources', 'organizations']),
+      notes: [
+        ...(forecast && latestOutturn(ctx.meta) !== undefined ? [t(lang, 'forecastNote', { year: latestOutturn(ctx.meta)! })] : []),
+        ...gapNotes(ctx, ['expenses', 'resources', 'organizations']),
+      ],
       table: {
         columns: [t(lang, 'col.rank'), t(lang, 'col.organization'), t(lang, 'col.expenses'), t(lang, 'col.resources'), ...prov.columns],
         numeric: [2, 3],
