@@ -231,7 +231,7 @@ describe('loadDrop', () => {
         'known_gaps.0.table must be one of organizations, categories, expenses, resources, debt_origins, debt, gdp, outstanding_debt, deficit, sources, population, cpi',
         'known_gaps.0.years.0 must be a year from 1900 to 2100',
         'known_gaps.0.years.1 must be a year from 1900 to 2100',
-        'definitions."Deficit Value" is not a valid key (keys are FIELD or ENDPOINT.FIELD, such as deficit.value)',
+        'definitions."Deficit Value" is not a valid key (keys are FIELD or ENDPOINT.FIELD, such as deficit.value or expenses.organization.name)',
         `files."gdp.parquet".bytes must be a whole number >= 0 (the file's size in bytes)`,
         'control_totals.0.year must be a year from 1900 to 2100',
         'control_totals.0 takes no field "by"',

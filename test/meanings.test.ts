@@ -364,6 +364,34 @@ describe('GET /budget/api/fields/', () => {
       await own.close();
     }
   });
+  it('takes definitions of nested fields, a key naming an endpoint read as ENDPOINT.FIELD only', async () => {
+    const text = (en: string) => ({ en, fr: en });
+    const own = await appFor(
+      staged,
+      {},
+      {
+        manifest: (m) =>
+          Object.assign(m, {
+            definitions: {
+              'expenses.organization.name': text('The spending ministry'),
+              'organization.name': text("The organization's own name"),
+              'debt_origin.name': text('Who lent'),
+            },
+          }),
+      },
+    );
+    try {
+      const fields: Entry[] = (await request(own.app).get('/budget/api/fields/')).body;
+      expect(entry(fields, 'expenses', 'organization.name')!.definition.en).toBe('The spending ministry');
+      expect(entry(fields, 'organization', 'name')!.definition.en).toBe("The organization's own name");
+      expect(entry(fields, 'debt', 'debt_origin.name')!.definition.en).toBe('Who lent');
+      const doc = (await request(own.app).get('/budget/api/openapi.json')).body;
+      expect(doc.components.schemas.Expense.properties.organization.properties.name.description).toBe('The spending ministry');
+      expect(doc.components.schemas.Organization.properties.name.description).toBe("The organization's own name");
+    } finally {
+      await own.close();
+    }
+  });
   it("gives the OpenAPI document's field descriptions from the same table: the English definitions", () => {
     const doc = openApiDocument(ENDPOINTS) as {
       components: {

@@ -4,7 +4,7 @@
  * that describe the answers (responses.ts); a drop's `definitions` replace the service's text.
  */
 import { z } from 'zod';
-import type { Manifest } from '../data/manifest.js';
+import type { Definitions, Manifest } from '../data/manifest.js';
 import type { Endpoint } from './endpoints/index.js';
 import { fieldText, type Text } from './field-texts.js';
 import { API_PREFIX } from './routes.js';
@@ -57,13 +57,30 @@ export function fieldsOf(endpoints: readonly Endpoint[]): { endpoint: string; fi
  * The /fields/ answer for a drop: the service's texts, or the drop's own `definitions`
  * (`ENDPOINT.FIELD` before `FIELD`); amounts in the drop's unit, `unstated` when it gives none.
  */
+/**
+ * A drop's own definition of an endpoint's field (drop.json `definitions`): `ENDPOINT.FIELD`
+ * before `FIELD`. A key whose first part names an endpoint is that endpoint's field only:
+ * `organization.name` is the organization list's name, not every line's organization.name
+ * (which `expenses.organization.name` names).
+ */
+export function ownDefinition(
+  own: Definitions,
+  endpointNames: ReadonlySet<string>,
+  endpoint: string,
+  field: string,
+): Definitions[string] | undefined {
+  const bare = endpointNames.has(field.split('.')[0]!) ? undefined : own[field];
+  return own[`${endpoint}.${field}`] ?? bare;
+}
+
 export function fieldsAnswer(endpoints: readonly Endpoint[], manifest: Pick<Manifest, 'units' | 'definitions'>): FieldEntry[] {
   const own = manifest.definitions ?? {};
+  const endpointNames = new Set(endpoints.map((e) => endpointName(e.path)));
   return fieldsOf(endpoints).map(({ endpoint, field, type, nullable }) => {
     const text = fieldText(endpoint, field);
     if (!text) throw new Error(`no text for ${endpoint}.${field}: add it to src/api/field-texts.ts`);
     const unit = text.unit === 'amount' ? (manifest.units?.name ?? 'unstated') : text.unit === 'percent' ? '%' : null;
-    const definition = own[`${endpoint}.${field}`] ?? own[field] ?? text.definition;
+    const definition = ownDefinition(own, endpointNames, endpoint, field) ?? text.definition;
     return { endpoint, field, type, nullable, unit, label: text.label, definition };
   });
 }

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ENDPOINTS, type Endpoint } from './endpoints/index.js';
 import { FORMATS, FORMAT_NAMES } from '../formats/registry.js';
 import { pageOf } from './paging.js';
-import { endpointName } from './fields.js';
+import { endpointName, ownDefinition } from './fields.js';
 import { fieldText } from './field-texts.js';
 import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
@@ -108,7 +108,8 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS, defi
     delete schema.$schema;
     delete schema.$id;
   }
-  for (const endpoint of endpoints) describeFields(endpoint, schemas, definitions);
+  const endpointNames = new Set(endpoints.map((e) => endpointName(e.path)));
+  for (const endpoint of endpoints) describeFields(endpoint, schemas, definitions, endpointNames);
   for (const endpoint of endpoints) markDeprecatedFields(endpoint, schemas);
 
   return {
@@ -215,14 +216,14 @@ function deprecationNote(marks: Deprecations): string {
 /**
  * Every field of a data answer is described by its English definition from the one table that
  * /budget/api/fields/ serves (field-texts.ts), nested fields too, or the drop's own
- * (`ENDPOINT.FIELD` before `FIELD`, as /fields/ takes them).
+ * (ownDefinition, as /fields/ takes them).
  */
-function describeFields(endpoint: Endpoint, schemas: Record<string, Json>, definitions: Definitions): void {
+function describeFields(endpoint: Endpoint, schemas: Record<string, Json>, definitions: Definitions, endpointNames: ReadonlySet<string>): void {
   const name = endpointName(endpoint.path);
   const describe = (schema: Json | undefined, prefix: string) => {
     for (const [key, property] of Object.entries((schema?.properties ?? {}) as Record<string, Json>)) {
       const field = prefix + key;
-      const text = definitions[`${name}.${field}`] ?? definitions[field] ?? fieldText(name, field)?.definition;
+      const text = ownDefinition(definitions, endpointNames, name, field) ?? fieldText(name, field)?.definition;
       if (text) property.description = text.en;
       const inner = (property.anyOf as Json[] | undefined)?.find((s) => s.type === 'object') ?? property;
       if (key !== 'change' && key !== 'change_pct' && inner.type === 'object') describe(inner, `${prefix}${key}.`);

@@ -130,7 +130,10 @@ const STAGED_SERIES = new Set(['debt', 'outstanding_debt', 'deficit']);
  * against the service's field table when the drop loads.
  */
 export const DefinitionsSchema = z.record(
-  z.string().regex(/^([a-z][a-z/-]*\.)?[a-z][a-z_]*$/, { error: 'keys are FIELD or ENDPOINT.FIELD, such as deficit.value' }),
+  // A field may be nested (organization.name of an expense line), with or without its endpoint.
+  z.string().regex(/^([a-z][a-z/-]*\.)?[a-z][a-z_]*(\.[a-z][a-z_]*)?$/, {
+    error: 'keys are FIELD or ENDPOINT.FIELD, such as deficit.value or expenses.organization.name',
+  }),
   TextSchema,
 );
 
