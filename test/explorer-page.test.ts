@@ -934,6 +934,23 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       60_000,
     );
 
+    it("keeps a data table's rows short on a phone: a long source title takes a wide column that scrolls, not a tall narrow one", async () => {
+      const s = await session(t, { width: 390, height: 844 });
+      try {
+        await s.page.goto(`${s.base}/?view=debt&year=2024&lang=fr`);
+        await ready(s.page);
+        const heights = await s.page
+          .locator('#debt details.table tbody tr')
+          .evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height));
+        expect(heights.length).toBeGreaterThan(0);
+        // A few lines of text at most, where a source squeezed into a narrow column made rows 250 px high.
+        for (const height of heights) expect(height).toBeLessThan(100);
+        expect(s.problems).toEqual([]);
+      } finally {
+        await s.close();
+      }
+    });
+
     it('wraps a long source line in a PNG rather than squeezing it into the width', async () => {
       const s = await session(t);
       try {

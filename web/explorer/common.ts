@@ -69,10 +69,13 @@ export function provenanceColumns(
   year?: number,
 ): { columns: string[]; cells(row: Provenanced): (string | Node)[]; line(row: Provenanced): string | undefined } {
   const sourceName = (id: number) => ctx.sources.get(id)?.title ?? `#${id}`;
+  // A source's title is long: in a cell of its own width (style.css .source) a narrow table
+  // scrolls sideways, rather than squeezing the title into a tall column that stretches every row.
   const sourceCell = (id: number | null | undefined): string | Node => {
     if (id == null) return '';
     const url = ctx.sources.get(id)?.url;
-    return url && /^https?:\/\//.test(url) ? h('a', { href: url, rel: 'noopener' }, sourceName(id)) : sourceName(id);
+    const title = url && /^https?:\/\//.test(url) ? h('a', { href: url, rel: 'noopener' }, sourceName(id)) : sourceName(id);
+    return h('span', { class: 'source' }, title);
   };
   const stageText = (stage: string | null | undefined) =>
     year !== undefined && stage && isForecast(ctx.meta, year, stage)
