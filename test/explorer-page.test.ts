@@ -721,6 +721,12 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         expect(await text(s.page, '#deficit .big-label')).toBe('Surplus 2023');
         expect(await text(s.page, '#deficit .headline-meta')).toBe('0.7% of GDP · Initial law · forecast');
         expect(await text(s.page, '#deficit .summary')).toContain('a surplus of 7 MDT (0.7% of GDP).');
+        // The ratios chart says surplus too, never "deficit -0.7%".
+        expect(await text(s.page, '#ratios .summary')).toMatch(/^In 2023: surplus 0\.7% of GDP, /);
+        // One root category in 2023: "in 1 part", not "in 1 parts".
+        await s.page.goto(`${s.base}/?lang=en&year=2023&view=expenses`);
+        await ready(s.page);
+        expect(await text(s.page, '#tree-expenses .summary')).toMatch(/, in 1 part\./);
         expect(s.problems).toEqual([]);
       } finally {
         await s.close();
@@ -814,14 +820,14 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         await s.page.goto(`${s.base}/?view=expenses&year=2022&lang=en`);
         await ready(s.page);
         expect(await text(s.page, '#tree-expenses .summary')).toBe(
-          'All categories: 300 MDT, in 1 parts. A forecast: the drop has no outturn for this year yet.',
+          'All categories: 300 MDT, in 1 part. A forecast: the drop has no outturn for this year yet.',
         );
         expect(await rows(s.page, 'tree-expenses')).toEqual([[LONG_NAME, '300 MDT', '100%', 'Amended law (forecast)']]);
 
         await s.page.goto(`${s.base}/?view=debt&year=2022&lang=en`);
         await ready(s.page);
         expect(await text(s.page, '#debt .summary')).toBe(
-          'All origins: 600 MDT, in 1 origins. A forecast: the drop has no outturn for this year yet.',
+          'All origins: 600 MDT, from 1 origin. A forecast: the drop has no outturn for this year yet.',
         );
         expect((await rows(s.page, 'debt'))[0]!.slice(3, 4)).toEqual(['Initial law (forecast)']);
 

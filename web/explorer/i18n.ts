@@ -53,6 +53,7 @@ const LABELS = {
   'deficit.surplus.neutral': { en: 'In {year}, the budget shows a surplus of {amount}', fr: 'En {year}, le budget présente un excédent de {amount}' },
   'ratios.in': { en: 'In {year}: {parts}.', fr: 'En {year} : {parts}.' },
   'ratios.deficitOf': { en: 'deficit {value} of GDP', fr: 'déficit de {value} du PIB' },
+  'ratios.surplusOf': { en: 'surplus {value} of GDP', fr: 'excédent de {value} du PIB' },
   'ratios.debtOf': { en: 'outstanding debt {value} of GDP', fr: 'encours de la dette de {value} du PIB' },
   'ratios.noDeficit': { en: 'no deficit figure', fr: 'pas de chiffre de déficit' },
   'ratios.noDebt': { en: 'no outstanding-debt figure', fr: 'pas de chiffre d’encours de la dette' },
@@ -151,6 +152,7 @@ const LABELS = {
   'tree.direct': { en: 'Recorded at this level', fr: 'Inscrit à ce niveau' },
   'tree.all': { en: 'All categories', fr: 'Toutes les catégories' },
   'tree.summary': { en: '{name}: {amount}, in {count} parts.', fr: '{name} : {amount}, en {count} parties.' },
+  'tree.summaryOne': { en: '{name}: {amount}, in 1 part.', fr: '{name} : {amount}, en 1 partie.' },
   'tree.open': { en: 'Open {name}', fr: 'Ouvrir {name}' },
   'tree.hint': {
     en: 'Choose a category with children (▸) to see its parts; the path above goes back up.',
@@ -167,6 +169,7 @@ const LABELS = {
   'debt.title': { en: 'Debt by origin, {year}', fr: 'Dette par origine, {year}' },
   'debt.all': { en: 'All origins', fr: 'Toutes les origines' },
   'debt.summary': { en: '{name}: {amount}, in {count} origins.', fr: '{name} : {amount}, en {count} origines.' },
+  'debt.summaryOne': { en: '{name}: {amount}, from 1 origin.', fr: '{name} : {amount}, d’une origine.' },
   'col.year': { en: 'Year', fr: 'Année' },
   'col.name': { en: 'Name', fr: 'Nom' },
   'col.category': { en: 'Category', fr: 'Catégorie' },

@@ -450,7 +450,12 @@ export async function ratios(ctx: ViewContext): Promise<HTMLElement> {
       ? t(lang, 'ratios.in', {
           year,
           parts: [
-            dy != null ? t(lang, 'ratios.deficitOf', { value: pct(dy) }) : t(lang, 'ratios.noDeficit'),
+            // A negative deficit is a surplus, told as one with its size, as the headline tells it.
+            dy == null
+              ? t(lang, 'ratios.noDeficit')
+              : dy < 0
+                ? t(lang, 'ratios.surplusOf', { value: pct(-dy) })
+                : t(lang, 'ratios.deficitOf', { value: pct(dy) }),
             oy != null ? t(lang, 'ratios.debtOf', { value: pct(oy) }) : t(lang, 'ratios.noDebt'),
           ].join(', '),
         })

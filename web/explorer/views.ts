@@ -123,7 +123,8 @@ function drillFigure(
     id: spec.id,
     title: spec.title,
     summary: hasData
-      ? t(lang, spec.summaryKey, { name: here, amount: v(total), count: items.length }) + (forecast ? ` ${t(lang, 'deficit.forecast')}` : '')
+      ? t(lang, items.length === 1 ? `${spec.summaryKey}One` : spec.summaryKey, { name: here, amount: v(total), count: items.length }) +
+        (forecast ? ` ${t(lang, 'deficit.forecast')}` : '')
       : undefined,
     before: hasData || spec.ancestors.length ? trail(ctx, spec.whole, spec.ancestors) : undefined,
     chart: hasData
