@@ -376,6 +376,8 @@ describe('GET /budget/api/fields/', () => {
               'expenses.organization.name': text('The spending ministry'),
               'organization.name': text("The organization's own name"),
               'debt_origin.name': text('Who lent'),
+              // One word that is also an endpoint's name is a FIELD key: every endpoint's expenses.
+              expenses: text('What the lines spend'),
             },
           }),
       },
@@ -385,6 +387,7 @@ describe('GET /budget/api/fields/', () => {
       expect(entry(fields, 'expenses', 'organization.name')!.definition.en).toBe('The spending ministry');
       expect(entry(fields, 'organization', 'name')!.definition.en).toBe("The organization's own name");
       expect(entry(fields, 'debt', 'debt_origin.name')!.definition.en).toBe('Who lent');
+      expect(entry(fields, 'budget-categories', 'expenses')!.definition.en).toBe('What the lines spend');
       const doc = (await request(own.app).get('/budget/api/openapi.json')).body;
       expect(doc.components.schemas.Expense.properties.organization.properties.name.description).toBe('The spending ministry');
       expect(doc.components.schemas.Organization.properties.name.description).toBe("The organization's own name");

@@ -59,7 +59,8 @@ export function fieldsOf(endpoints: readonly Endpoint[]): { endpoint: string; fi
  */
 /**
  * A drop's own definition of an endpoint's field (drop.json `definitions`): `ENDPOINT.FIELD`
- * before `FIELD`. A key whose first part names an endpoint is that endpoint's field only:
+ * before `FIELD`. A key of two parts whose first names an endpoint is that endpoint's field only
+ * (a one-word key, `expenses`, is a field of every endpoint):
  * `organization.name` is the organization list's name, not every line's organization.name
  * (which `expenses.organization.name` names).
  */
@@ -69,7 +70,8 @@ export function ownDefinition(
   endpoint: string,
   field: string,
 ): Definitions[string] | undefined {
-  const bare = endpointNames.has(field.split('.')[0]!) ? undefined : own[field];
+  const [first, ...rest] = field.split('.');
+  const bare = rest.length > 0 && endpointNames.has(first!) ? undefined : own[field];
   return own[`${endpoint}.${field}`] ?? bare;
 }
 
