@@ -352,6 +352,22 @@ describe('Accept-Datetime (Memento, RFC 7089)', () => {
       expect(res.status, form).toBe(200);
       expect(res.headers['content-location'], form).toBe('/budget/api/releases/A/deficit/?year=2024');
     }
+    // RFC 850's two-digit year: more than 50 years ahead is the past century (RFC 9110), by date.
+    const rfc850 = (date: Date) => {
+      const [, day, month, year, time] = date.toUTCString().replace(',', '').split(' ') as [string, string, string, string, string];
+      return `${new Intl.DateTimeFormat('en-US', { weekday: 'long', timeZone: 'UTC' }).format(date)}, ${day}-${month}-${year.slice(2)} ${time} GMT`;
+    };
+    const ahead = (years: number, days: number) => {
+      const date = new Date();
+      date.setUTCFullYear(date.getUTCFullYear() + years);
+      return new Date(date.getTime() + days * 86_400_000);
+    };
+    // The last second of the year 50 years ahead is more than 50 years ahead by date, though not
+    // by year: its two digits name the past century's date, before any release.
+    const past = new Date(Date.UTC(new Date().getUTCFullYear() - 50, 11, 31, 23, 59, 59));
+    expect((await r.agent.get(DEFICIT).set('Accept-Datetime', rfc850(past))).status).toBe(404);
+    // 50 years less 40 days ahead: still the future, answered by the release served now.
+    expect((await r.agent.get(DEFICIT).set('Accept-Datetime', rfc850(ahead(50, -40)))).status).toBe(200);
     for (const bad of ['Tuesday, 31-Feb-26 00:00:00 GMT', 'Sun Feb 31 00:00:00 2026', 'Tuesday, 30-Nov-26 00:00:00 GMT']) {
       expect((await r.agent.get(DEFICIT).set('Accept-Datetime', bad)).status, bad).toBe(400);
     }

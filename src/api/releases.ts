@@ -75,7 +75,13 @@ function httpDate(text: string): Date | undefined {
   if ((m = IMF_FIXDATE.exec(text))) {
     [weekday, day, month, year, time] = [WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!, Number(m[4]), m.slice(5, 8)];
   } else if ((m = RFC_850.exec(text))) {
-    [weekday, day, month, year, time] = [LONG_WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!, fullYear(Number(m[4])), m.slice(5, 8)];
+    [weekday, day, month, year, time] = [
+      LONG_WEEKDAYS.indexOf(m[1]!),
+      m[2]!,
+      m[3]!,
+      fullYear(Number(m[4]), m[3]!, m[2]!, m.slice(5, 8)),
+      m.slice(5, 8),
+    ];
   } else if ((m = ASCTIME.exec(text))) {
     [weekday, month, day, time, year] = [WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!.trim(), m.slice(4, 7), Number(m[7])];
   } else return undefined;
@@ -93,11 +99,18 @@ function httpDate(text: string): Date | undefined {
   return real ? date : undefined;
 }
 
-/** An RFC 850 two-digit year: the latest year with those digits no more than 50 years ahead (RFC 9110). */
-function fullYear(twoDigits: number): number {
-  const now = new Date().getUTCFullYear();
-  const year = Math.floor(now / 100) * 100 + twoDigits;
-  return year > now + 50 ? year - 100 : year;
+/**
+ * An RFC 850 two-digit year: this century's, unless that date is more than 50 years ahead, then
+ * the century before (RFC 9110 section 5.6.7). By date, not by year: 31 Dec of the year 50 years
+ * ahead is more than 50 years ahead on any day but that one.
+ */
+function fullYear(twoDigits: number, month: string, day: string, time: string[]): number {
+  const now = new Date();
+  const year = Math.floor(now.getUTCFullYear() / 100) * 100 + twoDigits;
+  const [hours, minutes, seconds] = time.map(Number) as [number, number, number];
+  const limit = new Date(now);
+  limit.setUTCFullYear(now.getUTCFullYear() + 50);
+  return Date.UTC(year, MONTHS.indexOf(month), Number(day), hours, minutes, seconds) > limit.getTime() ? year - 100 : year;
 }
 
 /** When a release began being served, as Memento-Datetime gives it (an HTTP-date). */
