@@ -78,6 +78,21 @@ async function query(sql: string, params: Record<string, string>): Promise<Recor
   }
 }
 
+/** What the server loads from the drop in `dir`: the rows of `sql` over its tables. */
+async function loaded(dir: string, sql: string): Promise<Record<string, unknown>[]> {
+  const drop = await loadDrop(dir);
+  try {
+    const connection = await drop.connect();
+    try {
+      return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+    } finally {
+      connection.closeSync();
+    }
+  } finally {
+    drop.instance.closeSync();
+  }
+}
+
 describe('buildDrop', () => {
   it('writes every table as Parquet and a manifest with true row counts and checksums', async () => {
     const out = tempDir("build-out-o'quote-");
@@ -180,41 +195,18 @@ describe('buildDrop', () => {
       // The other money columns keep the recommended type: their files are byte for byte as before.
       expect(await type('deficit', 'value')).toBe('DECIMAL(18,3)');
       expect(await type('expenses', 'amount')).toBe('DECIMAL(18,3)');
-      const drop = await loadDrop(out);
-      try {
-        const connection = await drop.connect();
-        try {
-          const rows = (await connection.runAndReadAll('SELECT year, gdp::VARCHAR AS gdp FROM gdp ORDER BY year')).getRowObjectsJson();
-          expect(rows, src).toEqual([
-            { year: 2020, gdp: '1234567890123456.500000' },
-            { year: 2021, gdp: '12345678901234567890123456789012.345000' },
-          ]);
-          const deficits = (await connection.runAndReadAll('SELECT value::VARCHAR AS value FROM deficit')).getRowObjectsJson();
-          expect(deficits).toEqual([{ value: '999999999999999.999000' }]);
-        } finally {
-          connection.closeSync();
-        }
-      } finally {
-        drop.instance.closeSync();
-      }
+      expect(await loaded(out, 'SELECT year, gdp::VARCHAR AS gdp FROM gdp ORDER BY year'), src).toEqual([
+        { year: 2020, gdp: '1234567890123456.500000' },
+        { year: 2021, gdp: '12345678901234567890123456789012.345000' },
+      ]);
+      expect(await loaded(out, 'SELECT value::VARCHAR AS value FROM deficit')).toEqual([{ value: '999999999999999.999000' }]);
     }
   });
 
   it("reads a spreadsheet's float noise past 15 significant digits as the figure it rounds to", async () => {
     const out = tempDir("build-out-o'quote-");
     await buildDrop(sources({ gdp: 'year,gdp\n2020,3702.2999999999997\n2021,0.30000000000000004' }), out, OPTS);
-    const drop = await loadDrop(out);
-    try {
-      const connection = await drop.connect();
-      try {
-        const rows = (await connection.runAndReadAll('SELECT gdp::VARCHAR AS gdp FROM gdp ORDER BY year')).getRowObjectsJson();
-        expect(rows).toEqual([{ gdp: '3702.300000' }, { gdp: '0.300000' }]);
-      } finally {
-        connection.closeSync();
-      }
-    } finally {
-      drop.instance.closeSync();
-    }
+    expect(await loaded(out, 'SELECT gdp::VARCHAR AS gdp FROM gdp ORDER BY year')).toEqual([{ gdp: '3702.300000' }, { gdp: '0.300000' }]);
   });
 
   it('takes ids at both ends of the 64-bit integers, as the server takes them in a Parquet file', async () => {
@@ -225,18 +217,10 @@ describe('buildDrop', () => {
       '9223372036854775807,2022,-201.5,2,2,true',
     ];
     await buildDrop(sources({ expenses: lines.join('\n') }), out, OPTS);
-    const drop = await loadDrop(out);
-    try {
-      const connection = await drop.connect();
-      try {
-        const ids = (await connection.runAndReadAll('SELECT id::VARCHAR AS id FROM expenses ORDER BY id')).getRowObjectsJson();
-        expect(ids).toEqual([{ id: '-9223372036854775808' }, { id: '9223372036854775807' }]);
-      } finally {
-        connection.closeSync();
-      }
-    } finally {
-      drop.instance.closeSync();
-    }
+    expect(await loaded(out, 'SELECT id::VARCHAR AS id FROM expenses ORDER BY id')).toEqual([
+      { id: '-9223372036854775808' },
+      { id: '9223372036854775807' },
+    ]);
   });
 
   it.each([
