@@ -71,25 +71,27 @@ const ASCTIME = new RegExp(String.raw`^(${WEEKDAYS.join('|')}) (${MONTHS.join('|
 
 function httpDate(text: string): Date | undefined {
   let m: RegExpExecArray | null;
-  let weekday: number, day: string, month: string, year: number, time: string[];
-  if ((m = IMF_FIXDATE.exec(text))) {
-    [weekday, day, month, year, time] = [WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!, Number(m[4]), m.slice(5, 8)];
-  } else if ((m = RFC_850.exec(text))) {
-    [weekday, day, month, year, time] = [
-      LONG_WEEKDAYS.indexOf(m[1]!),
-      m[2]!,
-      m[3]!,
-      fullYear(Number(m[4]), m[3]!, m[2]!, m.slice(5, 8)),
-      m.slice(5, 8),
-    ];
-  } else if ((m = ASCTIME.exec(text))) {
-    [weekday, month, day, time, year] = [WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!.trim(), m.slice(4, 7), Number(m[7])];
-  } else return undefined;
+  let weekday: number, day: string, month: string, year: string, time: string[];
+  if ((m = IMF_FIXDATE.exec(text))) [weekday, day, month, year, time] = [WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!, m[4]!, m.slice(5, 8)];
+  else if ((m = RFC_850.exec(text))) [weekday, day, month, year, time] = [LONG_WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!, m[4]!, m.slice(5, 8)];
+  else if ((m = ASCTIME.exec(text))) [weekday, month, day, time, year] = [WEEKDAYS.indexOf(m[1]!), m[2]!, m[3]!.trim(), m.slice(4, 7), m[7]!];
+  else return undefined;
   const [hours, minutes, seconds] = time.map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, MONTHS.indexOf(month), Number(day), hours, minutes, seconds));
+  const at = (y: number) => new Date(Date.UTC(y, MONTHS.indexOf(month), Number(day), hours, minutes, seconds));
+  let full = Number(year);
+  if (year.length === 2) {
+    // RFC 850's two digits: this century's year, unless that date is more than 50 years ahead,
+    // then the century before (RFC 9110 section 5.6.7); by date, not by year.
+    const now = new Date();
+    full += Math.floor(now.getUTCFullYear() / 100) * 100;
+    const limit = new Date(now);
+    limit.setUTCFullYear(now.getUTCFullYear() + 50);
+    if (at(full) > limit) full -= 100;
+  }
+  const date = at(full);
   // Date.UTC rolls an impossible day or time over into the next; a date read back differently named none.
   const real =
-    date.getUTCFullYear() === year &&
+    date.getUTCFullYear() === full &&
     date.getUTCMonth() === MONTHS.indexOf(month) &&
     date.getUTCDate() === Number(day) &&
     date.getUTCHours() === hours &&
@@ -97,20 +99,6 @@ function httpDate(text: string): Date | undefined {
     date.getUTCSeconds() === seconds &&
     date.getUTCDay() === weekday;
   return real ? date : undefined;
-}
-
-/**
- * An RFC 850 two-digit year: this century's, unless that date is more than 50 years ahead, then
- * the century before (RFC 9110 section 5.6.7). By date, not by year: 31 Dec of the year 50 years
- * ahead is more than 50 years ahead on any day but that one.
- */
-function fullYear(twoDigits: number, month: string, day: string, time: string[]): number {
-  const now = new Date();
-  const year = Math.floor(now.getUTCFullYear() / 100) * 100 + twoDigits;
-  const [hours, minutes, seconds] = time.map(Number) as [number, number, number];
-  const limit = new Date(now);
-  limit.setUTCFullYear(now.getUTCFullYear() + 50);
-  return Date.UTC(year, MONTHS.indexOf(month), Number(day), hours, minutes, seconds) > limit.getTime() ? year - 100 : year;
 }
 
 /** When a release began being served, as Memento-Datetime gives it (an HTTP-date). */
