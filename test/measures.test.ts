@@ -315,6 +315,32 @@ describe('category trees (hierarchy=true)', () => {
       [12, 14.29],
     ]);
   });
+  it('take a share of the total as totals/ shows it, so that the only root is 100% for amounts recorded past the thousandth', async () => {
+    // 1.0005 + 0.1 + 0.2: totals/ shows 1.301; the root's figure, shown as 1.301 too, read 100.04% of the unrounded 1.3005.
+    const fine = await appFor({
+      ...small,
+      categories: small.categories.filter((c) => c.type === 'resource' || c.id === 10 || c.id === 11),
+      expenses: {
+        sql: `SELECT * FROM (VALUES (1, 2020, 1.0005::DECIMAL(18,4), 11, 1, false), (2, 2020, 0.1, 11, 2, false), (3, 2020, 0.2, 10, 2, true))
+              AS t(id, year, amount, category_id, organization_id, complementary)`,
+      },
+    });
+    try {
+      expect((await get('/budget/api/totals/?year=2020', fine.app)).body).toEqual([
+        { year: 2020, total_expenses: 1.301, total_resources: 0, balance: -1.301 },
+      ]);
+      const [root] = (await get('/budget/api/expenses/?hierarchy=true&year=2020&measure=share', fine.app)).body.results;
+      // 11: 1.1005, shown 1.101: 84.63% of 1.301.
+      expect([root.amount, root.children.map((c: { amount: number }) => c.amount)]).toEqual([100, [84.63]]);
+      const categories = (await get('/budget/api/budget-categories/?year=2020&type=expense&measure=share', fine.app)).body;
+      expect(categories.map((c: { expenses: number }) => c.expenses)).toEqual([100, 84.63]);
+      const organizations = (await get('/budget/api/organization/stats/?year=2020&measure=share', fine.app)).body;
+      // 1: 1.0005, shown 1.001 (76.94%); 2: 0.3 (23.06%).
+      expect(organizations.map((o: { total_expenses: number }) => o.total_expenses)).toEqual([76.94, 23.06]);
+    } finally {
+      fine.close();
+    }
+  });
   it('take measure=per_capita, a node of a year without population being null', async () => {
     const res = await get('/budget/api/resources/?hierarchy=true&measure=per_capita');
     expect(res.body.results.map((r: { id: number; year: number; amount: number }) => [r.year, r.id, r.amount])).toEqual([
