@@ -528,6 +528,13 @@ describe('errors in the analyst’s terms', () => {
     expect(workbook.code, workbook.stdout).toBe(0);
   }, 120_000);
 
+  it('quotes a refused value under --locale fr as the analyst wrote it, not as it was read', async () => {
+    const run = await buildFrench('fr-as-written', { gdp: 'year;gdp\n2025;170 000,12345\n2026;1\u00a0e5' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('gdp.csv, line 2, column gdp: "170 000,12345" has more than 3 decimals\n');
+    expect(run.stdout).toContain('gdp.csv, line 3, column gdp: "1\u00a0e5" is not a number with at most 3 decimals');
+  }, 120_000);
+
   it('tells a bad line of control_totals.csv or notes.csv in the analyst’s terms, never the CSV parser’s or the validation library’s', async () => {
     const TOTALS = 'year,stage,total_expenses,total_resources';
     const cases: [Record<string, string>, string][] = [

@@ -493,7 +493,18 @@ async function rowProblems(connection: DuckDBConnection, input: TableInput, colu
     `SELECT rowid, message FROM (SELECT rowid, CASE ${checks.join(' ')} END AS message FROM src)
      WHERE message IS NOT NULL ORDER BY rowid LIMIT ${MAX_PROBLEMS}`,
   );
-  return result.getRows().map(([rowid, message]) => `${input.label}, line ${lineOf(input, Number(rowid))}, ${String(message)}`);
+  return result.getRows().map(([rowid, message]) => `${input.label}, line ${lineOf(input, Number(rowid))}, ${asWritten(input, Number(rowid), String(message))}`);
+}
+
+/**
+ * A row's problem (`column amount: "12.34567" has …`) quoting the value as the analyst wrote it
+ * (12,34567 under --locale fr). A value the conversion rewrote was read as a plain number, with
+ * no quote in it.
+ */
+function asWritten(input: TableInput, record: number, message: string): string {
+  const column = /^column ([^:]+): "/.exec(message)?.[1];
+  const written = column === undefined ? undefined : input.written?.get(column)?.[record];
+  return written === undefined ? message : message.replace(/^(column [^:]+: )"[^"]*"/, (_, start: string) => `${start}"${written}"`);
 }
 
 /**

@@ -37,6 +37,11 @@ export interface TableInput {
   lines?: number[];
   /** Values the conversion refuses (a dotted number with --locale fr), with their lines, for build.ts to report. */
   problems?: string[];
+  /**
+   * A column's values as the analyst wrote them, by record, where the locale's conversion rewrote
+   * them (13 700,5 read as 13700.5), so that a problem quotes the value as written.
+   */
+  written?: Map<string, (string | undefined)[]>;
 }
 
 /** An input the analyst must fix, in the analyst's terms (never an engine's message). */
@@ -218,6 +223,15 @@ async function writeCanonical(
   const specs = names.map((n) => table?.columns.find((c) => c.name === n) ?? manifestColumn(n));
   const canonical = rows.map(({ values }) => names.map((_, i) => canonicalValue(values[i], specs[i], options.locale ?? 'en')));
   const problems = options.locale === 'fr' ? dottedNumbers(label, rows, names, specs) : [];
+  const written = new Map<string, (string | undefined)[]>();
+  rows.forEach(({ values }, r) =>
+    names.forEach((column, i) => {
+      const text = typeof values[i] === 'string' ? (values[i] as string).trim() : undefined;
+      if (text === undefined || text === canonical[r]![i]) return;
+      if (!written.has(column)) written.set(column, []);
+      written.get(column)![r] = text;
+    }),
+  );
   // A row wider than the header is kept wide, so that build.ts reports it by its line.
   rows.forEach(({ values }, r) => {
     for (let i = names.length; i < values.length; i++)
@@ -225,7 +239,7 @@ async function writeCanonical(
   });
   const csv = path.join(scratch, `${name}.csv`);
   await writeFile(csv, stringify([names, ...canonical], { quoted_match: /[\r\n]/ }), 'utf8');
-  return { label, csv, lines: rows.map((r) => r.line), ...(problems.length ? { problems } : {}) };
+  return { label, csv, lines: rows.map((r) => r.line), ...(problems.length ? { problems } : {}), ...(written.size ? { written } : {}) };
 }
 
 /**
