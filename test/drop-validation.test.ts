@@ -250,6 +250,17 @@ describe('loadDrop', () => {
     });
   });
 
+  describe('rejects a drop whose version a permalink or the feed could not carry', () => {
+    it('says why for . and .., which a client drops from a URL, and for a control character', async () => {
+      for (const version of ['.', '..']) {
+        const dir = await dropOf(small, (m) => (m.version = version));
+        expectProblem(await rejection(dir), 'drop.json', `version must not be "${version}": a permalink's URL would lose it`);
+      }
+      const dir = await dropOf(small, (m) => (m.version = 'v\u0001'));
+      expectProblem(await rejection(dir), 'drop.json', 'version must not hold a control character (U+0001)');
+    });
+  });
+
   describe('rejects a drop whose drop.json does not list a table', () => {
     it('names the file and the table', async () => {
       const dir = await dropOf(small, (m) => delete m.files['debt.parquet']);

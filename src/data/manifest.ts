@@ -137,13 +137,26 @@ export const DefinitionsSchema = z.record(
   TextSchema,
 );
 
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
 /**
  * drop.json (docs/data-drops.md#dropjson). Unknown keys are kept out; `source`, `license` (the data's
  * licence), `units`, `stages`, `known_gaps` and `definitions` are optional.
  */
 export const ManifestSchema = z.object({
-  // It names the release and its permalinks (/budget/api/releases/VERSION/…): an empty one has none.
-  version: z.string().refine((version) => version.trim() !== '', { error: 'must name the drop: it must not be empty or only spaces' }),
+  // It names the release and its permalinks (/budget/api/releases/VERSION/…): an empty one has
+  // none; "." and ".." are path segments a client removes from the URL (RFC 3986), so the
+  // permalink would lead elsewhere; a control character has no place in the feed's XML.
+  version: z
+    .string()
+    .refine((version) => version.trim() !== '', { error: 'must name the drop: it must not be empty or only spaces' })
+    .refine((version) => version !== '.' && version !== '..', {
+      error: (issue) => `must not be "${String(issue.input)}": a permalink's URL would lose it`,
+    })
+    .refine((version) => !CONTROL.test(version), {
+      error: (issue) => `must not hold a control character (${codePoint(CONTROL.exec(String(issue.input))![0])})`,
+    }),
   created_at: z.string().refine(isIsoDateTime, {
     error: (issue) => `must be an ISO 8601 date or date-time that exists, such as 2026-12-01T09:00:00Z, not ${JSON.stringify(String(issue.input).slice(0, 40))}`,
   }),
