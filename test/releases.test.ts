@@ -213,6 +213,38 @@ describe('the releases', () => {
     expect(feed.text).toContain('Against A: expenses');
   });
 
+  it('tell a feed reader what changed in drop.json and the notes, in well-formed XML whatever the texts hold', async () => {
+    const retold = await writeDrop(small, {
+      version: 'A retold',
+      manifest: (m) => {
+        m.units = { name: 'MDT', currency: 'TND', scale: 1_000_000 };
+        m.notes = [{ table: 'expenses', id: 1, text: 'Read again\u0001 from the law' }];
+      },
+    });
+    const r = await serve(dropA, path.join(root, 'releases-feed-text'));
+    await r.flip(retold);
+    const feed = (await r.agent.get('/budget/api/releases/feed.atom')).text;
+    const [entry] = feed.split('<entry>').slice(1);
+    expect(entry).toContain('<summary>Against A: no line changed. drop.json changed: notes, units. Note on expenses 1: Read again\uFFFD from the law.</summary>');
+    // XML 1.0 has no place for C0 controls but tab, line feed and carriage return.
+    expect(feed).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+  });
+
+  it('update a release\'s entry, and the feed, when it is served again', async () => {
+    const r = await serve(dropA, path.join(root, 'releases-feed-again'));
+    await r.flip(dropB);
+    await r.flip(dropA);
+    const list = (await r.agent.get('/budget/api/releases/')).body as { version: string; last_served_at: string | null }[];
+    const backAt = list.find((x) => x.version === 'B')!.last_served_at!;
+    const feed = (await r.agent.get('/budget/api/releases/feed.atom')).text;
+    const updated = (text: string) => /<updated>([^<]+)<\/updated>/.exec(text)![1];
+    const entries = feed.split('<entry>');
+    // The feed, and A's entry, were updated when A was served again, when B stopped being served.
+    expect(updated(entries[0]!)).toBe(backAt);
+    const a = entries.find((e) => e.includes('<title>Release A (current)</title>'))!;
+    expect(updated(a)).toBe(backAt);
+  });
+
   it('refuse a drop whose version is already kept with other content, and keep serving', async () => {
     const r = await serve(dropA, path.join(root, 'releases-6'));
     await r.flip(dropB);

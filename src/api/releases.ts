@@ -121,7 +121,8 @@ export function releaseList(releases: Releases | null, currentVersion: string | 
 /** GET /budget/api/releases/feed.atom: one entry per release, newest first (RFC 4287). */
 export function atomFeed(releases: Releases | null, currentVersion: string | undefined): string {
   const list = releases?.list() ?? [];
-  const updated = list[0] ? firstServed(list[0]) : new Date(0).toISOString();
+  // A release served again (a rollback) is news: its entry, and so the feed, are updated then.
+  const updated = list.map(lastBecameCurrent).sort().at(-1) ?? new Date(0).toISOString();
   const entries = list.map((release) => {
     const link = releasePath(release.version, `${API_PREFIX}/totals/`);
     const current = release.version === currentVersion ? ' (current)' : '';
@@ -129,7 +130,7 @@ export function atomFeed(releases: Releases | null, currentVersion: string | und
       '  <entry>',
       `    <title>Release ${xml(release.version)}${current}</title>`,
       `    <id>${idOf(release)}</id>`,
-      `    <updated>${firstServed(release)}</updated>`,
+      `    <updated>${lastBecameCurrent(release)}</updated>`,
       `    <published>${firstServed(release)}</published>`,
       `    <link rel="alternate" href="${xml(link)}"/>`,
       `    <summary>${xml(changeText(release.changes))}</summary>`,
@@ -153,14 +154,19 @@ export function atomFeed(releases: Releases | null, currentVersion: string | und
   ].join('\n');
 }
 
-/** The change summary in one sentence, for feed readers. */
+/** When a release last began being served. */
+const lastBecameCurrent = (release: Release): string => release.served.at(-1)!.from;
+
+/** The change summary in a few sentences, for feed readers: the lines, the totals, drop.json and the notes, as /releases/ gives them. */
 function changeText(changes: ChangeSummary | null): string {
   if (!changes) return 'No earlier release to compare with (or the comparison is not worked out yet).';
   const tables = Object.entries(changes.tables)
     .filter(([, t]) => t.added + t.removed + t.changed > 0)
     .map(([name, t]) => `${name}: ${t.added} added, ${t.removed} removed, ${t.changed} changed`);
   const years = changes.years_with_moved_totals.length ? ` Totals moved for ${changes.years_with_moved_totals.join(', ')}.` : '';
-  return `Against ${changes.previous_version}: ${tables.length ? tables.join('; ') : 'no line changed'}.${years}`;
+  const fields = changes.drop_json.length ? ` drop.json changed: ${changes.drop_json.map((c) => c.field).join(', ')}.` : '';
+  const notes = changes.notes.map((n) => ` Note on ${n.table} ${n.id}: ${n.text.replace(/[.\s]+$/, '')}.`).join('');
+  return `Against ${changes.previous_version}: ${tables.length ? tables.join('; ') : 'no line changed'}.${years}${fields}${notes}`;
 }
 
 /** A stable entry id from the version (urn:uuid form of its hash: no host name needed). */
@@ -169,4 +175,12 @@ function idOf(release: Release): string {
   return `urn:uuid:${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-const xml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * Text as XML 1.0 character data: markup characters escaped, and characters XML has no place
+ * for (controls but tab and line ends, lone surrogates, U+FFFE/U+FFFF) replaced by U+FFFD, since
+ * a drop's texts (its notes) may hold them and a feed reader refuses the whole feed for one.
+ */
+const xml = (text: string) =>
+  text
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+    .replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
