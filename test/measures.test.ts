@@ -162,12 +162,13 @@ describe('GET /budget/api/totals/', () => {
       expect(res.body[0].change_pct.total_expenses).toBe(-28.57);
     });
     it('rounds a change of measured figures that is exactly a half away from zero, without float noise', async () => {
-      // 100 then 100.125 of a GDP of 10,000: 1 % then 1.00125 % of GDP, a change of 0.125 % → 0.13 %.
+      // 800 then 801 of a GDP of 10,000: 8 % then 8.01 % of GDP, a change of 0.125 % → 0.13 %
+      // (8.01 - 8 is 0.009999999999999787 in doubles, 0.12 % if read as it is).
       const ties = await appFor({
         ...small,
         expenses: [
-          { id: 1, year: 2022, amount: 100, category_id: 11, organization_id: 1, complementary: false },
-          { id: 2, year: 2023, amount: 100.125, category_id: 11, organization_id: 1, complementary: false },
+          { id: 1, year: 2022, amount: 800, category_id: 11, organization_id: 1, complementary: false },
+          { id: 2, year: 2023, amount: 801, category_id: 11, organization_id: 1, complementary: false },
         ],
         gdp: [
           { year: 2022, gdp: 10_000 },
@@ -301,6 +302,47 @@ describe('GET /budget/api/budget-categories/', () => {
     it('refuses a field the rows do not have', async () => {
       expect(await refused('/budget/api/budget-categories/?ordering=amount', 'ordering')).toContain('expenses');
     });
+  });
+});
+
+describe('measured figures read as a reader reads them', () => {
+  // Expense lines (category 11) and resource lines (31) per year, GDP and CPI chosen so that the
+  // figures as shown (2 decimals of % of GDP, 3 of money) differ from the unrounded ones.
+  const lines = (rows: [number, number][]) => rows.map(([year, amount], i) => ({ id: i + 1, year, amount, organization_id: 1, complementary: false }));
+  let shown: TestApp;
+  beforeAll(async () => {
+    shown = await appFor({
+      ...small,
+      expenses: lines([[2031, 0.003], [2032, 0.001], [2033, -1.345], [2040, 190.626], [2041, 205]]).map((l) => ({ ...l, category_id: 11 })),
+      resources: lines([[2031, 1], [2032, 1], [2033, 1], [2040, 195], [2041, 167.5]]).map((l) => ({ ...l, category_id: 31 })),
+      gdp: [...small.gdp!, { year: 2031, gdp: 1000 }, { year: 2032, gdp: 100 }, { year: 2033, gdp: 100 }, { year: 2040, gdp: 1000 }, { year: 2041, gdp: 1100.5 }],
+      cpi: [
+        { year: 2040, index: 100 },
+        { year: 2041, index: 125 },
+      ],
+    });
+  });
+  afterAll(() => shown.close());
+
+  it('give a change that is the difference of the figures as shown, and its percent of the figure shown the year before', async () => {
+    const [before, after] = (await get('/budget/api/totals/?year=2040..2041&measure=pct_gdp&change=previous_year', shown.app)).body;
+    // Expenses 19.06 then 18.63 % of GDP, resources 19.5 then 15.22, balances 0.44 then -3.41.
+    expect([before.total_expenses, before.balance, after.total_expenses, after.balance]).toEqual([19.06, 0.44, 18.63, -3.41]);
+    expect(after.change).toMatchObject({ total_expenses: -0.43, balance: -3.85 });
+    expect(after.change_pct).toMatchObject({ total_expenses: -2.26, balance: -875 });
+  });
+  it('give no change from a figure shown as 0, as from a 0', async () => {
+    const rows = (await get('/budget/api/totals/?year=2032..2033&measure=pct_gdp&change=previous_year', shown.app)).body;
+    // 2031 and 2032: 0.0003% and 0.001% of GDP, both shown 0; 2033: -1.345%.
+    expect(rows.map((r: { total_expenses: number }) => r.total_expenses)).toEqual([0, -1.35]);
+    expect(rows.map((r: { change: { total_expenses: number } }) => r.change.total_expenses)).toEqual([null, null]);
+    expect(rows.map((r: { change_pct: { total_expenses: number } }) => r.change_pct.total_expenses)).toEqual([null, null]);
+  });
+  it('give a balance that is the difference of the totals as shown, under every measure', async () => {
+    // At 2041 prices (CPI 100 then 125): expenses 238.2825, shown 238.283; resources 243.75.
+    expect((await get('/budget/api/totals/?year=2040&measure=real', shown.app)).body).toEqual([
+      { year: 2040, total_expenses: 238.283, total_resources: 243.75, balance: 5.467 },
+    ]);
   });
 });
 

@@ -4,9 +4,10 @@
  * year's total, and each figure's change against the calendar year before.
  *
  * The endpoints' queries give their figures rounded to 3 decimals, exact for figures recorded to
- * the thousandth; the measure and the change are computed from those, unrounded, and rounded once
- * when a row is shaped: percentages (pct_gdp, share, change_pct) and per-inhabitant amounts to 2
- * decimals, money (nominal, real) to 3, half away from zero. pct_gdp is the same division as the
+ * the thousandth; the measure is computed from those, unrounded, and rounded once when a row is
+ * shaped: percentages (pct_gdp, share, change_pct) and per-inhabitant amounts to 2 decimals, money
+ * (nominal, real) to 3, half away from zero. A change is of the figures as shown, so that a
+ * reader's own subtraction gives it (and a balance, totals.ts). pct_gdp is the same division as the
  * outstanding-debt ratio (figure × 100 ÷ GDP, as a double, then rounded), so the two agree.
  */
 import type { MeasureSeries } from '../data/derived.js';
@@ -265,7 +266,8 @@ const NOISE_DECIMALS_AT_LEAST = 6;
 /**
  * Adds `change` and `change_pct` to rows keyed by year (and `key` within a year, e.g. a debt
  * origin), from the rows of the calendar year before, then rounds every figure once. One figure:
- * numbers; several: objects keyed by the figures' names. Rows hold unrounded measured figures.
+ * numbers; several: objects keyed by the figures' names. Rows hold unrounded measured figures;
+ * the change is of the figures as they are shown.
  * `shown`: the rows to give (all by default); the others are only compared with.
  */
 export function withChanges<R extends { year: number }>(
@@ -298,7 +300,10 @@ export function withChanges<R extends { year: number }>(
     const change: Record<string, number | null> = {};
     const change_pct: Record<string, number | null> = {};
     for (const field of fields) {
-      const changed = changeOf(row[field] as number | null, previous?.[field] as number | null | undefined);
+      // Of the figures as shown, so that a reader's own subtraction gives the change, and a figure
+      // shown as 0 has no growth rate.
+      const before = previous?.[field] as number | null | undefined;
+      const changed = changeOf(measurer.round(row[field] as number | null), before === undefined ? undefined : measurer.round(before));
       change[field] = measurer.round(changed.change);
       change_pct[field] = percent(changed.change_pct);
     }

@@ -176,6 +176,18 @@ export async function measuredSums<Q extends { year: number | null; source_ids: 
   });
 }
 
+/** How a series' rows are told apart within a year, what a share is of, and a figure that is the difference of two others. */
+export interface SeriesOptions<R> {
+  key?: (row: R) => unknown;
+  share?: { kind: ShareKind; of: ShareOf };
+  /**
+   * [field, minuend, subtrahend]: the field is the difference of the two as shown (totals'
+   * balance), under any measure, so that a reader's own subtraction gives it; measured on its
+   * own it could differ in its last decimal.
+   */
+  difference?: readonly [keyof R & string, keyof R & string, keyof R & string];
+}
+
 /**
  * Rows of a series (totals, debt, outstanding-debt, deficit) with their figures measured, and
  * with each figure's change against the calendar year before when asked: the query then also
@@ -187,15 +199,20 @@ export async function measuredSeries<Q extends { year: number }, R extends { yea
   query: (years: number[] | undefined) => Promise<Q[]>,
   fields: readonly NoInfer<keyof R & string>[],
   shape: (row: Q) => R,
-  options: { key?: (row: NoInfer<R>) => unknown; share?: { kind: ShareKind; of: ShareOf } } = {},
+  options: SeriesOptions<NoInfer<R>> = {},
 ): Promise<R[]> {
-  const { key, share } = options;
+  const { key, share, difference } = options;
   const years = params.change && params.year ? withPreviousYears(params.year) : params.year;
   const m = await measurerFor(params, lease, years, share?.of);
   const kind = share?.kind;
   const rows = (await query(years)).map((r) => {
     const row = shape(r) as Record<string, unknown>;
     for (const field of fields) row[field] = m.apply(row[field] as number, Number(r.year), kind);
+    if (difference) {
+      const [field, minuend, subtrahend] = difference;
+      const [a, b] = [m.round(row[minuend] as number | null), m.round(row[subtrahend] as number | null)];
+      row[field] = a === null || b === null ? null : a - b;
+    }
     return row as R;
   });
   if (!params.change) return rows.map((r) => rounded(r, fields, m));

@@ -8,10 +8,10 @@ import type { z } from 'zod';
 import type { Lease } from '../../data/lease.js';
 import type { Stage } from '../../domain/stages.js';
 import { flatTable } from '../../formats/table.js';
-import type { MeasureRequest, ShareKind, ShareOf } from '../measures.js';
+import type { MeasureRequest } from '../measures.js';
 import { rowOf } from '../responses.js';
 import type { Variant } from './endpoint.js';
-import { measuredSeries } from './measured-rows.js';
+import { measuredSeries, type SeriesOptions } from './measured-rows.js';
 
 type SeriesRequest = MeasureRequest & { year?: number[]; change?: 'previous_year' };
 
@@ -49,8 +49,8 @@ export function seriesList<P extends SeriesRequest, S extends Stage | null, Q ex
   query(lease: Lease, years: number[] | undefined, stage: S, params: P): Promise<Q[]>;
   figures: readonly NoInfer<keyof R & string>[];
   shape(row: Q, stage: S): R;
-  /** How a row is told from the others of its year, and what a share is of (measuredSeries). */
-  options?(stage: S): { key?: (row: NoInfer<R>) => unknown; share?: { kind: ShareKind; of: ShareOf } };
+  /** How a row is told from the others of its year, what a share is of, a difference (measuredSeries). */
+  options?(stage: S): SeriesOptions<NoInfer<R>>;
 }): Variant<P> {
   return {
     name: 'list',

@@ -40,6 +40,7 @@ export const totals = define({
         source_ids: r.source_ids,
         derived: r.derived,
       }),
+      options: () => ({ difference: ['balance', 'total_resources', 'total_expenses'] }),
     }),
   ],
 });
