@@ -28,7 +28,7 @@ import { openApiDocument } from './api/openapi.js';
 import { fieldsAnswer } from './api/fields.js';
 import { cachedAnswers, cachedLookup, dataUnavailable, endpointHandler } from './api/pipeline.js';
 import { parseQuery } from './api/params.js';
-import { SERVICE_ROUTES, spellings } from './api/routes.js';
+import { SERVICE_ROUTES, spellings, type ServiceRoute } from './api/routes.js';
 import { atomFeed, releaseList, releaseRoute } from './api/releases.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -146,8 +146,9 @@ export function createApp({
   const indexAnswer = json(index(endpoints));
   // Per drop: its definitions describe the fields (docs/api.md#what-every-figure-means).
   let openApi: { for: unknown; answer: Rendered } | undefined;
-  const docsPage = render(Buffer.from(DOCS_PAGE), { contentType: 'text/html; charset=utf-8', cacheControl });
-  const changelogAnswer = render(Buffer.from(changelogText()), { contentType: 'text/markdown; charset=utf-8', cacheControl });
+  const text = (route: ServiceRoute) => `${route.representation.mediaType}; charset=utf-8`;
+  const docsPage = render(Buffer.from(DOCS_PAGE), { contentType: text(SERVICE_ROUTES.docs), cacheControl });
+  const changelogAnswer = render(Buffer.from(changelogText()), { contentType: text(SERVICE_ROUTES.changelog), cacheControl });
   const docsScript = render(Buffer.from(DOCS_SCRIPT), { contentType: 'text/javascript; charset=utf-8', cacheControl });
 
   // One answer per service route of the table in routes.ts; a route added there must be answered here.
@@ -172,7 +173,7 @@ export function createApp({
     releases: () => json(releaseList(store.releases, store.served?.manifest.version)),
     releasesFeed: () =>
       render(Buffer.from(atomFeed(store.releases, store.served?.manifest.version)), {
-        contentType: 'application/atom+xml; charset=utf-8',
+        contentType: text(SERVICE_ROUTES.releasesFeed),
         cacheControl,
       }),
     docs: (res) => {
@@ -260,7 +261,7 @@ function index(endpoints: readonly Endpoint[]) {
           summary: route.summary,
           parameters: [],
           paged: false,
-          formats: [route === SERVICE_ROUTES.releasesFeed ? 'atom' : 'json'],
+          formats: [route.representation.format],
         })),
     ],
     health: { live: healthz.path, ready: readyz.path },

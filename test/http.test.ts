@@ -127,6 +127,19 @@ describe('service endpoints', () => {
     expect(paths).toEqual(expect.arrayContaining([...DATA_PATHS, '/budget/api/meta/']));
     expect((await request(t.app).get('/budget/api')).status).toBe(200);
   });
+  it('GET /budget/api/ names the format each service endpoint really answers in', async () => {
+    const mediaTypes: Record<string, string> = { json: 'application/json', markdown: 'text/markdown', atom: 'application/atom+xml' };
+    const index = (await request(t.app).get('/budget/api/').expect(200)).body as { endpoints: { path: string; formats: string[] }[] };
+    const services = index.endpoints.filter((e) => !DATA_PATHS.includes(e.path));
+    expect(services.length).toBeGreaterThan(0);
+    for (const { path, formats } of services) {
+      const res = await request(t.app).get(path).expect(200);
+      expect(
+        formats.map((f) => mediaTypes[f]),
+        path,
+      ).toEqual([res.headers['content-type']!.split(';')[0]]);
+    }
+  });
   it('GET /budget/api/meta/ describes the drop being served', async () => {
     const res = await request(t.app).get('/budget/api/meta/');
     expect(res.status).toBe(200);

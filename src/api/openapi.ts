@@ -248,15 +248,8 @@ function markDeprecatedFields(endpoint: Endpoint, schemas: Record<string, Json>)
 }
 
 function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
-  // Every service answer is JSON but the docs page's, the changelog's and the releases feed's.
-  const content =
-    route === SERVICE_ROUTES.docs
-      ? { 'text/html': { schema: { type: 'string' } } }
-      : route === SERVICE_ROUTES.changelog
-        ? { 'text/markdown': { schema: { type: 'string' } } }
-        : route === SERVICE_ROUTES.releasesFeed
-          ? { 'application/atom+xml': { schema: { type: 'string' } } }
-          : { [FORMATS.json.mediaType]: { schema: schema ?? { type: 'object' } } };
+  const { mediaType } = route.representation;
+  const content = { [mediaType]: { schema: mediaType === FORMATS.json.mediaType ? (schema ?? { type: 'object' }) : { type: 'string' } } };
   return {
     operationId: route.operationId,
     tags: ['service'],

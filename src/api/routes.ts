@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import * as responses from './responses.js';
+import { FORMATS } from '../formats/registry.js';
 
 export const API_PREFIX = '/budget/api';
 
@@ -21,12 +22,15 @@ export interface ServiceRoute {
   rateLimited: boolean;
   /** Listed among the endpoints of the index (the others have their own place in it). */
   inIndex: boolean;
+  /** What it answers in, as the index names it and the OpenAPI document types it; JSON unless said. */
+  representation: { format: string; mediaType: string };
 }
 
-const route = (r: Omit<ServiceRoute, 'needsData' | 'rateLimited' | 'inIndex'> & Partial<ServiceRoute>): ServiceRoute => ({
+const route = (r: Omit<ServiceRoute, 'needsData' | 'rateLimited' | 'inIndex' | 'representation'> & Partial<ServiceRoute>): ServiceRoute => ({
   needsData: false,
   rateLimited: true,
   inIndex: false,
+  representation: { format: 'json', mediaType: FORMATS.json.mediaType },
   ...r,
 });
 
@@ -71,14 +75,21 @@ export const SERVICE_ROUTES = {
     operationId: 'getReleasesFeed',
     summary: 'The releases as an Atom feed, one entry per release',
     inIndex: true,
+    representation: { format: 'atom', mediaType: 'application/atom+xml' },
   }),
   changelog: route({
     path: `${API_PREFIX}/changelog`,
     operationId: 'getChangelog',
     summary: "The API's changelog (Markdown): what each version added, changed, deprecated or removed",
     inIndex: true,
+    representation: { format: 'markdown', mediaType: 'text/markdown' },
   }),
-  docs: route({ path: `${API_PREFIX}/docs/`, operationId: 'getDocs', summary: 'The docs page: read and try the API in a browser' }),
+  docs: route({
+    path: `${API_PREFIX}/docs/`,
+    operationId: 'getDocs',
+    summary: 'The docs page: read and try the API in a browser',
+    representation: { format: 'html', mediaType: 'text/html' },
+  }),
   healthz: route({
     path: '/healthz',
     operationId: 'getLiveness',
