@@ -283,6 +283,7 @@ describe('GET /budget/api/fields/', () => {
     ]);
     expect(fields.filter((f) => f.endpoint === 'expenses').map((f) => f.field)).toEqual([
       'id',
+      'name',
       'year',
       'amount',
       'category',
@@ -293,12 +294,50 @@ describe('GET /budget/api/fields/', () => {
       'stage',
       'source_id',
       'derived',
-      'name',
       'children',
     ]);
     for (const f of fields) {
       expect(f.label.en && f.label.fr && f.definition.en && f.definition.fr, `${f.endpoint}.${f.field}`).toBeTruthy();
     }
+  });
+  it("lists each endpoint's fields in the order of its rows' keys, change and change_pct included", async () => {
+    // One answer per variant of every endpoint, with every field it can have: change where it is taken.
+    const answers = [
+      '/budget/api/totals/?change=previous_year',
+      '/budget/api/budget-categories/?year=2024&change=previous_year',
+      '/budget/api/expenses/',
+      '/budget/api/expenses/?hierarchy=true',
+      '/budget/api/resources/',
+      '/budget/api/resources/?hierarchy=true',
+      '/budget/api/organization/',
+      '/budget/api/organization/stats/?year=2024&change=previous_year',
+      '/budget/api/debt/?change=previous_year',
+      '/budget/api/outstanding-debt/?change=previous_year',
+      '/budget/api/deficit/?change=previous_year',
+      '/budget/api/sources/',
+    ];
+    /** A row's keys as /fields/ names them: nested objects' and list items' with dots (a child node is a node: not again). */
+    const keysOf = (row: Record<string, unknown>, prefix = ''): string[] =>
+      Object.entries(row).flatMap(([key, value]) => {
+        const item = Array.isArray(value) ? value[0] : value;
+        const nested = key !== 'children' && key !== 'change' && key !== 'change_pct' && item !== null && typeof item === 'object';
+        return [prefix + key, ...(nested ? keysOf(item as Record<string, unknown>, `${prefix}${key}.`) : [])];
+      });
+    const endpointOf = (url: string) => url.split('?')[0]!.slice('/budget/api/'.length).replace(/\/$/, '');
+    const fields: Entry[] = await get('/budget/api/fields/');
+    for (const url of answers) {
+      const endpoint = endpointOf(url);
+      const body = await get(url);
+      const row = (Array.isArray(body) ? body : body.results)[0];
+      expect(row, url).toBeDefined();
+      const keys = keysOf(row);
+      const listed = fields.filter((f) => f.endpoint === endpoint).map((f) => f.field);
+      expect(
+        listed.filter((f) => keys.includes(f)),
+        url,
+      ).toEqual(keys);
+    }
+    expect(new Set(answers.map(endpointOf))).toEqual(new Set(fields.map((f) => f.endpoint)));
   });
   it("offers in a figure's definition only the measures its endpoint takes: no share of a whole", async () => {
     const fields: Entry[] = await get('/budget/api/fields/');

@@ -19,38 +19,53 @@ export interface FieldEntry {
   definition: Text;
 }
 
+/** A field as the row schemas give it, before its texts. */
+type FieldShape = Pick<FieldEntry, 'endpoint' | 'field' | 'type' | 'nullable'>;
+
 type JsonSchema = { type?: string | string[]; anyOf?: JsonSchema[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; $ref?: string };
 
 /** The endpoint's name in field keys: its path after /budget/api/, without the trailing slash. */
 export const endpointName = (path: string): string => path.slice(API_PREFIX.length + 1).replace(/\/$/, '');
 
-/** Each endpoint's fields, top-level then nested (`organization.id`), once even when two variants share one. */
-export function fieldsOf(endpoints: readonly Endpoint[]): { endpoint: string; field: string; type: string; nullable: boolean }[] {
-  const out: { endpoint: string; field: string; type: string; nullable: boolean }[] = [];
+/**
+ * Each endpoint's fields, top-level then nested (`organization.id`), once even when two variants
+ * share one, in an order each variant's rows keep: a field only one variant has goes before the
+ * first of that variant's later fields already listed (a tree node's `name` before `year`), so
+ * that every answer's keys read in the order /fields/ gives them.
+ */
+export function fieldsOf(endpoints: readonly Endpoint[]): FieldShape[] {
+  const out: FieldShape[] = [];
   for (const e of endpoints) {
     const endpoint = endpointName(e.path);
-    const seen = new Set<string>();
-    const walk = (schema: JsonSchema, prefix: string) => {
-      for (const [key, property] of Object.entries(schema.properties ?? {})) {
-        const field = prefix + key;
-        const typesOf = (s: JsonSchema): string[] => (Array.isArray(s.type) ? s.type : [s.type ?? 'object']);
-        const types = property.anyOf ? property.anyOf.flatMap(typesOf) : typesOf(property);
-        const nullable = types.includes('null');
-        const type = types.find((s) => s !== 'null') ?? 'null';
-        if (!seen.has(field)) {
-          seen.add(field);
-          out.push({ endpoint, field, type, nullable });
-        }
-        const inner = property.anyOf?.find((s) => s.type === 'object' || s.type === 'array') ?? property;
-        // Objects and lists of objects have fields of their own; change objects repeat the figures' names.
-        if (key === 'change' || key === 'change_pct') continue;
-        if (inner.type === 'object' && inner.properties) walk(inner, `${field}.`);
-        if (inner.type === 'array' && inner.items?.type === 'object') walk(inner.items, `${field}.`);
-      }
-    };
-    for (const variant of e.variants) walk(z.toJSONSchema(variant.item, { io: 'output', unrepresentable: 'any' }) as JsonSchema, '');
+    const listed: FieldShape[] = [];
+    for (const variant of e.variants) {
+      const fields = variantFields(z.toJSONSchema(variant.item, { io: 'output', unrepresentable: 'any' }) as JsonSchema);
+      fields.forEach(({ field, type, nullable }, i) => {
+        if (listed.some((f) => f.field === field)) return;
+        const later = new Set(fields.slice(i + 1).map((f) => f.field));
+        const at = listed.findIndex((f) => later.has(f.field));
+        listed.splice(at === -1 ? listed.length : at, 0, { endpoint, field, type, nullable });
+      });
+    }
+    out.push(...listed);
   }
   return out;
+}
+
+/** A row schema's fields in its order, each nested object's right after it. */
+function variantFields(schema: JsonSchema, prefix = ''): Omit<FieldShape, 'endpoint'>[] {
+  return Object.entries(schema.properties ?? {}).flatMap(([key, property]) => {
+    const field = prefix + key;
+    const typesOf = (s: JsonSchema): string[] => (Array.isArray(s.type) ? s.type : [s.type ?? 'object']);
+    const types = property.anyOf ? property.anyOf.flatMap(typesOf) : typesOf(property);
+    const own = { field, type: types.find((t) => t !== 'null') ?? 'null', nullable: types.includes('null') };
+    const inner = property.anyOf?.find((s) => s.type === 'object' || s.type === 'array') ?? property;
+    // Objects and lists of objects have fields of their own; change objects repeat the figures' names.
+    if (key === 'change' || key === 'change_pct') return [own];
+    if (inner.type === 'object' && inner.properties) return [own, ...variantFields(inner, `${field}.`)];
+    if (inner.type === 'array' && inner.items?.type === 'object') return [own, ...variantFields(inner.items, `${field}.`)];
+    return [own];
+  });
 }
 
 /**

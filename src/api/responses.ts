@@ -245,8 +245,8 @@ export const Debt = z
       .object({ id: id('Debt origin id'), parent: id('Parent origin id').nullable(), name: name('Debt origin name') })
       .meta({ description: 'Where the debt comes from' }),
     value: measured('Debt of this origin and its descendants that year'),
-    ...change,
     ...seriesProvenance,
+    ...change,
   })
   .meta({
     title: 'Debt',
@@ -270,8 +270,8 @@ export const OutstandingDebt = z
     published_value: z.number().nullable().meta({
       description: "The debt's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none",
     }),
-    ...change,
     ...seriesProvenance,
+    ...change,
   })
   .meta({
     title: 'OutstandingDebt',
@@ -297,8 +297,8 @@ export const Deficit = z
       description: "The deficit's ratio to GDP as the row's source printed it (on the GDP the source used), in percent; null when the drop has none",
     }),
     gdp: money('Gross domestic product of the year'),
-    ...change,
     ...seriesProvenance,
+    ...change,
   })
   .meta({
     title: 'Deficit',
