@@ -17,6 +17,7 @@ import { ENDPOINTS } from '../src/api/endpoints/index.js';
 import { MDT, measured } from './fixtures/measured.js';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
+import { getArrow, getParquet } from './helpers/downloads.js';
 
 type Json = Record<string, any>;
 
@@ -305,5 +306,62 @@ describe('real answers validate against the document', () => {
     expect(validate([{ ...row, extra: 1 }])).toBe(false);
     expect(validate([{ ...row, year: '2023' }])).toBe(false);
     expect(validate([{ ...row, source_ids: null }])).toBe(false);
+  });
+});
+
+describe('a figure that a measure can make null', () => {
+  // Every endpoint that takes a measure (its trees, which alone take one on expenses and
+  // resources), under each measure but nominal, over a drop with a year that has no GDP,
+  // population or CPI (2021): whatever comes back null there is what a client must be told may be.
+  const urls = () =>
+    ENDPOINTS.filter((e) => 'measure' in e.query.shape).flatMap((e) => {
+      const measures: string[] = (doc.paths[e.path].get.parameters as Json[]).find((p) => p.name === 'measure')!.schema.enum;
+      const tree = 'hierarchy' in e.query.shape ? 'hierarchy=true&' : '';
+      return measures.filter((m) => m !== 'nominal').map((m) => `${e.path}?${tree}measure=${m}`);
+    });
+  const endpointOf = (url: string) => url.split('?')[0]!.slice('/budget/api/'.length).replace(/\/$/, '');
+  /** The fields that are null in a JSON answer, named as /fields/ names them; a tree's children are nodes. */
+  const nullsOf = (rows: Json[], prefix = ''): string[] =>
+    rows.flatMap((row) =>
+      Object.entries(row).flatMap(([key, value]): string[] => {
+        if (value === null) return [prefix + key];
+        if (key === 'children') return nullsOf(value, prefix);
+        if (key === 'change' || key === 'change_pct' || typeof value !== 'object') return [];
+        return nullsOf(Array.isArray(value) ? value : [value], `${prefix}${key}.`);
+      }),
+    );
+
+  it('is said nullable by /budget/api/fields/', async () => {
+    const fields: Json[] = (await request(t.app).get('/budget/api/fields/').expect(200)).body;
+    const seen = new Set<string>();
+    for (const url of urls()) {
+      const body = (await request(t.app).get(url).expect(200)).body;
+      for (const field of nullsOf(Array.isArray(body) ? body : body.results)) {
+        seen.add(endpointOf(url));
+        const entry = fields.find((f) => f.endpoint === endpointOf(url) && f.field === field);
+        expect(entry?.nullable, `${url}: ${field} is null`).toBe(true);
+      }
+    }
+    // The drop has what it takes to make a figure of every measured endpoint null.
+    expect(seen).toEqual(new Set(urls().map(endpointOf)));
+  });
+
+  it('is a nullable column of the Arrow stream and the Parquet file, as the document says of each', async () => {
+    for (const url of urls()) {
+      const { content } = doc.paths[url.split('?')[0]!].get.responses[200];
+      // The column list of the variant answered: "With hierarchy=true: …" for a tree, else "Columns: …".
+      const columnsOf = (description: string) =>
+        description.split(url.includes('hierarchy') ? 'With hierarchy=true:' : 'Columns:')[1]!.split('.')[0]!;
+      const arrow = await getArrow(t.app, `${url}&format=arrow`);
+      const parquet = await getParquet(t.app, `${url}&format=parquet`);
+      for (const field of arrow.table.schema.fields) {
+        if (arrow.table.getChild(field.name)!.nullCount === 0) continue;
+        expect(field.nullable, `${url}: Arrow ${field.name}`).toBe(true);
+        expect(parquet.columns.find((c) => c.name === field.name)?.nullable, `${url}: Parquet ${field.name}`).toBe(true);
+        for (const type of ['application/vnd.apache.arrow.stream', 'application/vnd.apache.parquet']) {
+          expect(columnsOf(content[type].schema.description), `${url}: ${type}`).toMatch(new RegExp(`\\b${field.name} \\(\\w+, nullable\\)`));
+        }
+      }
+    }
   });
 });

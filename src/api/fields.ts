@@ -31,7 +31,7 @@ export const endpointName = (path: string): string => path.slice(API_PREFIX.leng
  * Each endpoint's fields, top-level then nested (`organization.id`), once even when two variants
  * share one, in an order each variant's rows keep: a field only one variant has goes before the
  * first of that variant's later fields already listed (a tree node's `name` before `year`), so
- * that every answer's keys read in the order /fields/ gives them.
+ * that every answer's keys read in the order /fields/ gives them; nullable when any variant's is.
  */
 export function fieldsOf(endpoints: readonly Endpoint[]): FieldShape[] {
   const out: FieldShape[] = [];
@@ -41,7 +41,9 @@ export function fieldsOf(endpoints: readonly Endpoint[]): FieldShape[] {
     for (const variant of e.variants) {
       const fields = variantFields(z.toJSONSchema(variant.item, { io: 'output', unrepresentable: 'any' }) as JsonSchema);
       fields.forEach(({ field, type, nullable }, i) => {
-        if (listed.some((f) => f.field === field)) return;
+        // A field is null where any variant can make it so: a tree node's measured amount, not a line's.
+        const known = listed.find((f) => f.field === field);
+        if (known) return void (known.nullable ||= nullable);
         const later = new Set(fields.slice(i + 1).map((f) => f.field));
         const at = listed.findIndex((f) => later.has(f.field));
         listed.splice(at === -1 ? listed.length : at, 0, { endpoint, field, type, nullable });

@@ -10,9 +10,12 @@ import { named } from '../../domain/names.js';
 import type { Variant } from './endpoint.js';
 import { measureHeader, measurerFor } from './measured-rows.js';
 
-/** One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). */
+/**
+ * One row per node of a category tree, depth-first, roots at depth 0 (docs/api.md#columns). A
+ * measure makes a node's amount null in a year without the value it divides by.
+ */
 const TREE_TABLE = table<TreeNode>(
-  [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount'), int32('depth')],
+  [int64('id'), int64('parent_id', { nullable: true }), utf8('name'), int32('year'), float64('amount', { nullable: true }), int32('depth')],
   flattenTree,
 );
 
