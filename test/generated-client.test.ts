@@ -26,10 +26,11 @@ import type { paths } from './api.js';
 
 export async function use(baseUrl: string): Promise<string[]> {
   // The answers this client reads: JSON (the data endpoints also offer CSV, Arrow and Parquet).
+  // A row's fields are typed optional, since fields= may leave any out: a list is read with its default.
   const api = createClient<paths, 'application/json'>({ baseUrl });
   const out: string[] = [];
   const totals = await api.GET('/budget/api/totals/', { params: { query: { year: 2024, stage: 'initial,outturn', include_complementary: undefined } } });
-  if (totals.data) for (const row of totals.data) out.push(\`\${row.year} \${row.stage} \${row.balance ?? 'null'} [\${row.source_ids.join(';')}] \${row.derived}\`);
+  if (totals.data) for (const row of totals.data) out.push(\`\${row.year} \${row.stage} \${row.balance ?? 'null'} [\${(row.source_ids ?? []).join(';')}] \${row.derived}\`);
   const deficit = await api.GET('/budget/api/deficit/', { params: { query: { year: '2023..2025' } } });
   if (deficit.data) for (const row of deficit.data) out.push(\`\${row.year} \${row.stage ?? 'none'} \${row.value ?? 'null'} \${row.percent} \${row.published_percent ?? 'null'}\`);
   const lines = await api.GET('/budget/api/expenses/', { params: { query: { hierarchy: false, limit: 2 } } });

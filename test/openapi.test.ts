@@ -29,8 +29,9 @@ let doc: Json;
 let ajv: Ajv2020;
 
 beforeAll(async () => {
-  // With a population, a CPI and units, so that every measure answers.
-  t = await appFor(measured, {}, { manifest: (m) => void (m.units = MDT) });
+  // With a population, a CPI and units, so that every measure answers, and a source, so that sources/ has a row.
+  const sources = [{ id: 1, title: 'Loi de finances 2024', url: null, publisher: null, published: null, quote: null }];
+  t = await appFor({ ...measured, sources }, {}, { manifest: (m) => void (m.units = MDT) });
   limited = await appFor(small, { RATE_LIMIT: '1' });
   broken = await appFor(small);
   broken.store.served!.instance.closeSync();
@@ -260,9 +261,28 @@ const ANSWERS = [
   '/budget/api/deficit/?year=2022,2024&measure=real&change=previous_year',
 ];
 
+/** The same variants with fields=, which leaves the other fields of each row (and node) out. */
+const SELECTED = [
+  '/budget/api/totals/?fields=year,balance',
+  '/budget/api/budget-categories/?fields=id,expenses',
+  '/budget/api/expenses/?fields=id,organization',
+  '/budget/api/expenses/?hierarchy=true&fields=id,amount',
+  '/budget/api/resources/?fields=amount',
+  '/budget/api/resources/?hierarchy=true&fields=name',
+  '/budget/api/organization/?fields=code,budget',
+  '/budget/api/organization/stats/?fields=organization_id',
+  '/budget/api/debt/?fields=year,debt_origin',
+  '/budget/api/outstanding-debt/?fields=value',
+  '/budget/api/deficit/?fields=year,change&change=previous_year',
+  '/budget/api/sources/?fields=title',
+];
+
 describe('real answers validate against the document', () => {
-  it('of every variant of every data endpoint', () => {
-    const covered = ANSWERS.map((url) => {
+  it.each([
+    ['every request', ANSWERS],
+    ['fields=', SELECTED],
+  ])('of every variant of every data endpoint, with %s', (_, urls) => {
+    const covered = urls.map((url) => {
       const endpoint = ENDPOINTS.find((e) => e.path === url.split('?')[0])!;
       return `${endpoint.path} ${endpoint.bind(url).variant.name}`;
     });
@@ -270,6 +290,13 @@ describe('real answers validate against the document', () => {
   });
   it.each(ANSWERS)('200 from %s', async (url) => {
     await expectDocumented(t.app, url, 200);
+  });
+  it.each(SELECTED)('200 with only the fields asked for, from %s', async (url) => {
+    const body = await expectDocumented(t.app, url, 200);
+    const [row] = Array.isArray(body) ? body : body.results;
+    expect(row, url).toBeDefined();
+    const asked = new URL(url, 'http://x').searchParams.get('fields')!.split(',');
+    expect(Object.keys(row).filter((key) => key !== 'children')).toEqual(asked);
   });
 
   it.each(ENDPOINTS.map((e) => e.path))('400 unknown_parameter and invalid_parameter from %s', async (path) => {
@@ -303,6 +330,9 @@ describe('real answers validate against the document', () => {
     const validate = schemaFor('/budget/api/totals/', 200, JSON_TYPE);
     const row = { year: 2023, total_expenses: 1, total_resources: 1, balance: 0, stage: 'amended', source_ids: [], derived: false };
     expect(validate([row])).toBe(true);
+    // fields= leaves fields out, and the row's description says so; it adds none.
+    expect(validate([{ year: 2023, balance: 0 }])).toBe(true);
+    expect(doc.components.schemas.Total.description).toMatch(/Every field is present unless the fields parameter leaves it out/);
     expect(validate([{ ...row, extra: 1 }])).toBe(false);
     expect(validate([{ ...row, year: '2023' }])).toBe(false);
     expect(validate([{ ...row, source_ids: null }])).toBe(false);

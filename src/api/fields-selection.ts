@@ -57,6 +57,9 @@ export function checkFields(fields: readonly string[] | undefined, names: readon
   throw problem.invalidParameters([{ parameter: 'fields', message: `has ${which}; the fields are ${names.join(', ')}` }]);
 }
 
+/** The field every row keeps whatever `fields` chooses: a tree node's children, which make it a tree. */
+export const ALWAYS_KEPT = 'children';
+
 /** The rows of a JSON answer with only the chosen fields (and a tree node's children). */
 export function selectFields<T>(items: T[], fields: readonly string[] | undefined): T[] {
   if (!fields) return items;
@@ -66,7 +69,8 @@ export function selectFields<T>(items: T[], fields: readonly string[] | undefine
     const row = item as Record<string, unknown>;
     const kept: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(row)) if (keep.has(key)) kept[key] = value;
-    if (Array.isArray(row.children)) kept.children = row.children.map(select);
+    const children = row[ALWAYS_KEPT];
+    if (Array.isArray(children)) kept[ALWAYS_KEPT] = children.map(select);
     return kept;
   };
   return items.map(select) as T[];

@@ -11,6 +11,7 @@ import { ENDPOINTS, type Endpoint } from './endpoints/index.js';
 import { FORMATS, FORMAT_NAMES } from '../formats/registry.js';
 import { pageOf } from './paging.js';
 import { endpointName, ownDefinition } from './fields.js';
+import { ALWAYS_KEPT } from './fields-selection.js';
 import { fieldText } from './field-texts.js';
 import * as responses from './responses.js';
 import { API_PREFIX, SERVICE_ROUTES, type ServiceRoute } from './routes.js';
@@ -111,6 +112,7 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS, defi
   const endpointNames = new Set(endpoints.map((e) => endpointName(e.path)));
   for (const endpoint of endpoints) describeFields(endpoint, schemas, definitions, endpointNames);
   for (const endpoint of endpoints) markDeprecatedFields(endpoint, schemas);
+  for (const endpoint of endpoints) fieldsMayBeLeftOut(endpoint, schemas);
 
   return {
     openapi: '3.1.0',
@@ -246,6 +248,25 @@ function markDeprecatedFields(endpoint: Endpoint, schemas: Record<string, Json>)
     for (const field of fields) if (properties?.[field]) properties[field] = { ...properties[field], deprecated: true };
   }
 }
+
+/**
+ * `fields` leaves out of each row the fields it does not name, and a schema cannot depend on a
+ * query parameter: a data row's fields are not `required` (but a tree node's children, which
+ * `fields` keeps), and its description says when each is there. Nested objects stay whole.
+ */
+function fieldsMayBeLeftOut(endpoint: Endpoint, schemas: Record<string, Json>): void {
+  for (const { item } of endpoint.variants) {
+    const title = item.meta()?.title;
+    const schema = typeof title === 'string' ? schemas[title] : undefined;
+    if (!schema || !Array.isArray(schema.required)) continue;
+    const kept = (schema.required as string[]).filter((field) => field === ALWAYS_KEPT);
+    if (kept.length) schema.required = kept;
+    else delete schema.required;
+    schema.description = `${String(schema.description)}. ${FIELDS_PRESENT}`;
+  }
+}
+
+const FIELDS_PRESENT = 'Every field is present unless the fields parameter leaves it out (change and change_pct only with change=previous_year).';
 
 function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
   const { mediaType } = route.representation;
