@@ -326,6 +326,52 @@ describe('real answers validate against the document', () => {
     },
   );
 
+  it('with ids past 2^53, which the server serves with every digit', async () => {
+    const BIG_ORGANIZATION = 9007199254740993n;
+    const BIG_LINE = 9007199254740995n;
+    const BIG_CATEGORY = 9007199254740997n;
+    const BIG_SOURCE = 9007199254740999n;
+    const big = await appFor({
+      ...small,
+      organizations: [...small.organizations!, { id: BIG_ORGANIZATION, name: 'Office lointain', code: 'FAR' }],
+      categories: [...small.categories!, { id: BIG_CATEGORY, name: 'Catégorie lointaine', type: 'expense', parent_id: 20 }],
+      sources: [{ id: BIG_SOURCE, title: 'Loi de finances', url: null, publisher: null, published: null, quote: null }],
+      expenses: [
+        {
+          id: BIG_LINE,
+          year: 2024,
+          amount: 1.5,
+          category_id: BIG_CATEGORY,
+          organization_id: BIG_ORGANIZATION,
+          complementary: false,
+          source_id: BIG_SOURCE,
+          derived: false,
+        },
+      ],
+    });
+    try {
+      const lines = await expectDocumented(big.app, '/budget/api/expenses/', 200);
+      expect(lines.results).toHaveLength(1);
+      // JSON.parse rounds them; the text as sent has every digit.
+      const text = (await request(big.app).get('/budget/api/expenses/')).text;
+      expect(text).toContain(`"id":${BIG_LINE}`);
+      expect(text).toContain(`"organization":{"id":${BIG_ORGANIZATION}`);
+      for (const url of [
+        '/budget/api/expenses/?hierarchy=true',
+        '/budget/api/budget-categories/',
+        '/budget/api/organization/',
+        '/budget/api/organization/stats/',
+        '/budget/api/totals/',
+        '/budget/api/sources/',
+      ]) {
+        await expectDocumented(big.app, url, 200);
+      }
+      expect(doc.components.schemas.Expense.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+    } finally {
+      await big.close();
+    }
+  });
+
   it('and the document would catch an answer with a field it does not describe', () => {
     const validate = schemaFor('/budget/api/totals/', 200, JSON_TYPE);
     const row = { year: 2023, total_expenses: 1, total_resources: 1, balance: 0, stage: 'amended', source_ids: [], derived: false };

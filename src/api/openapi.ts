@@ -103,7 +103,16 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS, defi
     paths[route.path] = { get: serviceOperation(route, route.answer ? component(route.answer) : undefined) };
   }
 
-  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
+  const { schemas } = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    // An id is served with every digit (responses.ts, INT64): a JavaScript number's bounds are not its.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.format === responses.INT64) {
+        delete jsonSchema.minimum;
+        delete jsonSchema.maximum;
+      }
+    },
+  });
   for (const schema of Object.values(schemas)) {
     // Components live inside the document: no dialect or identifier of their own.
     delete schema.$schema;

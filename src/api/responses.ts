@@ -11,7 +11,14 @@ import { PROBLEM_CODES } from '../domain/errors.js';
 
 // Examples are real answers from the sample drop in data/ (Tunisia, amounts in MDT).
 const UNIT = "in the drop's unit (the sample data: MDT, millions of Tunisian dinars), rounded to 3 decimals";
-const id = (description: string) => z.int().meta({ description });
+/**
+ * An id as the drop gives it: a 64-bit integer (BIGINT), written with every digit past 2^53, where
+ * a JavaScript number would round it. `format: int64` tells generated clients so, and the document
+ * drops the safe-integer bounds z.int() has (see INT64 in openapi.ts).
+ */
+export const INT64 = 'int64';
+const int64 = () => z.int().meta({ format: INT64 });
+const id = (description: string) => int64().meta({ description });
 const name = (description: string) => z.string().meta({ description });
 const year = z.int32().meta({ description: 'Budget year' });
 const money = (description: string) => z.number().meta({ description: `${description}, ${UNIT}` });
@@ -48,7 +55,7 @@ const changes = (figures: readonly string[]) => {
   };
 };
 
-const sourceId = z.int().nullable().meta({ description: 'The id of the source this figure comes from (see /budget/api/sources/), or null' });
+const sourceId = int64().nullable().meta({ description: 'The id of the source this figure comes from (see /budget/api/sources/), or null' });
 const derived = z.boolean().meta({ description: 'True when the figure was computed from published figures rather than published itself' });
 
 /** What every line carries: its stage and its provenance (docs/api.md, "Stages"). */
@@ -76,7 +83,7 @@ const rollupProvenance = {
     description: 'The stage the row sums: initial (the finance law as adopted), amended (with the complementary laws) or outturn',
   }),
   source_ids: z
-    .array(z.int())
+    .array(int64())
     .meta({ description: 'The distinct source_id of the lines summed, ascending (see /budget/api/sources/); [] when none has one' }),
   derived: z.boolean().meta({ description: 'True when any line summed was computed from published figures rather than published itself' }),
 };
@@ -476,7 +483,7 @@ export const Meta = z
             "drop.json's fields that changed (units, source, license, stages, known gaps, definitions, control totals, description), before and after",
         }),
         notes: z
-          .array(z.looseObject({ table: z.string(), id: z.int(), text: z.string(), source_id: z.int().nullable().optional() }))
+          .array(z.looseObject({ table: z.string(), id: int64(), text: z.string(), source_id: int64().nullable().optional() }))
           .meta({ description: "Why figures changed: the new drop's notes (the line id, or the year for a series)" }),
       })
       .nullable()
