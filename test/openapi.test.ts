@@ -186,6 +186,45 @@ describe('the document describes', () => {
     expect(['02016,2018', '2100..2100'].map((v) => years(v))).toEqual([true, true]);
     expect(accepts('/budget/api/organization/', 'search')('')).toBe(false);
   });
+  it("fields schemas that accept exactly the endpoint's field names, comma-separated, as the server does", async () => {
+    for (const endpoint of ENDPOINTS) {
+      const parameter = (doc.paths[endpoint.path].get.parameters as Json[]).find((p) => p.name === 'fields')!;
+      const accepts = ajv.compile(parameter.schema);
+      // What the server takes alone: each field of a row of any variant (change and change_pct with change=previous_year).
+      const names = [...new Set(endpoint.variants.flatMap((v) => Object.keys((v.item as unknown as { shape: object }).shape)))];
+      for (const name of names) {
+        const tree = endpoint.variants.find((v) => name in (v.item as unknown as { shape: object }).shape)!.when ? 'hierarchy=true&' : '';
+        const change = name.startsWith('change') ? `change=previous_year&${COMPANIONS.change}&` : '';
+        expect(accepts(name), `${endpoint.path} fields=${name}`).toBe(true);
+        expect((await request(t.app).get(`${endpoint.path}?${tree}${change}fields=${name}`)).status, `${endpoint.path} fields=${name}`).toBe(200);
+      }
+      expect(accepts(`${names[1]},${names[0]},${names[1]}`), endpoint.path).toBe(true);
+      for (const refused of [
+        'foo',
+        `${names[0]},foo`,
+        `${names[0]},`,
+        `${names[0]} ,${names[1]}`,
+        names[0]!.toUpperCase(),
+        `${names[0]};${names[1]}`,
+      ]) {
+        expect(accepts(refused), `${endpoint.path} fields=${refused}`).toBe(false);
+        expect(
+          (await request(t.app).get(`${endpoint.path}?fields=${encodeURIComponent(refused)}`)).status,
+          `${endpoint.path} fields=${refused}`,
+        ).toBe(400);
+      }
+    }
+  });
+  it("year schemas that say the order and the span of a range are the server's to check", async () => {
+    const year = (doc.paths['/budget/api/totals/'].get.parameters as Json[]).find((p) => p.name === 'year')!;
+    const accepts = ajv.compile(year.schema);
+    // A pattern cannot compare two years: these pass it and are refused, as the description says.
+    for (const refused of ['2020..2016', '1900..1999']) {
+      expect(accepts(refused), refused).toBe(true);
+      expect((await request(t.app).get(`/budget/api/totals/?year=${refused}`)).status, refused).toBe(400);
+    }
+    expect(JSON.stringify(year.schema)).toMatch(/earlier year first.*at most 50 years.*checked by the server/);
+  });
   it('the rules that tie two parameters in the description of each parameter they tie, and a relative server', () => {
     const description = (path: string, name: string) => String((doc.paths[path].get.parameters as Json[]).find((p) => p.name === name)!.description);
     expect(description('/budget/api/expenses/', 'measure')).toMatch(/Only with hierarchy=true/);

@@ -9,33 +9,44 @@
 import { z } from 'zod';
 import { problem } from '../domain/errors.js';
 import type { Column, Table } from '../formats/table.js';
+import { inWords } from '../domain/stages.js';
 
 const NAMES = /^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$/;
-
-/** The parameter: names, read as a set (sorted, once each), so that any order is one query. */
-export const fieldsParameter = (example: string) =>
-  z
-    .string()
-    .regex(NAMES, { error: 'must be field names separated by commas, e.g. year,total_expenses' })
-    .transform((list) => [...new Set(list.split(','))].sort())
-    .meta({
-      description:
-        "Keep only these fields of each row (comma-separated, any order), in every format; a tree's nodes also keep children. " +
-        'An unknown field is refused with the list of the fields. The fields of each endpoint are listed by /budget/api/fields/.',
-      example,
-      openapi: { type: 'string', pattern: NAMES.source, minLength: 1 },
-    });
-
-/** The top-level field names of a row schema (an object schema; its keys). */
-export function fieldNames(item: z.ZodType): string[] {
-  return item instanceof z.ZodObject ? Object.keys(item.shape) : [];
-}
 
 /** Fields a row has only when a parameter asks for them, with the parameter as the message names it. */
 const ASKED_FOR: Readonly<Record<string, { parameter: string; asked: string }>> = {
   change: { parameter: 'change', asked: 'change=previous_year' },
   change_pct: { parameter: 'change', asked: 'change=previous_year' },
 };
+
+/**
+ * The parameter: names, read as a set (sorted, once each), so that any order is one query. The
+ * server checks the names against the rows being answered (checkFields); the document's pattern
+ * takes exactly the endpoint's `names` (of every kind of row it has) with the separator the
+ * server reads, a comma, and says in words which need another parameter or another kind of row.
+ */
+export const fieldsParameter = (names: readonly string[], example: string, twoKindsOfRows = false) => {
+  const name = `(${names.join('|')})`;
+  const asked = [...new Set(names.filter((n) => n in ASKED_FOR).map((n) => ASKED_FOR[n]!.asked))];
+  const tied = asked.map((a) => ` ${inWords(names.filter((n) => ASKED_FOR[n]?.asked === a))} only with ${a}.`).join('');
+  return z
+    .string()
+    .regex(NAMES, { error: 'must be field names separated by commas, e.g. year,total_expenses' })
+    .transform((list) => [...new Set(list.split(','))].sort())
+    .meta({
+      description:
+        "Keep only these fields of each row (comma-separated, any order), in every format; a tree's nodes also keep children. " +
+        `An unknown field is refused with the list of the fields${twoKindsOfRows ? ', as is a field of the other kind of row (a tree node with hierarchy=true, a line without)' : ''}. ` +
+        `The fields of each endpoint are listed by /budget/api/fields/.${tied}`,
+      example,
+      openapi: { type: 'string', pattern: `^${name}(,${name})*$`, minLength: 1 },
+    });
+};
+
+/** The top-level field names of a row schema (an object schema; its keys). */
+export function fieldNames(item: z.ZodType): string[] {
+  return item instanceof z.ZodObject ? Object.keys(item.shape) : [];
+}
 
 /** The fields of the rows being answered: the item's, but those a parameter not given would add. */
 export function fieldsAnswered(item: z.ZodType, params: Readonly<Record<string, unknown>>): string[] {

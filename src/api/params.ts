@@ -55,7 +55,8 @@ const YEARS_TYPE = {
     {
       type: 'string',
       pattern: `^${YEAR_PATTERN}(,${YEAR_PATTERN})+$|^${YEAR_PATTERN}\\.\\.${YEAR_PATTERN}$`,
-      description: `a list (2016,2018) or a range (2016..2020) of at most ${MAX_YEARS} years`,
+      // A pattern cannot compare two numbers: the order and the span are the server's to check.
+      description: `a list (2016,2018) or a range (2016..2020, earlier year first) of at most ${MAX_YEARS} years; the pattern takes each year from 1900 to 2100, and the order of a range and the number of years are checked by the server only (400)`,
     },
   ],
 };

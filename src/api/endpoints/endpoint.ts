@@ -21,7 +21,7 @@ type Shape = Record<string, z.ZodType>;
 export type FullExport = Omit<ExportQuery, 'lease' | 'columns'> | AsyncIterable<FlatRow[]>;
 
 /** Every data endpoint also takes `format` (docs/api.md#formats) and `fields` (docs/api.md#field-selection); pipeline.ts acts on them. */
-const COMMON = { format: param.format.optional(), fields: fieldsParameter('id').optional() };
+const COMMON = { format: param.format.optional(), fields: fieldsParameter(['id'], 'id').optional() };
 
 /** The parsed query of an endpoint whose own parameters are S. */
 export type Params<S extends Shape> = z.infer<z.ZodObject<S & typeof COMMON>>;
@@ -100,7 +100,9 @@ export function define<S extends Shape>(spec: EndpointSpec<S>): Endpoint {
   // `fields` takes the endpoint's own field names; its example is all of them, so that the docs
   // page's "Try it out", which fills in examples (change=previous_year among them), still shows
   // whole rows.
-  const query = z.object({ ...spec.query, ...COMMON, fields: fieldsParameter(fieldNames(spec.variants[0].item).join(',') || 'id').optional() } as S &
+  const names = [...new Set(spec.variants.flatMap((v) => fieldNames(v.item)))];
+  const example = fieldNames(spec.variants[0].item).join(',') || 'id';
+  const query = z.object({ ...spec.query, ...COMMON, fields: fieldsParameter(names, example, spec.variants.length > 1).optional() } as S &
     typeof COMMON);
   return {
     path: spec.path,
