@@ -19,12 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONG_NAME, newsroom, newsroomManifest } from './fixtures/newsroom.js';
 import { small } from './fixtures/small.js';
 import { appFor, appServing, listen, type TestApp } from './helpers/app.js';
-import { writeDrop, type TableRows } from './helpers/drop.js';
-import { createApp } from '../src/app.js';
-import { parseConfig } from '../src/config.js';
-import { Releases } from '../src/data/releases.js';
-import { serveAtStartup } from '../src/data/reloader.js';
-import { Store } from '../src/data/store.js';
+import { type TableRows } from './helpers/drop.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasBrowser = existsSync(CHROMIUM);
@@ -139,21 +134,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
     let t: TestApp;
     let s: Session;
     beforeAll(async () => {
-      const dir = await writeDrop(small);
-      const config = parseConfig({ RATE_LIMIT: '0', DATA_DIR: dir });
-      const store = new Store(4);
-      const releases = await Releases.open({ dir: mkdtempSync(path.join(os.tmpdir(), 'explorer-releases-')), keep: 20, store });
-      await serveAtStartup(store, async () => dir);
-      await releases.settled();
-      t = {
-        app: createApp({ config, store }),
-        store,
-        config,
-        close: async () => {
-          releases.close();
-          store.close();
-        },
-      };
+      t = await appFor(small, {}, {}, { releases: true });
       s = await session(t);
     });
     afterAll(async () => {

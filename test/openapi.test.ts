@@ -14,12 +14,15 @@ import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { Store } from '../src/data/store.js';
 import { ENDPOINTS } from '../src/api/endpoints/index.js';
+import { COMMON_HEADERS } from '../src/http/headers.js';
 import { MDT, measured } from './fixtures/measured.js';
 import { small } from './fixtures/small.js';
 import { appFor, type TestApp } from './helpers/app.js';
 import { getArrow, getParquet } from './helpers/downloads.js';
 
 type Json = Record<string, any>;
+
+const SOURCES = [{ id: 1, title: 'Loi de finances 2024', url: null, publisher: null, published: null, quote: null }];
 
 let t: TestApp;
 let limited: TestApp;
@@ -30,8 +33,7 @@ let ajv: Ajv2020;
 
 beforeAll(async () => {
   // With a population, a CPI and units, so that every measure answers, and a source, so that sources/ has a row.
-  const sources = [{ id: 1, title: 'Loi de finances 2024', url: null, publisher: null, published: null, quote: null }];
-  t = await appFor({ ...measured, sources }, {}, { manifest: (m) => void (m.units = MDT) });
+  t = await appFor({ ...measured, sources: SOURCES }, {}, { manifest: (m) => void (m.units = MDT) });
   limited = await appFor(small, { RATE_LIMIT: '1' });
   broken = await appFor(small);
   broken.store.served!.instance.closeSync();
@@ -112,7 +114,8 @@ describe('the document describes', () => {
   });
   it('every query parameter each endpoint accepts, format included, with a description and an example', () => {
     for (const endpoint of ENDPOINTS) {
-      const parameters: Json[] = doc.paths[endpoint.path].get.parameters;
+      // The query's: the request headers the operation reads are shared components, referred to.
+      const parameters: Json[] = (doc.paths[endpoint.path].get.parameters as Json[]).filter((p) => p.in === 'query');
       expect(parameters.map((p) => p.name)).toEqual(Object.keys(endpoint.query.shape));
       expect(parameters.map((p) => p.name)).toContain('format');
       for (const p of parameters) {
@@ -124,7 +127,7 @@ describe('the document describes', () => {
   });
   it('parameter examples that the server accepts, and which their own schemas accept', async () => {
     for (const endpoint of ENDPOINTS) {
-      for (const p of doc.paths[endpoint.path].get.parameters as Json[]) {
+      for (const p of (doc.paths[endpoint.path].get.parameters as Json[]).filter((q) => q.in === 'query')) {
         const validate = ajv.compile(p.schema);
         expect(validate(p.example), `${endpoint.path} ${p.name}=${p.example}`).toBe(true);
         // A parameter that only means something beside another is tried with it.
@@ -477,6 +480,121 @@ describe('a figure that a measure can make null', () => {
           expect(columnsOf(content[type].schema.description), `${url}: ${type}`).toMatch(new RegExp(`\\b${field.name} \\(\\w+, nullable\\)`));
         }
       }
+    }
+  });
+});
+
+describe('every status and header the server sends', () => {
+  let kept: TestApp;
+  beforeAll(async () => {
+    // As the server runs: releases kept (permalinks, Accept-Datetime), the rate limit on, whole exports kept as files.
+    kept = await appFor({ ...measured, sources: SOURCES }, { RATE_LIMIT: '1000' }, { manifest: (m) => void (m.units = MDT) }, { releases: true });
+  });
+  afterAll(() => kept.close());
+
+  /** Headers of HTTP itself, or sent alike on every answer (CORS, security): not the API's to declare per response. */
+  const GENERIC = new Set([
+    'content-type',
+    'content-length',
+    'date',
+    'connection',
+    'keep-alive',
+    'transfer-encoding',
+    'content-security-policy',
+    ...COMMON_HEADERS.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase()),
+  ]);
+  const resolved = (item: Json): Json =>
+    item?.$ref
+      ? item.$ref
+          .slice(2)
+          .split('/')
+          .reduce((node: Json, key: string) => node[key], doc)
+      : item;
+
+  /** The answer's status is declared for its operation, with each header it carries; a JSON body validates too. */
+  async function expectDeclared(res: request.Response, path: string) {
+    const response = resolved(doc.paths[path].get.responses[res.status]);
+    expect(response, `${path} declares ${res.status}`).toBeDefined();
+    const declared = Object.keys(response.headers ?? {}).map((name) => name.toLowerCase());
+    for (const name of Object.keys(res.headers).filter((n) => !GENERIC.has(n))) {
+      expect(declared, `${path} ${res.status} declares ${name}`).toContain(name);
+    }
+    const mediaType = res.headers['content-type']?.split(';')[0];
+    if (mediaType === JSON_TYPE || mediaType === PROBLEM) {
+      const validate = schemaFor(path, res.status, mediaType);
+      expect(validate(res.body), `${path} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
+    return res;
+  }
+  const get = (url: string, headers: Record<string, string> = {}) => request(kept.app).get(url).set(headers);
+
+  it('on data answers: a measure, a page, a permalink, a 304', async () => {
+    const measuredAnswer = await expectDeclared(await get('/budget/api/totals/?measure=pct_gdp'), '/budget/api/totals/');
+    expect(measuredAnswer.headers).toMatchObject({ 'budget-measure': expect.any(String), 'content-location': expect.any(String) });
+    await expectDeclared(await get('/budget/api/totals/?measure=pct_gdp', { 'If-None-Match': measuredAnswer.headers.etag! }), '/budget/api/totals/');
+    expect((await expectDeclared(await get('/budget/api/expenses/?limit=2'), '/budget/api/expenses/')).headers.link).toMatch(/rel="next"/);
+    const permalink = await get(measuredAnswer.headers['content-location']!);
+    expect(permalink.headers['memento-datetime']).toBeDefined();
+    await expectDeclared(permalink, '/budget/api/releases/{version}/totals/');
+  });
+
+  it('on Memento answers (Accept-Datetime), and a 404 unknown_release before the first release', async () => {
+    const now = await expectDeclared(await get('/budget/api/deficit/', { 'Accept-Datetime': new Date().toUTCString() }), '/budget/api/deficit/');
+    expect(now.headers['memento-datetime']).toBeDefined();
+    const before = await expectDeclared(
+      await get('/budget/api/deficit/', { 'Accept-Datetime': 'Tue, 01 Jan 1980 00:00:00 GMT' }),
+      '/budget/api/deficit/',
+    );
+    expect(before.body.code).toBe('unknown_release');
+  });
+
+  it('on a whole export asked again with a Range: 206, and 416 past its end', async () => {
+    const url = '/budget/api/expenses/?format=csv';
+    await expectDeclared(await get(url), '/budget/api/expenses/');
+    const again = await expectDeclared(await get(url), '/budget/api/expenses/');
+    expect(again.headers['accept-ranges']).toBe('bytes');
+    const part = await expectDeclared(await get(url, { Range: 'bytes=0-5' }), '/budget/api/expenses/');
+    expect(part.status).toBe(206);
+    const past = await expectDeclared(await get(url, { Range: 'bytes=999999-' }), '/budget/api/expenses/');
+    expect(past.status).toBe(416);
+  });
+
+  it('on a 503 overloaded, with Retry-After; and the 503 says query_timeout too', async () => {
+    const { limits } = kept.store;
+    const before = limits.maxConcurrent;
+    limits.maxConcurrent = 0;
+    try {
+      // A page of lines is a query (debt and totals are answered from what the load computed).
+      const refused = await expectDeclared(await get('/budget/api/expenses/?year=2023&limit=3'), '/budget/api/expenses/');
+      expect(refused.body.code).toBe('overloaded');
+      expect(refused.headers['retry-after']).toBe('1');
+    } finally {
+      limits.maxConcurrent = before;
+    }
+    expect(resolved(doc.paths['/budget/api/expenses/'].get.responses[503]).description).toMatch(/query_timeout/);
+  });
+
+  it('on the service endpoints, 200 and 304', async () => {
+    const paths = Object.keys(doc.paths).filter((path) => !doc.paths[path].get.tags.includes('data') && !path.includes('{version}'));
+    expect(paths).toContain('/budget/api/changelog');
+    for (const path of paths) {
+      const res = await expectDeclared(await get(path), path);
+      expect(res.status, path).toBe(200);
+      await expectDeclared(await get(path, { 'If-None-Match': res.headers.etag! }), path);
+    }
+  });
+
+  it('and the request headers the server reads', () => {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+      if (!item.get.tags.includes('data') && !item.get.tags.includes('releases')) continue;
+      const headers = (item.get.parameters as Json[])
+        .map(resolved)
+        .filter((p) => p.in === 'header')
+        .map((p) => p.name);
+      expect(headers, path).toEqual(expect.arrayContaining(['Range', 'If-None-Match']));
+      // A permalink answers from its release whatever the instant asked.
+      if (path.includes('{version}')) expect(headers, path).not.toContain('Accept-Datetime');
+      else expect(headers, path).toContain('Accept-Datetime');
     }
   });
 });

@@ -97,7 +97,7 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS, defi
   // The same endpoints answered from one release (docs/api.md#releases).
   for (const endpoint of ENDPOINTS) {
     const operation = (paths[endpoint.path] as { get: Json }).get;
-    paths[`${API_PREFIX}/releases/{version}/${endpoint.path.slice(API_PREFIX.length + 1)}`] = { get: atRelease(operation) };
+    paths[`${API_PREFIX}/releases/{version}/${endpoint.path.slice(API_PREFIX.length + 1)}`] = { get: atRelease(endpoint, operation) };
   }
   for (const route of Object.values(SERVICE_ROUTES)) {
     paths[route.path] = { get: serviceOperation(route, route.answer ? component(route.answer) : undefined) };
@@ -141,12 +141,12 @@ export function openApiDocument(endpoints: readonly Endpoint[] = ENDPOINTS, defi
     paths,
     // An API key is optional: it only buys a client its own rate limit.
     security: [{}, { apiKey: [] }],
-    components: { schemas, responses: PROBLEM_RESPONSES, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas, responses: PROBLEM_RESPONSES, parameters: REQUEST_HEADERS, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
   };
 }
 
 /** A data operation as answered from one release: a `version` path parameter, immutable answers, 404 unknown_release. */
-function atRelease(operation: Json): Json {
+function atRelease(endpoint: Endpoint, operation: Json): Json {
   return {
     ...operation,
     operationId: `${operation.operationId}AtRelease`,
@@ -162,9 +162,10 @@ function atRelease(operation: Json): Json {
         schema: { type: 'string' },
         example: 'tunisia-sample-2026.12',
       },
-      ...(operation.parameters as Json[]),
+      // A permalink answers from its release whatever instant Accept-Datetime asks for.
+      ...(operation.parameters as Json[]).filter((p) => p !== DATA_REQUEST_HEADERS.acceptDatetime),
     ],
-    responses: { ...(operation.responses as Json), 404: { $ref: '#/components/responses/UnknownRelease' } },
+    responses: dataResponses(endpoint, (operation.responses as { 200: { content: Json } })[200].content, false),
   };
 }
 
@@ -183,33 +184,113 @@ function dataOperation(endpoint: Endpoint, answer: Json): Json {
     summary: endpoint.summary,
     description: `${endpoint.description}${deprecationNote(marks)}\n\n${downloadDescription(endpoint)}`,
     ...(marks.endpoint && { deprecated: true }),
-    parameters: Object.entries(endpoint.query.shape).map(([key, schema]) => {
-      const mark = marks.parameters?.[key];
-      const doc = parameter(key, schema, TIED[`${endpointName(endpoint.path)}.${key}`]);
-      return mark ? { ...doc, deprecated: true, description: `${String(doc.description)} Deprecated: ${sunsetText(mark)}` } : doc;
-    }),
-    responses: {
-      200: {
-        description: `The answer, in the format asked for. ${UNITS}`,
-        headers: {
-          ETag: { $ref: '#/components/headers/ETag' },
-          'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
-          Vary: { $ref: '#/components/headers/Vary' },
-          'Content-Encoding': { $ref: '#/components/headers/Content-Encoding' },
-          'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' },
-          RateLimit: { $ref: '#/components/headers/RateLimit' },
-        },
-        content: Object.fromEntries(Object.values(FORMATS).map((format) => [format.mediaType, format.openApi(doc)])),
-      },
-      304: { description: 'Not Modified: the If-None-Match tag is current', headers: { ETag: { $ref: '#/components/headers/ETag' } } },
-      400: { $ref: '#/components/responses/BadRequest' },
-      401: { $ref: '#/components/responses/Unauthorized' },
-      429: { $ref: '#/components/responses/TooManyRequests' },
-      500: { $ref: '#/components/responses/InternalError' },
-      503: { $ref: '#/components/responses/DataUnavailable' },
-    },
+    parameters: [
+      ...Object.entries(endpoint.query.shape).map(([key, schema]) => {
+        const mark = marks.parameters?.[key];
+        const doc = parameter(key, schema, TIED[`${endpointName(endpoint.path)}.${key}`]);
+        return mark ? { ...doc, deprecated: true, description: `${String(doc.description)} Deprecated: ${sunsetText(mark)}` } : doc;
+      }),
+      ...Object.values(DATA_REQUEST_HEADERS),
+    ],
+    responses: dataResponses(endpoint, Object.fromEntries(Object.values(FORMATS).map((format) => [format.mediaType, format.openApi(doc)])), true),
   };
 }
+
+/**
+ * A data operation's answers, with the headers the server sends on each (src/api/pipeline.ts):
+ * `current` for the endpoint itself, which names its permalink and answers Accept-Datetime;
+ * otherwise its permalink, answered from one release.
+ */
+function dataResponses(endpoint: Endpoint, content: Json, current: boolean): Json {
+  const deprecated = Object.keys(endpoint.deprecations ?? {}).length > 0;
+  // What describes the answer, on its 200 and its 304 alike.
+  const described = headers(
+    'ETag',
+    'Cache-Control',
+    'Vary',
+    ...(current ? ['Content-Location'] : []),
+    'Memento-Datetime',
+    ...('measure' in endpoint.query.shape ? ['Budget-Measure'] : []),
+    ...(endpoint.paged || current || deprecated ? ['Link'] : []),
+    ...(deprecated ? ['Deprecation', 'Sunset'] : []),
+    ...EVERY_ANSWER,
+  );
+  return {
+    200: {
+      description: `The answer, in the format asked for. ${UNITS}`,
+      headers: { ...described, ...headers('Content-Encoding', 'Content-Disposition', 'Accept-Ranges') },
+      content,
+    },
+    // Its body is described in words, not as content: a generated client would otherwise type
+    // every successful JSON answer as JSON or bytes, and 206 never answers JSON.
+    206: {
+      description:
+        `A byte range (Range) of a whole export (a ${downloadNames()} download without limit and offset) that the server keeps as a file, ` +
+        'which it does once one request has made it: those bytes of the download, in its media type. Otherwise Range is ignored and the answer is the whole 200',
+      headers: { ...described, ...headers('Content-Range', 'Accept-Ranges', 'Content-Disposition', 'Content-Encoding') },
+    },
+    304: { description: 'Not Modified: the If-None-Match tag is current', headers: described },
+    400: { $ref: '#/components/responses/BadRequest' },
+    401: { $ref: '#/components/responses/Unauthorized' },
+    404: { $ref: '#/components/responses/UnknownRelease' },
+    ...(deprecated ? { 410: { $ref: '#/components/responses/Gone' } } : {}),
+    416: { $ref: '#/components/responses/RangeNotSatisfiable' },
+    429: { $ref: '#/components/responses/TooManyRequests' },
+    500: { $ref: '#/components/responses/InternalError' },
+    503: { $ref: '#/components/responses/Unavailable' },
+  };
+}
+
+/** References to shared headers (components.headers), by name. */
+const headers = (...names: string[]): Json => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+/** Sent on every answer, errors included: the request id, and the rate limit where it applies. */
+const EVERY_ANSWER = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy'];
+
+/** The request headers a data operation reads, beside Accept and Accept-Encoding (which OpenAPI leaves to content negotiation). */
+const DATA_REQUEST_HEADERS = {
+  acceptDatetime: { $ref: '#/components/parameters/Accept-Datetime' },
+  ifNoneMatch: { $ref: '#/components/parameters/If-None-Match' },
+  range: { $ref: '#/components/parameters/Range' },
+  ifRange: { $ref: '#/components/parameters/If-Range' },
+};
+
+const REQUEST_HEADERS: Json = {
+  'Accept-Datetime': {
+    name: 'Accept-Datetime',
+    in: 'header',
+    required: false,
+    description:
+      'RFC 7089 (Memento): answer as the release served at that instant did, with Memento-Datetime and its permalink in Content-Location; ' +
+      'an instant before the first release kept, or while a release no longer kept was served, is a 404 unknown_release; not an HTTP date, 400 invalid_request. ' +
+      'Only where the service keeps releases; a permalink ignores it.',
+    schema: { type: 'string' },
+    example: 'Tue, 02 Jan 2024 10:00:00 GMT',
+  },
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'The ETag of a copy the client holds: 304 when it is current',
+    schema: { type: 'string' },
+  },
+  Range: {
+    name: 'Range',
+    in: 'header',
+    required: false,
+    description:
+      'A byte range (bytes=0-1023) of a whole export once the server keeps it as a file: 206 with Content-Range, 416 when it starts past the end. Otherwise ignored: the whole answer, 200.',
+    schema: { type: 'string' },
+    example: 'bytes=0-1023',
+  },
+  'If-Range': {
+    name: 'If-Range',
+    in: 'header',
+    required: false,
+    description: "With Range: the range is sent only if this is the export's current ETag (a strong match), else the whole export",
+    schema: { type: 'string' },
+  },
+};
 
 const sunsetText = (mark: { sunset: string; replacement: string }) => `served until ${mark.sunset}; ${mark.replacement}.`;
 
@@ -285,9 +366,10 @@ function serviceOperation(route: ServiceRoute, schema: Json | undefined): Json {
     tags: ['service'],
     summary: route.summary,
     description: `${route.summary}. Takes no query parameters.`,
+    parameters: [DATA_REQUEST_HEADERS.ifNoneMatch],
     responses: {
-      200: { description: 'OK', content },
-      304: { description: 'Not Modified: the If-None-Match tag is current' },
+      200: { description: 'OK', headers: headers('ETag', 'Cache-Control', 'Vary', 'Content-Encoding', ...EVERY_ANSWER), content },
+      304: { description: 'Not Modified: the If-None-Match tag is current', headers: headers('ETag', 'Cache-Control', 'Vary', ...EVERY_ANSWER) },
       400: { $ref: '#/components/responses/BadRequest' },
       ...(route.rateLimited ? { 401: { $ref: '#/components/responses/Unauthorized' }, 429: { $ref: '#/components/responses/TooManyRequests' } } : {}),
       500: { $ref: '#/components/responses/InternalError' },
@@ -344,8 +426,11 @@ function nonEmpty(schema: Json): Json {
   return schema;
 }
 
+/** The download formats, in words: csv, arrow, parquet. */
+const downloadNames = (): string => FORMAT_NAMES.filter((name) => FORMATS[name].download).join(', ');
+
 function downloadDescription(endpoint: Endpoint): string {
-  const downloads = FORMAT_NAMES.filter((name) => FORMATS[name].download).join(', ');
+  const downloads = downloadNames();
   const columns = endpoint.variants
     .map(({ table, when }) => `${when ? `${when.text}: ` : 'Columns: '}${table.columns.map((c) => c.name).join(', ')}.`)
     .join(' ');
@@ -359,21 +444,52 @@ function operationId(endpointPath: string): string {
   return `get${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`;
 }
 
-const problem = (description: string, headers: Json = {}): Json => ({
+/** A problem answer: never cached, with the request id and rate limit of every answer, and the data endpoints' Vary. */
+const problem = (description: string, own: Json = {}): Json => ({
   description: `${description} (an RFC 9457 problem document)`,
-  headers,
+  headers: {
+    'Cache-Control': { description: 'no-store: a problem is never cached', schema: { type: 'string' } },
+    ...headers('Vary', ...EVERY_ANSWER),
+    ...own,
+  },
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
 const PROBLEM_RESPONSES: Json = {
-  BadRequest: problem('A query parameter is unknown (code unknown_parameter), repeated, empty or invalid (invalid_parameter); `errors` names each'),
+  BadRequest: problem(
+    'A query parameter is unknown (code unknown_parameter), repeated, empty or invalid (invalid_parameter; `errors` names each); ' +
+      'or the request cannot be read: a URL that is not valid percent-encoded UTF-8, an Accept-Datetime that is not an HTTP date (invalid_request)',
+  ),
   Unauthorized: problem('An X-API-Key that is not a known key, or is malformed (code unauthorized)', {
     'WWW-Authenticate': { description: 'ApiKey header="X-API-Key"', schema: { type: 'string' } },
   }),
-  TooManyRequests: problem('Over the rate limit (code rate_limited)', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
+  TooManyRequests: problem(
+    'Over the rate limit, or past the full exports a client may start per minute or run at once (code rate_limited)',
+    headers('Retry-After'),
+  ),
   InternalError: problem('The server failed (code internal_error); it shows no internals'),
-  DataUnavailable: problem('No data drop is loaded yet (code data_unavailable); try again shortly'),
-  UnknownRelease: problem('No such release is kept (code unknown_release); the releases are listed at /budget/api/releases/'),
+  DataUnavailable: problem(
+    'No data drop is served yet, or the server is shutting down (code data_unavailable); try again shortly. ' +
+      '/readyz also answers overloaded (with Retry-After) while every database connection is held',
+    headers('Retry-After'),
+  ),
+  Unavailable: problem(
+    'No data drop is served yet, the server is shutting down, or a kept release could not be read (code data_unavailable); ' +
+      'no database connection was free within QUEUE_WAIT_MS, too many queries are running or waiting, or too many full exports are being made (overloaded, with Retry-After); ' +
+      'or the query ran past QUERY_TIMEOUT_MS and was stopped (query_timeout)',
+    headers('Retry-After'),
+  ),
+  UnknownRelease: problem(
+    'No such release is kept, or Accept-Datetime names an instant before the first release kept or while a release no longer kept was served (code unknown_release); ' +
+      'the releases are listed at /budget/api/releases/',
+    { Link: { description: '</budget/api/releases/>; rel="index": where the releases are listed', schema: { type: 'string' } } },
+  ),
+  RangeNotSatisfiable: problem('A Range that starts past the end of a whole export kept as a file (code invalid_request)', {
+    'Content-Range': { description: 'bytes */SIZE: the length of the export', schema: { type: 'string' } },
+    // Set for the export before its range was found unsatisfiable.
+    ...headers('Accept-Ranges', 'Content-Location'),
+  }),
+  Gone: problem('Something deprecated, past its sunset (code sunset): the detail names its replacement'),
 };
 
 const SECURITY_SCHEMES: Json = {
@@ -387,9 +503,14 @@ const SECURITY_SCHEMES: Json = {
 
 const HEADERS: Json = {
   ETag: { description: "Changes whenever the drop's content or the representation changes", schema: { type: 'string' } },
-  'Cache-Control': { description: 'public, max-age=N (N set by the deployment)', schema: { type: 'string' } },
+  'Cache-Control': {
+    description: 'public, max-age=N (N set by the deployment); on a permalink (releases/{version}/…), public, max-age=31536000, immutable',
+    schema: { type: 'string' },
+  },
   Vary: {
-    description: `Accept, Accept-Encoding: the same URL answers ${FORMAT_NAMES.join(', ')}, and JSON and CSV gzip- or brotli-compressed when asked`,
+    description:
+      `Accept, Accept-Encoding on data endpoints: the same URL answers ${FORMAT_NAMES.join(', ')}, and JSON and CSV gzip- or brotli-compressed when asked; ` +
+      'Accept-Datetime too where the service keeps releases (not on a permalink). Accept-Encoding on a service answer sent compressed',
     schema: { type: 'string' },
   },
   'Content-Encoding': { description: 'gzip or br: JSON answers over 1 KB and CSV downloads, when Accept-Encoding asks', schema: { type: 'string' } },
@@ -401,6 +522,44 @@ const HEADERS: Json = {
       .join(', .')})`,
     schema: { type: 'string' },
   },
-  RateLimit: { description: 'Requests left in the window (IETF draft 8)', schema: { type: 'string' } },
-  'Retry-After': { description: 'Seconds until the limit resets', schema: { type: 'integer' } },
+  'Content-Location': {
+    description:
+      "The answer's permalink, /budget/api/releases/{version}/… with the canonical query: the URL to cite (where the service keeps releases)",
+    schema: { type: 'string' },
+  },
+  'Memento-Datetime': {
+    description: 'RFC 7089: when the release that answered was first served; on a permalink and an answer to Accept-Datetime',
+    schema: { type: 'string' },
+  },
+  'Budget-Measure': {
+    description:
+      'The measure the figures are in, with its unit: nominal; unit="MDT", pct_gdp; unit="% of GDP", real; base_year=2025; unit="MDT, 2025 prices"…',
+    schema: { type: 'string' },
+  },
+  Link: {
+    description:
+      'RFC 8288: a page\'s rel="next" and rel="prev"; on an answer to Accept-Datetime its rel="original timegate" and rel="timemap"; on a deprecated use, rel="deprecation" (the changelog)',
+    schema: { type: 'string' },
+  },
+  Deprecation: {
+    description: 'RFC 9745: @<unix seconds> when a deprecated endpoint, parameter, format or field was used',
+    schema: { type: 'string' },
+  },
+  Sunset: { description: 'RFC 8594: the HTTP-date after which what was deprecated answers 410', schema: { type: 'string' } },
+  'Accept-Ranges': { description: 'bytes: a whole export the server keeps as a file, which answers Range', schema: { type: 'string' } },
+  'Content-Range': { description: 'bytes FIRST-LAST/SIZE: the part of the export sent', schema: { type: 'string' } },
+  RateLimit: {
+    description:
+      'IETF draft 8, when a rate limit applies (not /healthz, /readyz): "<policy>"; r=<requests left>; t=<seconds until the window resets>',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'IETF draft 8, when a rate limit applies: "<policy>"; q=<requests per window>; w=<window, seconds>; pk=:<partition key>:',
+    schema: { type: 'string' },
+  },
+  'X-Request-Id': {
+    description: "The request's id, as the request log has it: the client's own X-Request-Id when it sent a well-formed one",
+    schema: { type: 'string' },
+  },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
 };
