@@ -25,7 +25,8 @@ const t = {
   close: async () => store.close(),
 };
 const doc: Json = (await request(t.app).get('/budget/api/openapi.json')).body;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+// int64 (OpenAPI's format of ids) names a range, not a check: ajv would warn of it on every compile.
+const ajv = new Ajv2020({ strict: false, allErrors: true, formats: { int64: true } });
 ajv.addSchema(doc, 'openapi.json');
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
