@@ -308,14 +308,34 @@ describe('GET /budget/api/budget-categories/', () => {
 describe('measured figures read as a reader reads them', () => {
   // Expense lines (category 11) and resource lines (31) per year, GDP and CPI chosen so that the
   // figures as shown (2 decimals of % of GDP, 3 of money) differ from the unrounded ones.
-  const lines = (rows: [number, number][]) => rows.map(([year, amount], i) => ({ id: i + 1, year, amount, organization_id: 1, complementary: false }));
+  const lines = (rows: [number, number][]) =>
+    rows.map(([year, amount], i) => ({ id: i + 1, year, amount, organization_id: 1, complementary: false }));
   let shown: TestApp;
   beforeAll(async () => {
     shown = await appFor({
       ...small,
-      expenses: lines([[2031, 0.003], [2032, 0.001], [2033, -1.345], [2040, 190.626], [2041, 205]]).map((l) => ({ ...l, category_id: 11 })),
-      resources: lines([[2031, 1], [2032, 1], [2033, 1], [2040, 195], [2041, 167.5]]).map((l) => ({ ...l, category_id: 31 })),
-      gdp: [...small.gdp!, { year: 2031, gdp: 1000 }, { year: 2032, gdp: 100 }, { year: 2033, gdp: 100 }, { year: 2040, gdp: 1000 }, { year: 2041, gdp: 1100.5 }],
+      expenses: lines([
+        [2031, 0.003],
+        [2032, 0.001],
+        [2033, -1.345],
+        [2040, 190.626],
+        [2041, 205],
+      ]).map((l) => ({ ...l, category_id: 11 })),
+      resources: lines([
+        [2031, 1],
+        [2032, 1],
+        [2033, 1],
+        [2040, 195],
+        [2041, 167.5],
+      ]).map((l) => ({ ...l, category_id: 31 })),
+      gdp: [
+        ...small.gdp!,
+        { year: 2031, gdp: 1000 },
+        { year: 2032, gdp: 100 },
+        { year: 2033, gdp: 100 },
+        { year: 2040, gdp: 1000 },
+        { year: 2041, gdp: 1100.5 },
+      ],
       cpi: [
         { year: 2040, index: 100 },
         { year: 2041, index: 125 },
@@ -361,7 +381,7 @@ describe('category trees (hierarchy=true)', () => {
     // 1.0005 + 0.1 + 0.2: totals/ shows 1.301; the root's figure, shown as 1.301 too, read 100.04% of the unrounded 1.3005.
     const fine = await appFor({
       ...small,
-      categories: small.categories.filter((c) => c.type === 'resource' || c.id === 10 || c.id === 11),
+      categories: small.categories!.filter((c) => c.type === 'resource' || c.id === 10 || c.id === 11),
       expenses: {
         sql: `SELECT * FROM (VALUES (1, 2020, 1.0005::DECIMAL(18,4), 11, 1, false), (2, 2020, 0.1, 11, 2, false), (3, 2020, 0.2, 10, 2, true))
               AS t(id, year, amount, category_id, organization_id, complementary)`,

@@ -225,12 +225,14 @@ describe('the releases', () => {
     await r.flip(retold);
     const feed = (await r.agent.get('/budget/api/releases/feed.atom')).text;
     const [entry] = feed.split('<entry>').slice(1);
-    expect(entry).toContain('<summary>Against A: no line changed. drop.json changed: notes, units. Note on expenses 1: Read again\uFFFD from the law.</summary>');
+    expect(entry).toContain(
+      '<summary>Against A: no line changed. drop.json changed: notes, units. Note on expenses 1: Read again\uFFFD from the law.</summary>',
+    );
     // XML 1.0 has no place for C0 controls but tab, line feed and carriage return.
     expect(feed).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
   });
 
-  it('update a release\'s entry, and the feed, when it is served again', async () => {
+  it("update a release's entry, and the feed, when it is served again", async () => {
     const r = await serve(dropA, path.join(root, 'releases-feed-again'));
     await r.flip(dropB);
     await r.flip(dropA);

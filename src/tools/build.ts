@@ -493,7 +493,9 @@ async function rowProblems(connection: DuckDBConnection, input: TableInput, colu
     `SELECT rowid, message FROM (SELECT rowid, CASE ${checks.join(' ')} END AS message FROM src)
      WHERE message IS NOT NULL ORDER BY rowid LIMIT ${MAX_PROBLEMS}`,
   );
-  return result.getRows().map(([rowid, message]) => `${input.label}, line ${lineOf(input, Number(rowid))}, ${asWritten(input, Number(rowid), String(message))}`);
+  return result
+    .getRows()
+    .map(([rowid, message]) => `${input.label}, line ${lineOf(input, Number(rowid))}, ${asWritten(input, Number(rowid), String(message))}`);
 }
 
 /**
