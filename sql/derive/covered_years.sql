@@ -1,5 +1,7 @@
--- The years that any table of the drop has data for, for /budget/api/meta/. The lines' years come
--- from year_totals (built before), not from another pass over every line.
+-- The years of the budget's own figures (lines, debt, outstanding debt, deficit), for
+-- /budget/api/meta/: a year only GDP, population or the CPI has is no budget year (meta's
+-- coverage lists those). The lines' years come from year_totals (built before), not from
+-- another pass over every line.
 -- Parameters: none.
 SELECT DISTINCT year FROM (
   SELECT year FROM year_totals

@@ -400,7 +400,7 @@ export const Meta = z
       description: "Derived from the files' checksums and every drop.json field that can change an answer; changes with the data",
     }),
     files: z.record(z.string(), z.looseObject({ rows: z.int().min(0) })).meta({ description: 'Row count per file' }),
-    years: z.array(z.int()).meta({ description: 'Years with data' }),
+    years: z.array(z.int()).meta({ description: 'Years of expense or resource lines, debt, outstanding debt or deficit (coverage has the others)' }),
     coverage: z.record(z.string(), z.union([z.array(z.int()), z.record(z.string(), z.array(z.int()))])).meta({
       description:
         'For each table of figures, the years it has: a list, or per stage where the table has stages (expenses and ' +
