@@ -66,18 +66,25 @@ describe('budget-data build and validate', () => {
     ]);
   });
 
-  it("prints a drop's version with its control characters escaped, so that it cannot drive the terminal", async () => {
+  it("refuses a drop's version with control characters, and prints it escaped, so that it cannot drive the terminal", async () => {
     // OSC 0 sets the terminal's title; CSI 31 m turns the text red; 0x9b is a one-byte CSI.
     const version = 'v1\x1b]0;owned\x07\x1b[31m\u009b2J\u202e';
     const drop = await writeDrop(small, { version });
     const validated = await cli('validate', drop);
-    expect(validated.code).toBe(0);
+    expect(validated.code).toBe(1);
     expect(validated.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
-    expect(validated.stdout).toContain('valid: "v1\\x1b]0;owned\\x07\\x1b[31m\\x9b2J\\u202e" in ');
+    expect(validated.stdout).toContain('drop.json: version must not hold a control character (U+001B)');
+    // A right-to-left override is no control character: such a version is valid, and printed escaped.
+    const turned = await cli('validate', await writeDrop(small, { version: 'v1\u202e' }));
+    expect(turned.code).toBe(0);
+    expect(turned.stdout).toContain('valid: "v1\\u202e" in ');
 
     const diffed = await cli('diff', drop, await writeDrop(small));
-    expect(diffed.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
-    expect(diffed.stdout.split('\n')[0]).toMatch(/^before: "v1\\x1b\]0;owned\\x07\\x1b\[31m\\x9b2J\\u202e" \(/);
+    expect(diffed.code).toBe(2);
+    expect(diffed.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
+    expect(diffed.stderr).toContain('drop.json is not a drop manifest (version must not hold a control character (U+001B))');
+    const turnedDiff = await cli('diff', await writeDrop(small, { version: 'v1\u202e' }), await writeDrop(small));
+    expect(turnedDiff.stdout.split('\n')[0]).toMatch(/^before: "v1\\u202e" \(/);
   });
 
   it('says which file is wrong when a drop cannot be read at all', async () => {
