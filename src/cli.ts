@@ -19,11 +19,13 @@ import { encodingProblem, writeTemplate } from './tools/input.js';
 import { dropWarnings, warningText } from './data/warnings.js';
 import { diffDrops, downloadDrop, dropSideOf, type DropSide } from './data/diff.js';
 import { DropError, loadDrop } from './data/drop.js';
-import { isIsoDateTime, UnitsSchema, type Units } from './data/manifest.js';
+import { isIsoDateTime, UnitsSchema, type Manifest, type Units } from './data/manifest.js';
 import { SAMPLE_EXPENSE_LINES, synthDrop } from './tools/synth.js';
 import { publishDrop } from './tools/publish.js';
 import { addKey, KeyNameTaken, keyNameProblem } from './http/api-keys.js';
 import { jsonText } from './domain/json.js';
+import { ENDPOINTS } from './api/endpoints/index.js';
+import { unusedDefinitions } from './api/fields.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
@@ -87,7 +89,7 @@ less than 10^32.
                       spaces or non-breaking spaces between thousands, VRAI/FAUX
   --encoding E        the CSV files' character set when not UTF-8 (e.g. windows-1252)
   --strict            warnings (a year far from all others; lines of a year without GDP,
-                      population or CPI) are errors
+                      population or CPI; a definition of no field) are errors
   --version V         drop.json's version (default: build-<created_at>)
   --description TEXT  drop.json's description (default: PREV's, or "Built from SRC")
   --source S          drop.json's source: a URL or a citation
@@ -131,6 +133,7 @@ Progress (rows and rows/s per table) goes to stderr. Then: ${NAME} diff OLD OUT_
           locale,
           encoding,
           strict: values.strict === true,
+          manifestWarnings: apiWarnings,
           onProgress: progressPrinter(),
         });
         process.stdout.write(`${writtenSummary('built', built.manifest, built.dir, (performance.now() - started) / 1000)}\n`);
@@ -174,15 +177,15 @@ Loads the drop in DIR exactly as the server does before serving or swapping it i
 every broken rule rather than the first: the file, the rule, the number of offending rows and
 up to five of them. Exit code 0 when the drop is valid (with a one-line summary: row counts and
 the fingerprint that the API's ETags derive from), 1 when it is not. Then warnings: a year more than
-5 years from every other year, lines of a year without a GDP, population or CPI row; --strict
-makes them errors (exit code 1).`,
+5 years from every other year, lines of a year without a GDP, population or CPI row, a
+definitions key of drop.json that names no field; --strict makes them errors (exit code 1).`,
     async run([dir], values) {
       const started = performance.now();
       try {
         const drop = await loadDrop(here(dir!), { allProblems: true });
         let warnings: string[];
         try {
-          warnings = (await dropWarnings(drop)).map(warningText);
+          warnings = [...(await dropWarnings(drop)).map(warningText), ...apiWarnings(drop.manifest)];
         } finally {
           drop.instance.closeSync();
         }
@@ -380,6 +383,14 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${NAME}: ${name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+}
+
+/** What validation warns of in drop.json that only the API's fields can tell: a definition of no field. */
+function apiWarnings(manifest: Manifest): string[] {
+  return unusedDefinitions(ENDPOINTS, manifest.definitions ?? {}).map(
+    (key) =>
+      `drop.json: definitions has "${key}", which names no field, so it defines nothing (keys are FIELD or ENDPOINT.FIELD, as /budget/api/fields/ lists them, such as totals.balance)`,
+  );
 }
 
 function parseCommandLine(command: Command, args: string[]) {

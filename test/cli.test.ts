@@ -87,6 +87,27 @@ describe('budget-data build and validate', () => {
     expect(turnedDiff.stdout.split('\n')[0]).toMatch(/^before: "v1\\u202e" \(/);
   });
 
+  it('warns of a definitions key that names no field, which would define nothing unseen; --strict refuses it', async () => {
+    const text = { en: 'What the law votes', fr: 'Ce que la loi vote' };
+    const drop = await writeDrop(small, {
+      manifest: (m) => void (m.definitions = { 'expenses.amout': text, balance: text, 'organization.name': text, 'organization.year': text }),
+    });
+    const warned = await cli('validate', drop);
+    expect(warned.code).toBe(0);
+    const says = (key: string) =>
+      `warning: drop.json: definitions has "${key}", which names no field, so it defines nothing (keys are FIELD or ENDPOINT.FIELD, as /budget/api/fields/ lists them, such as totals.balance)\n`;
+    expect(warned.stdout).toContain(says('expenses.amout'));
+    expect(warned.stdout).toContain(says('organization.year'));
+    expect(warned.stdout).not.toContain('"balance"');
+    expect(warned.stdout).not.toContain('"organization.name"');
+    expect((await cli('validate', drop, '--strict')).code).toBe(1);
+
+    // build carries the definitions over with --from, and warns the same.
+    const built = await cli('build', path.join(ROOT, 'data', 'sources'), dir('definitions-out'), '--from', drop);
+    expect(built.code, built.stdout).toBe(0);
+    expect(built.stdout).toContain(says('expenses.amout'));
+  });
+
   it('says which file is wrong when a drop cannot be read at all', async () => {
     const drop = await writeDrop(small);
     writeFileSync(path.join(drop, 'drop.json'), 'not json');

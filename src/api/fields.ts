@@ -71,10 +71,6 @@ function variantFields(schema: JsonSchema, prefix = ''): Omit<FieldShape, 'endpo
 }
 
 /**
- * The /fields/ answer for a drop: the service's texts, or the drop's own `definitions`
- * (`ENDPOINT.FIELD` before `FIELD`); amounts in the drop's unit, `unstated` when it gives none.
- */
-/**
  * A drop's own definition of an endpoint's field (drop.json `definitions`): `ENDPOINT.FIELD`
  * before `FIELD`. A key of two parts whose first names an endpoint is that endpoint's field only
  * (a one-word key, `expenses`, is a field of every endpoint):
@@ -92,6 +88,10 @@ export function ownDefinition(
   return own[`${endpoint}.${field}`] ?? bare;
 }
 
+/**
+ * The /fields/ answer for a drop: the service's texts, or the drop's own `definitions`
+ * (`ENDPOINT.FIELD` before `FIELD`); amounts in the drop's unit, `unstated` when it gives none.
+ */
 export function fieldsAnswer(endpoints: readonly Endpoint[], manifest: Pick<Manifest, 'units' | 'definitions'>): FieldEntry[] {
   const own = manifest.definitions ?? {};
   const endpointNames = new Set(endpoints.map((e) => endpointName(e.path)));
@@ -102,4 +102,17 @@ export function fieldsAnswer(endpoints: readonly Endpoint[], manifest: Pick<Mani
     const definition = ownDefinition(own, endpointNames, endpoint, field) ?? text.definition;
     return { endpoint, field, type, nullable, unit, label: text.label, definition };
   });
+}
+
+/**
+ * The keys of a drop's `definitions` that define no field of these endpoints, as ownDefinition
+ * reads them (`expenses.amout`, `organization.year`): a typo the drop would carry unseen, since
+ * /fields/ and the OpenAPI document just keep the service's text. Validation warns of them.
+ */
+export function unusedDefinitions(endpoints: readonly Endpoint[], definitions: Definitions): string[] {
+  const endpointNames = new Set(endpoints.map((e) => endpointName(e.path)));
+  const fields = fieldsOf(endpoints);
+  return Object.keys(definitions).filter(
+    (key) => !fields.some(({ endpoint, field }) => ownDefinition({ [key]: definitions[key]! }, endpointNames, endpoint, field) !== undefined),
+  );
 }

@@ -33,6 +33,8 @@ export interface BuildOptions extends WriteOptions, InputOptions {
   without?: readonly string[];
   /** Warnings fail the build (--strict). */
   strict?: boolean;
+  /** Warnings about drop.json that the layers above know to give (cli.ts: a definition of no field). */
+  manifestWarnings?: (manifest: Manifest) => string[];
 }
 
 export interface Built {
@@ -139,10 +141,12 @@ export async function buildDrop(src: string, outDir: string, opts: BuildOptions)
 /** Loads the staged drop as the server would; its problems are told with the input's lines. */
 async function validate(staged: string, inputs: Map<string, TableInput>, opts: BuildOptions): Promise<string[]> {
   let warnings: DropWarning[];
+  let manifestWarnings: string[];
   try {
     const drop = await loadDrop(staged, { allProblems: true });
     try {
       warnings = await dropWarnings(drop);
+      manifestWarnings = opts.manifestWarnings?.(drop.manifest) ?? [];
     } finally {
       drop.instance.closeSync();
     }
@@ -150,7 +154,7 @@ async function validate(staged: string, inputs: Map<string, TableInput>, opts: B
     if (!(error instanceof DropError)) throw error;
     throw new BuildError(opts.version, await inAnalystTerms(error.problems.slice(0, MAX_PROBLEMS), staged, inputs));
   }
-  const told = await warningsInAnalystTerms(warnings, staged, inputs);
+  const told = [...(await warningsInAnalystTerms(warnings, staged, inputs)), ...manifestWarnings];
   if (opts.strict && told.length)
     throw new BuildError(
       opts.version,
