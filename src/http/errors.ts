@@ -27,7 +27,9 @@ export function sendProblem(res: Response, error: HttpError): void {
  * hiding that the client's encoding is what is broken.
  */
 export const wellEncodedUrl: RequestHandler = (req, _res, next) => {
-  if (req.originalUrl.includes('%')) {
+  // A CORS preflight is never refused: a browser that got a 400 for it reports a CORS failure,
+  // and the page could not read the 400 of the request it asked for.
+  if (req.method !== 'OPTIONS' && req.originalUrl.includes('%')) {
     try {
       decodeURIComponent(req.originalUrl);
     } catch {
