@@ -16,6 +16,7 @@ import { render, sendRendered, type Rendered } from './http/caching.js';
 import { accessLog } from './http/access-log.js';
 import { problem } from './domain/errors.js';
 import { errorHandler, wellEncodedUrl } from './http/errors.js';
+import { asRfc9110Asks } from './http/file-conditions.js';
 import { answerCachedFirst } from './http/fast-path.js';
 import { ALLOWED_METHODS, commonHeaders, preflight } from './http/headers.js';
 import { apiKeyCheck, refuseUnknownKey, type ApiKeys } from './http/api-keys.js';
@@ -197,6 +198,7 @@ export function createApp({
     // sendFile sets the Content-Type from the extension (nosniff needs it right) and answers
     // If-None-Match against the ETag set here with a 304.
     res.set('ETag', asset.etag);
+    asRfc9110Asks(req, res, asset.size);
     res.sendFile(asset.file, { maxAge: config.CACHE_MAX_AGE * 1000 }, (error) => error && next(error));
   });
 

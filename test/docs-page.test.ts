@@ -61,6 +61,20 @@ describe('the docs page over HTTP', () => {
     const again = await request(t.app).get(`/budget/api/docs/${file}`).set('If-None-Match', res.headers.etag!);
     expect(again.status).toBe(304);
   });
+  it.each([
+    ['If-Match', '"not-its-tag"'],
+    ['If-Unmodified-Since', 'Mon, 01 Jan 1990 00:00:00 GMT'],
+  ])('ignores %s, as every other answer of the service does, rather than a 404 for a file that exists', async (header, value) => {
+    const res = await request(t.app).get('/budget/api/docs/swagger-ui.css').set(header, value);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/css/);
+  });
+  it('answers a Range of a file to GET only, and ignores one that is not valid', async () => {
+    const url = '/budget/api/docs/swagger-ui.css';
+    expect((await request(t.app).get(url).set('Range', 'bytes=0-9')).status).toBe(206);
+    expect((await request(t.app).head(url).set('Range', 'bytes=0-9')).status).toBe(200);
+    expect((await request(t.app).get(url).set('Range', 'bytes=5-2')).status).toBe(200);
+  });
   it('points Swagger UI at the OpenAPI document', async () => {
     expect((await request(t.app).get('/budget/api/docs/init.js')).text).toContain('url: "/budget/api/openapi.json"');
   });

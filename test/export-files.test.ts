@@ -137,6 +137,16 @@ describe('a whole export asked for twice', () => {
     }
   });
 
+  it('answers a Range to GET only, and ignores one that is not valid (5-2), as RFC 9110 says, with the whole file', async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2021,2023';
+    const whole = (await get(app, url).expect(200)).body as Buffer;
+    await get(app, url).expect(200);
+    const head = await request(app).head(url).set('Range', 'bytes=0-9').expect(200);
+    expect(head.headers['content-length']).toBe(String(whole.length));
+    const backwards = await get(app, url, { Range: 'bytes=5-2' }).expect(200);
+    expect((backwards.body as Buffer).equals(whole)).toBe(true);
+  });
+
   it('refuses a range past the end of the file with 416, saying how long the file is', async () => {
     const url = '/budget/api/expenses/?format=csv&year=2020';
     const whole = (await get(app, url).expect(200)).body as Buffer;

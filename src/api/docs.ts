@@ -3,7 +3,7 @@
  * this service (the swagger-ui-dist package in node_modules; no CDN), so it works offline, behind
  * firewalls, and under a strict Content-Security-Policy.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { tagOf } from '../http/caching.js';
@@ -26,12 +26,16 @@ const SWAGGER_UI_VERSION = (JSON.parse(readFileSync(path.join(SWAGGER_UI_DIR, 'p
 const ASSETS = new Map(
   ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png'].map((name) => [
     name,
-    { file: path.join(SWAGGER_UI_DIR, name), etag: tagOf(`swagger-ui-dist@${SWAGGER_UI_VERSION}/${name}`) },
+    {
+      file: path.join(SWAGGER_UI_DIR, name),
+      etag: tagOf(`swagger-ui-dist@${SWAGGER_UI_VERSION}/${name}`),
+      size: statSync(path.join(SWAGGER_UI_DIR, name)).size,
+    },
   ]),
 );
 
 /** A swagger-ui-dist asset the page uses, or undefined for any other name. */
-export function swaggerUiAsset(name: string): { file: string; etag: string } | undefined {
+export function swaggerUiAsset(name: string): { file: string; etag: string; size: number } | undefined {
   return ASSETS.get(name);
 }
 

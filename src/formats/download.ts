@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { createReadStream } from 'node:fs';
 import { compressor, type Encoding } from '../http/encoding.js';
 import type { ExportFile, Recorder } from '../http/export-files.js';
+import { asRfc9110Asks } from '../http/file-conditions.js';
 import type { DownloadFormat } from './format.js';
 import type { Column, FlatRow } from './table.js';
 
@@ -102,7 +103,8 @@ export async function sendExportFile(
     }
     return;
   }
-  // send (through res.sendFile) answers Range and If-Range against the ETag already set, and HEAD.
+  // send (through res.sendFile) answers Range and If-Range against the ETag already set, and HEAD,
+  // once the request's conditions say what RFC 9110 has them say.
   asRfc9110Asks(req, res, file.size);
   await new Promise<void>((resolve, reject) => {
     res.sendFile(file.file, { headers, acceptRanges: true, etag: false, lastModified: false, cacheControl: false, dotfiles: 'allow' }, (error) => {
@@ -110,23 +112,6 @@ export async function sendExportFile(
       else reject(error);
     });
   });
-}
-
-/**
- * The request's conditions as send should read them, where it reads them otherwise than RFC 9110:
- * - If-Match and If-Unmodified-Since are ignored, as by every other answer of the service (send
- *   would answer 412, which the service has no problem for);
- * - a Range is answered only when If-Range, if any, is this answer's own tag, strongly (send
- *   takes a weak tag or a list holding it for a match);
- * - a suffix range longer than the file asks for the whole file (send refused it with 416).
- */
-function asRfc9110Asks(req: Request, res: Response, size: number): void {
-  delete req.headers['if-match'];
-  delete req.headers['if-unmodified-since'];
-  const ifRange = req.headers['if-range'];
-  if (ifRange !== undefined && String(ifRange).trim() !== res.getHeader('ETag')) delete req.headers.range;
-  const suffix = /^bytes=\s*-(\d+)\s*$/.exec(req.headers.range ?? '');
-  if (suffix && Number(suffix[1]) >= size && size > 0) req.headers.range = 'bytes=0-';
 }
 
 /** The chunks again, first one included; stopping early stops the source too (its finally runs). */
