@@ -55,6 +55,8 @@ function expectProblem(response: RawResponse, status: number, code = 'invalid_re
   expect(response.headers['x-content-type-options']).toBe('nosniff');
   expect(response.headers['x-request-id']).toMatch(/^[\w-]{36}$/);
   expect(response.headers.connection).toBe('close');
+  // RFC 9110 section 6.6.1: an origin server with a clock sends Date on every 4xx.
+  expect(Math.abs(Date.parse(response.headers.date ?? '') - Date.now())).toBeLessThan(60_000);
   const body = JSON.parse(response.body);
   expect(body).toMatchObject({ type: 'about:blank', status, code });
   return body;

@@ -156,6 +156,10 @@ function rawProblem(error: HttpError, id: string, head = false): string {
   const { status, title } = error.body();
   const body = JSON.stringify(error.body());
   const headers = [
+    // RFC 9110 section 6.6.1: a server with a clock sends Date on every 2xx, 3xx and 4xx; node
+    // adds it to the answers it writes, not to these.
+    'Date',
+    new Date().toUTCString(),
     ...COMMON_HEADERS,
     ...(error.code === 'method_not_allowed' ? ['Allow', ALLOWED_METHODS] : []),
     'Content-Security-Policy',
