@@ -137,6 +137,14 @@ describe('a whole export asked for twice', () => {
     }
   });
 
+  it("lets a script of another origin read which bytes a range is (Content-Range), as CORS hides it otherwise", async () => {
+    const url = '/budget/api/expenses/?format=csv&year=2022';
+    await get(app, url).expect(200);
+    await get(app, url).expect(200);
+    const part = await get(app, url, { Range: 'bytes=0-9' }).expect(206);
+    expect(part.headers['access-control-expose-headers']!.split(', ')).toEqual(expect.arrayContaining(['Content-Range', 'Accept-Ranges']));
+  });
+
   it('answers a Range to GET only, and ignores one that is not valid (5-2), as RFC 9110 says, with the whole file', async () => {
     const url = '/budget/api/expenses/?format=csv&year=2021,2023';
     const whole = (await get(app, url).expect(200)).body as Buffer;

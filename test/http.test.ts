@@ -79,6 +79,14 @@ describe('OPTIONS (CORS preflight)', () => {
   );
 });
 
+describe('headers a script of another origin reads', () => {
+  it('are exposed: Allow on a 405, WWW-Authenticate on a 401', async () => {
+    const refused = await request(t.app).post('/budget/api/totals/');
+    expect(refused.status).toBe(405);
+    expect(refused.headers['access-control-expose-headers']!.split(', ')).toEqual(expect.arrayContaining(['Allow', 'WWW-Authenticate']));
+  });
+});
+
 describe('unknown paths', () => {
   it.each(['/nothing', '/budget/api/nope/', '/budget/api/totals/extra', '/budget/api/%C3%A9', '/BUDGET/API/TOTALS/', '/Budget/api/meta', '/HEALTHZ'])(
     '%s is a 404 problem (paths are case-sensitive)',

@@ -48,9 +48,10 @@ export const COMMON_HEADERS: readonly string[] = [
   '*',
   'Access-Control-Expose-Headers',
   // Every header a script may need that CORS does not let it read by default: the cache's, the
-  // paging links, the limits, a download's name, the request id, the measure, a permalink and its
-  // date (releases), and the deprecation notices.
-  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition, X-Request-Id, Budget-Measure, Content-Location, Memento-Datetime, Deprecation, Sunset',
+  // paging links, the limits, a download's name and its ranges (a resumed download), the request
+  // id, the measure, a permalink and its date (releases), the deprecation notices, and what a 405
+  // allows and a 401 asks for.
+  'ETag, Link, RateLimit, RateLimit-Policy, Retry-After, Content-Disposition, Accept-Ranges, Content-Range, X-Request-Id, Budget-Measure, Content-Location, Memento-Datetime, Deprecation, Sunset, Allow, WWW-Authenticate',
   ...helmetHeaders(), // X-Content-Type-Options: nosniff among them
 ];
 
