@@ -355,6 +355,36 @@ describe('spreadsheets as they are exported', () => {
     expect(plain.stdout).not.toMatch(/Conversion Error|CSV Error|DuckDB/i);
   }, 180_000);
 
+  it('builds the same rows from files whose lines end in a mix of CRLF and LF, or in CR alone, as from LF files', async () => {
+    const FIXED_SMALL = ['--version', 'small', '--created-at', '2026-01-01T00:00:00Z', '--description', 'small'];
+    expect((await cli('build', sources('endings-lf'), dir('endings-lf-out'), ...FIXED_SMALL)).code).toBe(0);
+    const crlf = (text: string) => text.replace(/\n/g, '\r\n');
+    const [header, ...lines] = CSV.expenses!.split('\n');
+    const mixed = sources('endings-mixed', {
+      // An Excel export (CRLF) with a line appended by echo (LF), and an LF file with one CRLF line.
+      expenses: `${crlf([header, ...lines.slice(0, -1)].join('\n'))}\r\n${lines.at(-1)}`,
+      organizations: CSV.organizations!.replace('\n1,', '\r\n1,'),
+      // An old Mac's file.
+      categories: CSV.categories!.replace(/\n/g, '\r'),
+    });
+    const built = await cli('build', mixed, dir('endings-mixed-out'), ...FIXED_SMALL);
+    expect(built.code, built.stdout).toBe(0);
+    expect(filesOf(dir('endings-mixed-out'))).toEqual(filesOf(dir('endings-lf-out')));
+
+    // Lines are numbered as a spreadsheet numbers them, a line break in quotes included.
+    const categories = [
+      'id,name,type,parent_id',
+      '1,"Dépenses\r\n(toutes)",expense,',
+      '2,Rémunérations,expense,1',
+      '3,Recettes,resource,',
+      'z,Autres,expense,',
+    ];
+    const wrong = sources('endings-wrong', { categories: categories.join('\r') });
+    const refused = await cli('build', wrong, dir('endings-wrong-out'));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('categories.csv, line 6, column id: "z" is not a whole number\n');
+  }, 120_000);
+
   it('builds the same rows from a French export in windows-1252 as from UTF-8 CSV files', async () => {
     const FIXED_SMALL = ['--version', 'small', '--created-at', '2026-01-01T00:00:00Z', '--description', 'small'];
     const utf8 = sources('small-utf8');

@@ -5,8 +5,8 @@
  * is turned into the one CSV form build.ts reads (UTF-8, `,`, `.` decimals, true/false), keeping
  * which spreadsheet line each record came from, so that every problem names the analyst's line.
  *
- * Plain UTF-8 comma-separated files without empty lines are read where they are, untouched: the
- * common case stays as fast as DuckDB's CSV reader.
+ * Plain UTF-8 comma-separated files without empty lines, whose lines all end alike (LF or CRLF),
+ * are read where they are, untouched: the common case stays as fast as DuckDB's CSV reader.
  */
 import { createReadStream } from 'node:fs';
 import { access, open, readFile, writeFile } from 'node:fs/promises';
@@ -94,8 +94,7 @@ export async function readInput(src: string, scratch: string, options: InputOpti
           `${label}: is ${wide} text, not UTF-8; name its character set with --encoding ${wide.toLowerCase()} (or save it as UTF-8)`,
         );
     }
-    // DuckDB skips an empty line and counts records, not lines: such a file is converted, keeping its lines.
-    const plain = options.locale !== 'fr' && !decoder && !(await hasEmptyLine(file));
+    const plain = options.locale !== 'fr' && !decoder && (await readsAsIs(file));
     if (plain && TABLES.some((t) => t.name === name)) {
       out.set(name, { label, csv: file });
       continue;
@@ -122,15 +121,26 @@ export async function readInput(src: string, scratch: string, options: InputOpti
   return out;
 }
 
-/** Whether a file has an empty line (or one inside a quoted value, which is harmless), read in chunks. */
-async function hasEmptyLine(file: string): Promise<boolean> {
+/**
+ * Whether DuckDB's reader can take a file where it is: it skips an empty line (numbering records,
+ * not lines), and its sniffer fails on lines ending in a mix of CRLF and LF (an Excel export with a
+ * line appended by `echo`) or in CR alone (an old Mac's). Any other file is converted, keeping its
+ * lines. Read in chunks; a line break inside a quoted value counts too, which only costs the
+ * conversion.
+ */
+async function readsAsIs(file: string): Promise<boolean> {
+  const endings = new Set<'LF' | 'CRLF' | 'CR'>();
   let tail = Buffer.from('\n'); // an empty first line follows the start of the file
   for await (const chunk of createReadStream(file)) {
+    // The last two bytes are read again with the next chunk: a CR there is told by what follows it.
     const text = Buffer.concat([tail, chunk as Buffer]);
-    if (text.includes('\n\n') || text.includes('\n\r\n')) return true;
+    if (text.includes('\n\n') || text.includes('\n\r\n')) return false;
+    for (let i = text.indexOf(13); i !== -1 && i + 1 < text.length; i = text.indexOf(13, i + 1)) endings.add(text[i + 1] === 10 ? 'CRLF' : 'CR');
+    for (let i = text.indexOf(10, 1); i !== -1; i = text.indexOf(10, i + 1)) if (text[i - 1] !== 13) endings.add('LF');
+    if (endings.size > 1 || endings.has('CR')) return false;
     tail = text.subarray(-2);
   }
-  return false;
+  return tail.at(-1) !== 13;
 }
 
 /** The first `n` bytes of a file. */
@@ -181,6 +191,8 @@ function parseCsv(label: string, text: string, delimiter: string): { values: str
   try {
     const rows = parse(text.replace(/^\uFEFF/, ''), {
       delimiter,
+      // Every line ending, whichever the file starts with: a mix is read line by line.
+      record_delimiter: ['\r\n', '\n', '\r'],
       bom: true,
       relax_column_count: true,
       info: true,
@@ -189,12 +201,15 @@ function parseCsv(label: string, text: string, delimiter: string): { values: str
       record: string[];
       info: { lines: number };
     }[];
-    // info.lines is the line a record ends on (empty lines skipped before it are counted): it
+    // info.lines is the line a record ends on (empty lines skipped before it are counted), but
+    // counts a CRLF inside quotes as two lines, in this record and every one before it. A record
     // starts as many lines earlier as its quoted values hold line breaks.
-    return rows.map(({ record, info }) => ({
-      values: record,
-      line: info.lines - record.reduce((breaks, value) => breaks + (value.match(/\n/g)?.length ?? 0), 0),
-    }));
+    let doubled = 0;
+    return rows.map(({ record, info }) => {
+      const count = (pattern: RegExp) => record.reduce((n, value) => n + (value.match(pattern)?.length ?? 0), 0);
+      doubled += count(/\r\n/g);
+      return { values: record, line: info.lines - doubled - count(/\r\n|\r|\n/g) };
+    });
   } catch (error) {
     const line = (error as { lines?: number }).lines;
     throw new InputError(
