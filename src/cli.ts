@@ -86,7 +86,7 @@ less than 10^32.
                       here; a table PREV has and SRC lacks is then an error, unless --without says so
   --without TABLE     leave an optional table out on purpose (repeatable)
   --locale fr         files as a French spreadsheet exports them: ";"-separated, decimal commas,
-                      spaces or non-breaking spaces between thousands, VRAI/FAUX
+                      spaces or non-breaking spaces between thousands (13 700,5), VRAI/FAUX
   --encoding E        the CSV files' character set when not UTF-8 (e.g. windows-1252)
   --strict            warnings (a year far from all others; lines of a year without GDP,
                       population or CPI; a definition of no field) are errors

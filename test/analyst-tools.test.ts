@@ -395,7 +395,7 @@ describe('spreadsheets as they are exported', () => {
       const french = text
         .replace(/,/g, ';')
         .replace(/;false/g, ';FAUX')
-        .replace(/;(\d+)(\d{3})(?=;|$)/gm, ';$1\u00a0$2');
+        .replace(/;(\d{4,})(?=;|$)/gm, (_, n: string) => `;${n.replace(/\B(?=(\d{3})+$)/g, '\u00a0')}`);
       writeFileSync(path.join(latin, `${table}.csv`), windows1252(`${french}\n`));
     }
     const built = await cli('build', latin, dir('small-1252-out'), ...FIXED_SMALL, '--locale', 'fr', '--encoding', 'windows-1252');
@@ -563,6 +563,18 @@ describe('errors in the analyst’s terms', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('gdp.csv, line 2, column gdp: "170 000,12345" has more than 3 decimals\n');
     expect(run.stdout).toContain('gdp.csv, line 3, column gdp: "1\u00a0e5" is not a number with at most 3 decimals');
+  }, 120_000);
+
+  it('reads a space under --locale fr only between groups of three digits, and refuses 58 25 or an id 1 0, quoting it as written', async () => {
+    const french = CSV.expenses!.replace(/,/g, ';');
+    const run = await buildFrench('fr-spaces', {
+      expenses: french.replace('\n2;2025;29800;', '\n1 0;2025;29 800;'),
+      gdp: 'year;gdp\n2025;58 25\n2026;1\u00a0234\u202f567,5',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^refused "[^"]+": 2 problems\n/);
+    expect(run.stdout).toContain('expenses.csv, line 3, column id: "1 0" is not a whole number\n');
+    expect(run.stdout).toContain('gdp.csv, line 2, column gdp: "58 25" is not a number with at most 3 decimals');
   }, 120_000);
 
   it('tells a bad line of control_totals.csv or notes.csv in the analyst’s terms, never the CSV parser’s or the validation library’s', async () => {

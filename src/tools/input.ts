@@ -284,6 +284,9 @@ class CellNumber {
   }
 }
 
+/** A number as --locale fr writes it: a decimal comma, and spaces only between groups of three digits. */
+const FRENCH_NUMBER = /^[+-]?(\d+|\d{1,3}([ \u00a0\u202f]\d{3})+)(,\d+)?$/;
+
 function canonicalValue(value: unknown, spec: ColumnSpec | undefined, locale: Locale): string {
   if (value === null || value === undefined) return '';
   if (value instanceof CellNumber) return value.text;
@@ -295,8 +298,9 @@ function canonicalValue(value: unknown, spec: ColumnSpec | undefined, locale: Lo
   if (spec.kind === 'boolean') return /^vrai$/i.test(text) ? 'true' : /^faux$/i.test(text) ? 'false' : text;
   if (spec.kind === 'integer' || spec.kind === 'numeric') {
     // 13 700,5 and 13\u00a0700,5 (and the narrow no-break space some tools write) are 13700.5.
-    const plain = text.replace(/[\s\u00a0\u202f]/g, '');
-    return /^[+-]?\d+(,\d+)?$/.test(plain) ? plain.replace(',', '.') : text;
+    // A space anywhere else (58 25, an id 1 0) is a typo, never read as one number.
+    if (!FRENCH_NUMBER.test(text)) return text;
+    return text.replace(/[ \u00a0\u202f]/g, '').replace(',', '.');
   }
   return text;
 }
