@@ -243,14 +243,16 @@ describe('carried over, never dropped by accident', () => {
 });
 
 describe('control totals', () => {
-  it('refuses a drop whose year does not add up to the law’s total, naming the year, the stage, both figures and the difference', async () => {
-    const src = sources('control-src', { control_totals: ['year,stage,total_expenses,total_resources', '2026,initial,63100,63000'].join('\n') });
+  it('refuses a drop whose year does not add up to the law’s total, naming the line and column of control_totals.csv, the year, the stage, both figures and the difference', async () => {
+    const src = sources('control-src', {
+      control_totals: ['year,stage,total_expenses,total_resources', '2025,initial,59800,59800', '2026,initial,63000,63100'].join('\n'),
+    });
     const built = await cli('build', src, dir('control-out'), '--version', 'LF 2026');
     expect(built.code).toBe(1);
     expect(built.stdout).toBe(
       [
         'refused "LF 2026": 1 problem',
-        'drop.json: control_totals: total_expenses of 2026 (stage initial) is 63100 in the law, but the lines add up to 63000 (difference -100) [control_total_mismatch]',
+        'control_totals.csv, line 3, column total_resources: total_resources of 2026 (stage initial) is 63100 in the law, but the lines add up to 63000 (difference -100) [control_total_mismatch]',
         `${dir('control-out')} was left as it was`,
         '',
       ].join('\n'),

@@ -19,10 +19,13 @@ export interface Problem {
   where?: string;
   /** The entry of drop.json's `notes` the problem is about, by its index (build names its line of notes.csv instead). */
   note?: number;
+  /** The entry of drop.json's `control_totals` the problem is about, by its index, and its total (build names its line and column of control_totals.csv instead). */
+  controlTotal?: { index: number; column: string };
 }
 
-/** The rule broken, preceded by the notes entry it is about, if any: `notes[1] refers to …`. */
-export const ruleOf = (p: Problem): string => (p.note === undefined ? p.rule : `notes[${p.note}] ${p.rule}`);
+/** The rule broken, preceded by the drop.json entry it is about, if any: `notes[1] refers to …`, `control_totals: total_expenses of …`. */
+export const ruleOf = (p: Problem): string =>
+  p.note !== undefined ? `notes[${p.note}] ${p.rule}` : p.controlTotal !== undefined ? `control_totals: ${p.rule}` : p.rule;
 
 export class DropError extends Error {
   constructor(readonly problems: Problem[]) {

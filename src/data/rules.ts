@@ -168,7 +168,7 @@ export function rulesFor(shape: DropShape, uniqueAlready: ReadonlySet<string>): 
  */
 export async function manifestProblems(connection: DuckDBConnection, manifest: Manifest): Promise<Problem[]> {
   const problems: Problem[] = [];
-  for (const control of manifest.control_totals ?? []) {
+  for (const [index, control] of (manifest.control_totals ?? []).entries()) {
     const reader = await connection.runAndReadAll(
       'SELECT round(expenses, 3)::DOUBLE AS expenses, round(resources, 3)::DOUBLE AS resources FROM year_totals WHERE stage = $stage AND year = $year',
       { stage: control.stage, year: control.year },
@@ -184,7 +184,8 @@ export async function manifestProblems(connection: DuckDBConnection, manifest: M
       problems.push({
         file: 'drop.json',
         code: 'control_total_mismatch',
-        rule: `control_totals: ${field} of ${control.year} (stage ${control.stage}) is ${stated} in the law, but ${answer}`,
+        rule: `${field} of ${control.year} (stage ${control.stage}) is ${stated} in the law, but ${answer}`,
+        controlTotal: { index, column: field },
         count: 1,
         examples: [{ year: control.year, stage: control.stage, field, stated, computed, difference }],
       });

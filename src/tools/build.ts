@@ -530,6 +530,12 @@ async function inAnalystTerms(problems: Problem[], staged: string, inputs: Map<s
         out.push(`${notes.label}, line ${lineOf(notes, p.note)}: ${p.rule}`);
         continue;
       }
+      // A control total given as a line of control_totals.csv, not one carried over by --from.
+      const totals = inputs.get('control_totals');
+      if (p.controlTotal !== undefined && totals) {
+        out.push(`${totals.label}, line ${lineOf(totals, p.controlTotal.index)}, column ${p.controlTotal.column}: ${p.rule}${codeOf(p)}`);
+        continue;
+      }
       const table = p.file.replace(/\.parquet$/, '');
       const input = inputs.get(table);
       const count = p.count > 1 ? ` (${p.count} rows${p.examples.length < p.count ? `, first ${p.examples.length}` : ''})` : '';
