@@ -497,6 +497,28 @@ describe('errors in the analyst’s terms', () => {
     expect(run.stdout).toMatch(/^organizations\.csv, line 2: is not UTF-8 text; name its character set with --encoding/m);
   }, 180_000);
 
+  it('names the line the header is on when empty lines come before it, in a CSV file and in a sheet', async () => {
+    const organizations = `\n\nid,nom,code\n1,Ministère des Finances,MF`;
+    const cases: [Record<string, string>, string][] = [
+      [{ organizations }, 'organizations.csv, line 3 (the header): header is "id,nom,code", expected "id,name,code"'],
+      [{ control_totals: '\nyear,stage,expenses\n2026,initial,63000' }, 'control_totals.csv, line 2 (the header): header is "year,stage,expenses"'],
+    ];
+    for (const [change, message] of cases) {
+      const csv = await cli('build', sources(`header-line-${Object.keys(change)[0]}`, change), dir('header-line-out'));
+      expect(csv.code, message).toBe(1);
+      expect(csv.stdout, message).toContain(`\n${message}`);
+    }
+
+    const sheets = Object.entries({ ...CSV, organizations }).map(([table, text]) => ({
+      sheet: table,
+      data: text.split('\n').map((line) => line.split(',').map((value) => (value === '' ? null : { value }))),
+    }));
+    await writeXlsxFile(sheets as never).toFile(dir('header-line.xlsx'));
+    const sheet = await cli('build', dir('header-line.xlsx'), dir('header-line-out'));
+    expect(sheet.code).toBe(1);
+    expect(sheet.stdout).toContain('\norganizations (sheet of header-line.xlsx), line 3 (the header): header is "id,nom,code"');
+  }, 120_000);
+
   it('numbers the lines as the file has them, empty lines and line breaks inside quotes included', async () => {
     const organizations = ['id,name,code', '1,"Ministère\ndes Finances",MF', '', '2,Ministère de l’Éducation,ME', 'z,Ministry C,MC'].join('\n');
     const french = (text: string) => text.replace(/,/g, ';');

@@ -22,7 +22,7 @@ import { ControlTotalSchema, MANIFEST_FILE, NoteSchema, parseManifest, type Mani
 import { requiredColumns, TABLES, fileName, type ColumnSpec, type TableSpec } from '../data/schema.js';
 import { dropWarnings, placedWarning, warningText, type DropWarning, type Place } from '../data/warnings.js';
 import { jsonText } from '../domain/json.js';
-import { InputError, isWorkbook, lineOf, MANIFEST_TABLES, readInput, type InputOptions, type TableInput } from './input.js';
+import { headerOf, InputError, isWorkbook, lineOf, MANIFEST_TABLES, readInput, type InputOptions, type TableInput } from './input.js';
 import { replaceDir, stagingDir } from './replace.js';
 import { parquetType, typedColumns, writeDropFiles, type WriteOptions } from './write.js';
 
@@ -280,13 +280,13 @@ async function manifestTables(inputs: Map<string, TableInput>, opts: BuildOption
         opts.locale === 'fr'
           ? 'by ",", but --locale fr reads ";"-separated files'
           : 'by ";", as a French spreadsheet exports them; build with --locale fr';
-      problems.push(`${input.label}, line 1 (the header): the columns are separated ${how}`);
+      problems.push(`${headerOf(input)}: the columns are separated ${how}`);
       continue;
     }
     if (new Set(header).size !== header.length || !header.every((c) => columns.includes(c)) || !required.every((c) => header.includes(c))) {
       const optional = columns.filter((c) => !required.includes(c));
       problems.push(
-        `${input.label}, line 1 (the header): header is "${header.join(',')}", expected "${columns.join(',')}" (${optional.join(' and ')} may be left out)`,
+        `${headerOf(input)}: header is "${header.join(',')}", expected "${columns.join(',')}" (${optional.join(' and ')} may be left out)`,
       );
       continue;
     }
@@ -440,7 +440,7 @@ async function checkHeader(input: TableInput, table: TableSpec): Promise<ColumnS
   const text = (await readFile(input.csv)).subarray(0, 64 * 1024).toString('utf8');
   const first = (text.split('\n')[0] ?? '').replace(/^\uFEFF/, '').replace(/\r$/, '');
   const header = first.split(',').map((name) => name.trim().replace(/^"(.*)"$/, '$1'));
-  const where = `${input.label}, line 1 (the header)`;
+  const where = headerOf(input);
   if (!input.lines && header.length === 1 && first.includes(';')) {
     return `${where}: the columns are separated by ";", as a French spreadsheet exports them; build with --locale fr`;
   }

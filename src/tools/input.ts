@@ -33,6 +33,8 @@ export interface TableInput {
   label: string;
   /** The UTF-8, comma-separated CSV file build.ts reads. */
   csv: string;
+  /** The spreadsheet line of the header; undefined: line 1. */
+  header?: number;
   /** The spreadsheet line of the n-th record (0-based); undefined: record n is on line n + 2. */
   lines?: number[];
   /** Values the conversion refuses (a dotted number with --locale fr), with their lines, for build.ts to report. */
@@ -67,6 +69,9 @@ export const isWorkbook = (src: string) => /\.xlsx$/i.test(src);
 
 /** The analyst's line of record `index` (0-based) of a table. */
 export const lineOf = (input: TableInput, index: number): number => input.lines?.[index] ?? index + 2;
+
+/** Where a table's header is, as a problem names it: empty lines before it count. */
+export const headerOf = (input: TableInput): string => `${input.label}, line ${input.header ?? 1} (the header)`;
 
 /**
  * Every table the input has, as canonical CSV in `scratch` when it had to be converted. A table
@@ -254,7 +259,14 @@ async function writeCanonical(
   });
   const csv = path.join(scratch, `${name}.csv`);
   await writeFile(csv, stringify([names, ...canonical], { quoted_match: /[\r\n]/ }), 'utf8');
-  return { label, csv, lines: rows.map((r) => r.line), ...(problems.length ? { problems } : {}), ...(written.size ? { written } : {}) };
+  return {
+    label,
+    csv,
+    header: header?.line,
+    lines: rows.map((r) => r.line),
+    ...(problems.length ? { problems } : {}),
+    ...(written.size ? { written } : {}),
+  };
 }
 
 /**
