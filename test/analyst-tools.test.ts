@@ -519,6 +519,21 @@ describe('errors in the analyst’s terms', () => {
     expect(sheet.stdout).toContain('\norganizations (sheet of header-line.xlsx), line 3 (the header): header is "id,nom,code"');
   }, 120_000);
 
+  it('refuses a workbook with two sheets of one table, naming both, rather than reading the last', async () => {
+    const sheetsOf = (tables: Record<string, string>) =>
+      Object.entries(tables).map(([sheet, text]) => ({
+        sheet,
+        data: text.split('\n').map((line) => line.split(',').map((value) => (value === '' ? null : { value }))),
+      }));
+    const twice = { ...CSV, 'expenses.csv': CSV.expenses!.split('\n').slice(0, 2).join('\n'), ' gdp': CSV.gdp! };
+    await writeXlsxFile(sheetsOf(twice) as never).toFile(dir('two-sheets.xlsx'));
+    const run = await cli('build', dir('two-sheets.xlsx'), dir('two-sheets-out'));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('\ntwo-sheets.xlsx: sheets "expenses" and "expenses.csv" are both the expenses table; keep one of them\n');
+    expect(run.stdout).toContain('\ntwo-sheets.xlsx: sheets "gdp" and " gdp" are both the gdp table; keep one of them\n');
+    expect(existsSync(dir('two-sheets-out'))).toBe(false);
+  }, 60_000);
+
   it('numbers the lines as the file has them, empty lines and line breaks inside quotes included', async () => {
     const organizations = ['id,name,code', '1,"Ministère\ndes Finances",MF', '', '2,Ministère de l’Éducation,ME', 'z,Ministry C,MC'].join('\n');
     const french = (text: string) => text.replace(/,/g, ';');

@@ -37,7 +37,7 @@ export interface TableInput {
   header?: number;
   /** The spreadsheet line of the n-th record (0-based); undefined: record n is on line n + 2. */
   lines?: number[];
-  /** Values the conversion refuses (a dotted number with --locale fr), with their lines, for build.ts to report. */
+  /** What reading the input refuses (a dotted number with --locale fr, a second sheet of the table), for build.ts to report. */
   problems?: string[];
   /**
    * A column's values as the analyst wrote them, by record, where the locale's conversion rewrote
@@ -337,9 +337,19 @@ async function readWorkbook(src: string, scratch: string, options: InputOptions)
   }
   const out = new Map<string, TableInput>();
   const names = new Set<string>([...TABLES.map((t) => t.name), ...Object.keys(MANIFEST_TABLES)]);
+  const sheetOf = new Map<string, string>();
   for (const { sheet, data } of sheets) {
     const name = sheet.trim().replace(/\.csv$/i, '');
     if (!names.has(name)) continue;
+    // Either sheet may be the one meant: reading one of them would drop the other's lines unseen.
+    const first = sheetOf.get(name);
+    if (first !== undefined) {
+      const table = out.get(name)!;
+      const problem = `${path.basename(src)}: sheets ${JSON.stringify(first)} and ${JSON.stringify(sheet)} are both the ${name} table; keep one of them`;
+      table.problems = [...(table.problems ?? []), problem];
+      continue;
+    }
+    sheetOf.set(name, sheet);
     // Blank rows are kept in the count (the analyst's line numbers) but not in the table.
     const records = data.map((values, i) => ({ values, line: i + 1 })).filter(({ values }) => values.some((v) => v !== null && v !== ''));
     const table = await writeCanonical(name, `${name} (sheet of ${path.basename(src)})`, records, scratch, options);
