@@ -5,11 +5,11 @@
  * swaps a drop, `synth` writes a synthetic drop of any size, `diff` says what changed between two drops.
  *
  * Exit codes: 0 done (or valid, or equal), 1 failed (or invalid, or different), 2 bad command line
- * (and, for diff, any error: 1 is its answer "different"); a build stopped by SIGINT or SIGTERM
- * 130 or 143, as a shell reports a process a signal ended.
+ * (and, for diff, any error: 1 is its answer "different"); a build stopped by SIGINT, SIGTERM or
+ * SIGHUP 130, 143 or 129, as a shell reports a process a signal ended.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { diffMarkdown, diffReport } from './tools/diff-report.js';
@@ -41,6 +41,9 @@ interface Command {
 
 class UsageError extends Error {}
 
+/** The signals that stop a build: Ctrl-C, a kill, a closed terminal. */
+const STOPPING = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 const NAME = 'budget-data';
 
 const COMMANDS: Record<string, Command> = {
@@ -71,8 +74,8 @@ sources.csv, population.csv, cpi.csv, and control_totals.csv and notes.csv for d
 The new drop is written beside OUT_DIR and checked with every rule the server applies (control
 totals included); only then does it replace OUT_DIR, at once. A problem stops the build with every
 problem found (file or sheet, line as the spreadsheet numbers it, column, value, what was
-expected), exit code 1, and OUT_DIR byte for byte as it was. Stopped by Ctrl-C or SIGTERM, it
-removes what it wrote beside OUT_DIR and exits 130 or 143. Files in OUT_DIR that are not part of
+expected), exit code 1, and OUT_DIR byte for byte as it was. Stopped by Ctrl-C, SIGTERM or SIGHUP
+(a closed terminal), it removes what it wrote beside OUT_DIR and exits 130, 143 or 129. Files in OUT_DIR that are not part of
 a drop (data/sources/) are kept. When OUT_DIR is a symbolic link, the new drop gets a directory of
 its own beside the link's target and the link is re-pointed at it (roll back: point it back).
 
@@ -113,13 +116,13 @@ Progress (rows and rows/s per table) goes to stderr. Then: ${NAME} diff OLD OUT_
       const [wrongTable] = withoutProblems((values.without as unknown as string[] | undefined) ?? []);
       if (wrongTable) throw new UsageError(wrongTable);
       const started = performance.now();
-      // Stopped while building (Ctrl-C, a kill), the half-written drop beside OUT_DIR is removed
-      // first; the exit code is the shell's for a process a signal ended (128 + its number).
+      // Stopped while building (Ctrl-C, a kill, the terminal or SSH session closed), the
+      // half-written drop beside OUT_DIR is removed first; the exit code is the shell's for a
+      // process a signal ended (128 + its number).
       const stop = (signal: NodeJS.Signals) => {
-        if (abandonBuilds()) process.exit(signal === 'SIGINT' ? 130 : 143);
+        if (abandonBuilds()) process.exit(128 + constants.signals[signal]);
       };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      for (const signal of STOPPING) process.on(signal, stop);
       try {
         const built = await buildDrop(here(src!), here(outDir!), {
           version,
@@ -144,8 +147,7 @@ Progress (rows and rows/s per table) goes to stderr. Then: ${NAME} diff OLD OUT_
         process.stdout.write(`${refusedReport(error.version || version, error.problems)}\n${outDir} was left as it was\n`);
         return 1;
       } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
+        for (const signal of STOPPING) process.off(signal, stop);
       }
     },
   },

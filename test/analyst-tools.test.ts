@@ -131,7 +131,7 @@ describe('nothing half-done', () => {
     }
   }, 180_000);
 
-  it('removes its half-written drop when stopped by Ctrl-C or a kill, leaving the directory as it was, and exits 130 or 143', async () => {
+  it('removes its half-written drop when stopped by Ctrl-C, a kill or a closed terminal, leaving the directory as it was, and exits 130, 143 or 129', async () => {
     const out = dir('interrupted');
     expect(await cli('build', sources('interrupted-good'), out, '--version', 'v1')).toMatchObject({ code: 0 });
     const before = snapshot(out);
@@ -145,6 +145,7 @@ describe('nothing half-done', () => {
     for (const [signal, exitCode] of [
       ['SIGINT', 130],
       ['SIGTERM', 143],
+      ['SIGHUP', 129],
     ] as const) {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'build', big, out, '--version', 'v2'], {
         cwd: ROOT,
