@@ -451,4 +451,13 @@ function isoOption(value: unknown, name: string): string | undefined {
   return value;
 }
 
+// A reader that has gone (`| head -1`, `| true`) must not stop a build halfway, leaving its new
+// drop half-written: what it no longer reads is dropped, as command-line tools do, and the command
+// finishes (or fails) as it would have, with its own exit code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 process.exitCode = await main(process.argv.slice(2));

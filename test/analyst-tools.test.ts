@@ -170,6 +170,31 @@ describe('nothing half-done', () => {
     }
   }, 180_000);
 
+  it('builds to the end, or fails cleanly, when what reads its output has gone (build … | head -1), leaving nothing half-done', async () => {
+    const out = dir('closed-output');
+    const staging = () => readdirSync(root).filter((name) => name.startsWith('.closed-output.new-'));
+    const closed = (src: string, version: string) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'build', src, out, '--version', version], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      // As `| head -1` once it has its line, or `| true`: every write after this one fails with EPIPE.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      return new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    };
+    expect(await closed(sources('closed-good'), 'v1')).toBe(0);
+    expect(manifestOf(out).version).toBe('v1');
+    expect(staging()).toEqual([]);
+
+    const before = snapshot(out);
+    const dangling = CSV.expenses!.replace('\n4,2026,30000,2,2,', '\n4,2026,30000,9,2,');
+    expect(await closed(sources('closed-bad', { expenses: dangling }), 'v2')).toBe(1);
+    expect(snapshot(out)).toEqual(before);
+    expect(staging()).toEqual([]);
+  }, 120_000);
+
   it('re-points a symbolic link at a new directory beside its target, keeping the old one for a roll back', async () => {
     const drops = dir('drops');
     mkdirSync(drops);
