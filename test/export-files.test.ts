@@ -137,7 +137,7 @@ describe('a whole export asked for twice', () => {
     }
   });
 
-  it("lets a script of another origin read which bytes a range is (Content-Range), as CORS hides it otherwise", async () => {
+  it('lets a script of another origin read which bytes a range is (Content-Range), as CORS hides it otherwise', async () => {
     const url = '/budget/api/expenses/?format=csv&year=2022';
     await get(app, url).expect(200);
     await get(app, url).expect(200);
