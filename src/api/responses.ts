@@ -367,7 +367,7 @@ export const ServiceIndex = z
   .object({
     name: z.string(),
     description: z.string(),
-    api_version: z.string().meta({ description: "The API's semantic version (CHANGELOG.md)", example: '1.3.1' }),
+    api_version: z.string().meta({ description: "The API's semantic version (CHANGELOG.md)", example: '1.3.2' }),
     documentation: z
       .object({ openapi: z.string(), docs: z.string(), changelog: z.string() })
       .meta({ description: 'Where the API is described, and what changed in each version' }),
@@ -389,7 +389,7 @@ const Text = z.object({ en: z.string(), fr: z.string() });
 
 export const Meta = z
   .looseObject({
-    api_version: z.string().meta({ description: "The API's semantic version (CHANGELOG.md), not the drop's", example: '1.3.1' }),
+    api_version: z.string().meta({ description: "The API's semantic version (CHANGELOG.md), not the drop's", example: '1.3.2' }),
     version: z.string().meta({ description: "The drop's version label (free text)" }),
     description: z.string(),
     created_at: z.string().meta({ description: 'When the drop was made (ISO 8601)' }),

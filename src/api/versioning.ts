@@ -19,7 +19,7 @@ import { API_PREFIX } from './routes.js';
  * only when what a client sees changes. Minor: something added; major: something removed or
  * given another meaning, served under its own prefix beside the old one.
  */
-export const API_VERSION = '1.3.1';
+export const API_VERSION = '1.3.2';
 
 /** Where the changelog is served; deprecation links point into it. */
 export const CHANGELOG_PATH = `${API_PREFIX}/changelog`;
