@@ -186,6 +186,13 @@ describe('a request Node cannot parse', () => {
     // HTTP/1.0 has no Host to name.
     expect(parseResponse((await exchange(port, 'GET /budget/api/totals/ HTTP/1.0\r\n\r\n')).text).status).toBe(200);
   });
+  it('with two Host headers gets a 400 invalid_request problem, as HTTP/1.1 asks', async () => {
+    const twice = 'GET /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\nHost: example.org\r\n\r\n';
+    const body = expectProblem(parseResponse((await exchange(port, twice)).text), 400);
+    expect(body.detail).toBe('an HTTP/1.1 request must name one Host, not 2');
+    // A comma is no second Host line.
+    expect(parseResponse((await exchange(port, 'GET /budget/api/totals/ HTTP/1.1\r\nHost: a,b\r\n\r\n')).text).status).toBe(200);
+  });
   it("with HEAD gets the problem's headers without its body", async () => {
     const { text } = await exchange(port, 'HEAD /budget/api/totals/ HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: \u0001\r\n\r\n');
     const response = parseResponse(text);

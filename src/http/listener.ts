@@ -37,9 +37,11 @@ const LIMITS: Limits = {
 export function createHttpServer(app: Express, limits: Partial<Limits> = {}, log: Logger = logger): Server {
   const { headersTimeoutMs, keepAliveTimeoutMs, requestTimeoutMs, maxHeaderBytes } = { ...LIMITS, ...limits };
   const serve = (req: IncomingMessage, res: ServerResponse) => {
-    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+    const host = req.headers.host;
+    const hosts = host === undefined ? 0 : host.includes(',') ? hostLines(req) : 1;
+    if ((hosts === 0 && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) || hosts > 1) {
       const id = requestIdFor(req.headers['x-request-id'] as string | undefined);
-      const error = problem.invalidRequest('an HTTP/1.1 request must name its Host');
+      const error = problem.invalidRequest(hosts ? `an HTTP/1.1 request must name one Host, not ${hosts}` : 'an HTTP/1.1 request must name its Host');
       answerRaw(log, req.socket, error, { id, method: req.method, path: pathOf(req.url ?? '') });
       return;
     }
@@ -60,8 +62,12 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}, log
       // Requests and responses born with Express's methods, so that none is re-prototyped (fast-path.ts).
       ...expressClasses(app),
       // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; the check is made
-      // below, with the service's problem document.
+      // above, with the service's problem document.
       requireHostHeader: false,
+      // Node keeps the first of two Host lines and drops the other; joined, they show as a comma
+      // in the value (other headers' duplicates are lists, joined by Node anyway), and a request
+      // with two is refused above, as RFC 9112 (section 3.2) has a server do.
+      joinDuplicateHeaders: true,
     },
     serve,
   );
@@ -78,6 +84,13 @@ export function createHttpServer(app: Express, limits: Partial<Limits> = {}, log
     }),
   );
   return server;
+}
+
+/** How many Host lines the request has: a comma in the value is one line or several joined. */
+function hostLines(req: IncomingMessage): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') count += 1;
+  return count;
 }
 
 function hasBody(req: IncomingMessage): boolean {
