@@ -106,13 +106,16 @@ export function createApp({
   // The fast path has already answered every cached request: looking again would only miss again.
   if (!fastPath) app.use(cachedAnswers(lookup));
   app.use(commonHeaders);
+  // A CORS preflight is answered 204 whatever its path, before any route: a browser reads the
+  // answer of its request (a 404, or a 400 for a path the router cannot decode) only if the
+  // preflight before it succeeded.
+  app.use((req, res, next) => (req.method === 'OPTIONS' ? preflight(req, res, next) : next()));
 
   const route = (path: string, handler: RequestHandler) => {
     // Routing is not strict: '/x' also serves '/x/', with no redirect.
     app
       .route(path === '/' ? path : path.replace(/\/$/, ''))
       .get(handler)
-      .options(preflight)
       .all(methodNotAllowed);
   };
   const cacheControl = `public, max-age=${config.CACHE_MAX_AGE}`;
@@ -226,10 +229,7 @@ export function createApp({
     sendRendered(req, res, asset);
   });
 
-  app.use((req, res, next) => {
-    // A browser reads the 404 of its request only if the preflight before it succeeded: a
-    // preflight is answered 204 whatever its path, and the request itself gets the 404.
-    if (req.method === 'OPTIONS') return preflight(req, res, next);
+  app.use((req) => {
     throw problem.notFound(`no resource at ${req.path.slice(0, 200)}; the index is at ${SERVICE_ROUTES.index.path}`);
   });
   app.use(onError);
