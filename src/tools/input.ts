@@ -191,7 +191,7 @@ export function encodingProblem(encoding: string): string | undefined {
   return `--encoding "${encoding}" is not a character set this tool knows (e.g. utf-8, windows-1252, iso-8859-1, utf-16le)`;
 }
 
-/** Records with the spreadsheet line each starts on; the header is line 1. */
+/** Records with the spreadsheet row each is on; the header is row 1. */
 function parseCsv(label: string, text: string, delimiter: string): { values: string[]; line: number }[] {
   try {
     const rows = parse(text.replace(/^\uFEFF/, ''), {
@@ -204,17 +204,11 @@ function parseCsv(label: string, text: string, delimiter: string): { values: str
       skip_empty_lines: true,
     }) as unknown as {
       record: string[];
-      info: { lines: number };
+      info: { records: number; empty_lines: number };
     }[];
-    // info.lines is the line a record ends on (empty lines skipped before it are counted), but
-    // counts a CRLF inside quotes as two lines, in this record and every one before it. A record
-    // starts as many lines earlier as its quoted values hold line breaks.
-    let doubled = 0;
-    return rows.map(({ record, info }) => {
-      const count = (pattern: RegExp) => record.reduce((n, value) => n + (value.match(pattern)?.length ?? 0), 0);
-      doubled += count(/\r\n/g);
-      return { values: record, line: info.lines - doubled - count(/\r\n|\r|\n/g) };
-    });
+    // A spreadsheet numbers rows: each record is one, however many line breaks its quoted values
+    // hold, and so is each empty line (skipped here, but counted). The header is record 1.
+    return rows.map(({ record, info }) => ({ values: record, line: info.records + info.empty_lines }));
   } catch (error) {
     const line = (error as { lines?: number }).lines;
     throw new InputError(
