@@ -629,6 +629,15 @@ describe('errors in the analyst’s terms', () => {
     expect(workbook.code, workbook.stdout).toBe(0);
   }, 120_000);
 
+  it('tells a --locale fr file’s header and fields with its own separator, ";"', async () => {
+    const wide = await buildFrench('fr-wide', { gdp: 'year;gdp\n2025;170000;5' });
+    expect(wide.code).toBe(1);
+    expect(wide.stdout).toContain('gdp.csv, line 2: 3 fields, expected 2 (the header\'s columns); a value holding a ";" must be in "quotes"\n');
+    const header = await buildFrench('fr-header', { gdp: 'year;produit\n2025;170000' });
+    expect(header.code).toBe(1);
+    expect(header.stdout).toContain('gdp.csv, line 1 (the header): header is "year;produit", expected "year;gdp"');
+  }, 120_000);
+
   it('quotes a refused value under --locale fr as the analyst wrote it, not as it was read', async () => {
     const run = await buildFrench('fr-as-written', { gdp: 'year;gdp\n2025;170 000,12345\n2026;1\u00a0e5' });
     expect(run.code).toBe(1);

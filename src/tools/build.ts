@@ -428,7 +428,11 @@ function csvReadProblem(input: TableInput, expectedFields: number, error: unknow
 
 /** A record split into more or fewer fields than the header has. */
 function fieldCountProblem(input: TableInput, found: string, expectedFields: number): string {
-  return `${found} fields, expected ${expectedFields} (the header's columns); a value holding a comma must be in "quotes"${input.lines ? '' : ", and a ';'-separated export needs --locale fr"}`;
+  const expected = `${found} fields, expected ${expectedFields} (the header's columns)`;
+  // A sheet's cells need no quotes; a file's values holding its separator do.
+  if (!input.separator) return expected;
+  const holding = input.separator === ';' ? '";"' : 'comma';
+  return `${expected}; a value holding a ${holding} must be in "quotes"${input.lines ? '' : ", and a ';'-separated export needs --locale fr"}`;
 }
 
 /**
@@ -450,7 +454,9 @@ async function checkHeader(input: TableInput, table: TableSpec): Promise<ColumnS
   if (!inOrder || !required.every((name) => header.includes(name))) {
     const optional = table.columns.filter((c) => c.absent !== undefined).map((c) => c.name);
     const may = optional.length ? ` (then, optionally and in this order: ${optional.join(', ')})` : '';
-    return `${where}: header is "${header.join(',')}", expected "${required.join(',')}"${may}`;
+    // As the analyst wrote it: with the file's own separator (a converted file's header was rewritten with commas).
+    const sep = input.separator ?? ',';
+    return `${where}: header is "${header.join(sep)}", expected "${required.join(sep)}"${may}`;
   }
   if (table.oneOf && !table.oneOf.some((name) => header.includes(name))) {
     return `${where}: header must have a ${table.oneOf.join(' or a ')} column`;

@@ -35,6 +35,8 @@ export interface TableInput {
   csv: string;
   /** The spreadsheet line of the header; undefined: line 1. */
   header?: number;
+  /** What separates the fields of the analyst's CSV file (`;` under --locale fr); undefined for a sheet. */
+  separator?: ',' | ';';
   /** The spreadsheet line of the n-th record (0-based); undefined: record n is on line n + 2. */
   lines?: number[];
   /** What reading the input refuses (a dotted number with --locale fr, a second sheet of the table), for build.ts to report. */
@@ -101,7 +103,7 @@ export async function readInput(src: string, scratch: string, options: InputOpti
     }
     const plain = options.locale !== 'fr' && !decoder && (await readsAsIs(file));
     if (plain && TABLES.some((t) => t.name === name)) {
-      out.set(name, { label, csv: file });
+      out.set(name, { label, csv: file, separator: ',' });
       continue;
     }
     const bytes = await readFile(file);
@@ -120,8 +122,9 @@ export async function readInput(src: string, scratch: string, options: InputOpti
         );
       }
     }
-    const records = parseCsv(label, text, options.locale === 'fr' ? ';' : ',');
-    out.set(name, await writeCanonical(name, label, records, scratch, options));
+    const separator = options.locale === 'fr' ? ';' : ',';
+    const records = parseCsv(label, text, separator);
+    out.set(name, { ...(await writeCanonical(name, label, records, scratch, options)), separator });
   }
   return out;
 }
