@@ -3,7 +3,8 @@
  * budget whichever replica answers; without Redis each replica counts on its own and says so.
  */
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { logger } from '../src/lib/log.js';
 import { small } from './fixtures/small.js';
 import { appServing, type TestApp } from './helpers/app.js';
 import { writeDrop } from './helpers/drop.js';
@@ -84,5 +85,55 @@ describe.skipIf(redisMissing)('with RATE_LIMIT_REDIS_URL and RATE_LIMIT=5, two r
     await eventually(connected(b), 10_000, 'replica B to reconnect');
     // The restarted Redis kept nothing (no persistence): the client starts a fresh shared window.
     expect([await hit(b), await hit(a), await hit(b)]).toEqual(['200 r=4', '200 r=3', '200 r=2']);
+  });
+});
+
+describe.skipIf(redisMissing)('with RATE_LIMIT_REDIS_URL, a Redis that stalls without closing its connection', () => {
+  let redis: RedisServer;
+  let t: TestApp;
+  const rateLimit = async () => (await request(t.app).get('/budget/api/meta/')).body.rate_limit;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    t = await appServing(await writeDrop(small), { RATE_LIMIT: '1000', RATE_LIMIT_REDIS_URL: redis.url });
+    await eventually(async () => (await rateLimit()).redis === 'connected', 10_000, 'the replica to connect');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await redis?.stop();
+  });
+
+  it('at start, answering nothing, is said in the log within 5 s, and the replica serves', async () => {
+    const silent = await startRedis();
+    silent.pause();
+    const warned = vi.spyOn(logger, 'warn');
+    const started = await appServing(await writeDrop(small), { RATE_LIMIT: '1000', RATE_LIMIT_REDIS_URL: silent.url });
+    try {
+      expect((await request(started.app).get('/budget/api/totals/')).status).toBe(200);
+      await eventually(
+        async () =>
+          warned.mock.calls.some((call) => call.at(-1) === 'Redis is unavailable: rate limit counts are kept in this process until it returns'),
+        8_000,
+        'the log line',
+      );
+    } finally {
+      warned.mockRestore();
+      await started.close();
+      await silent.stop();
+    }
+  }, 20_000);
+  it('is left for the counts in memory, said in the log and /meta/, and taken back once it answers again', async () => {
+    // The log's own calls, watched (and still made).
+    const warned = vi.spyOn(logger, 'warn');
+    redis.pause();
+    // A count waits at most 500 ms for Redis: the request is answered all the same.
+    expect((await request(t.app).get('/budget/api/totals/')).status).toBe(200);
+    expect(await rateLimit()).toMatchObject({ store: 'memory', redis: 'unavailable' });
+    expect(warned.mock.calls.map((call) => call.at(-1))).toContain(
+      'Redis is unavailable: rate limit counts are kept in this process until it returns',
+    );
+    warned.mockRestore();
+    redis.resume();
+    await eventually(async () => (await rateLimit()).redis === 'connected', 10_000, 'the replica to go back to Redis');
   });
 });

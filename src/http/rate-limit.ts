@@ -127,6 +127,10 @@ interface RateLimitStatus {
 
 /** How long a count may wait for Redis before the request is counted in memory instead. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
+/** A Redis not ready this long after start is said unavailable in the log (it may never error). */
+const REDIS_SILENT_MS = 5_000;
+/** How often a Redis that stalled with its connection open is tried again. */
+const REDIS_RETRY_MS = 2_000;
 
 /**
  * Rate-limit counts kept in Redis (RATE_LIMIT_REDIS_URL), so that every replica enforces one
@@ -142,6 +146,7 @@ export class SharedCounts implements Store {
   private options: Options | undefined;
   private closed = false;
   private warned = false;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(url: string) {
     this.client = createClient({
@@ -159,6 +164,10 @@ export class SharedCounts implements Store {
     this.client.on('end', () => this.useMemory());
     // connect() keeps retrying through reconnectStrategy; failures arrive as 'error' events.
     this.client.connect().catch((error: Error) => this.useMemory(error));
+    // A Redis that accepts the connection but never answers raises no error: said once, all the same.
+    setTimeout(() => {
+      if (!this.redis && !this.warned) this.useMemory(new Error(`no answer from Redis within ${REDIS_SILENT_MS / 1000} s of starting`));
+    }, REDIS_SILENT_MS).unref();
   }
 
   status(): RateLimitStatus {
@@ -201,9 +210,11 @@ export class SharedCounts implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.retry);
     this.redis = null;
     this.memory.shutdown();
-    if (this.client.isOpen) await this.client.close().catch(() => undefined);
+    // A stalled Redis would never answer QUIT: the connection is dropped if it does not in time.
+    if (this.client.isOpen) await withTimeout(this.client.close(), REDIS_COMMAND_TIMEOUT_MS).catch(() => this.client.destroy());
     else this.client.destroy();
   }
 
@@ -226,7 +237,8 @@ export class SharedCounts implements Store {
       prefix: 'budget-api:rl:',
     });
     try {
-      await store.init(this.options);
+      // A Redis that accepts the connection but never answers must not keep this waiting unseen.
+      await withTimeout(store.init(this.options), REDIS_COMMAND_TIMEOUT_MS);
     } catch (error) {
       this.useMemory(error as Error);
       return;
@@ -240,6 +252,14 @@ export class SharedCounts implements Store {
   private useMemory(error?: Error): void {
     const wasRedis = this.redis !== null;
     this.redis = null;
+    // A Redis that stalled (no answer in time) with its connection still open sends no new
+    // 'ready' when it answers again: it is tried again every REDIS_RETRY_MS until it does.
+    if (!this.closed && this.client.isReady && !this.retry) {
+      this.retry = setTimeout(() => {
+        this.retry = undefined;
+        void this.useRedis();
+      }, REDIS_RETRY_MS).unref();
+    }
     if (this.closed || (!wasRedis && this.warned)) return;
     this.warned = true;
     // The message only: the URL (and any password in it) never reaches the log.

@@ -15,6 +15,9 @@ export interface RedisServer {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** Stops the server answering (SIGSTOP) while its connections stay open, as a Redis that stalls. */
+  pause(): void;
+  resume(): void;
 }
 
 /** Starts redis-server on `port` (a free one by default); resolves once it accepts connections. */
@@ -39,8 +42,11 @@ export async function startRedis(port?: number): Promise<RedisServer> {
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
+        child.kill('SIGCONT');
         child.kill('SIGKILL');
       }),
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
   };
 }
 
