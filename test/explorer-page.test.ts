@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONG_NAME, newsroom, newsroomManifest } from './fixtures/newsroom.js';
 import { small } from './fixtures/small.js';
 import { appFor, appServing, listen, type TestApp } from './helpers/app.js';
-import { type TableRows } from './helpers/drop.js';
+import { type DropData, type TableRows } from './helpers/drop.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasBrowser = existsSync(CHROMIUM);
@@ -667,6 +667,85 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       );
       expect(await s.page.locator('#organizations .summary, #organizations canvas').count()).toBe(0);
       expect((await rows(s.page, 'organizations'))[0]!.slice(2, 4)).toEqual(['no data', 'no data']);
+    });
+
+    it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {
+      expect(s.problems).toEqual([]);
+    });
+  });
+
+  describe('on a drop whose years lack a measure’s series, or have lines of one stage only', () => {
+    // 2020 has lines but no GDP and no population; 2022 has a deficit but no population; 2018 has
+    // outturn lines only; 2021's law has two
+    // categories of 100 MDT for 3 million inhabitants (33.33 TND each, 66.67 TND in all, not the
+    // 66.66 of the rounded parts); 2022's debt is an initial law's, a forecast; 2017 has nothing.
+    const thin: DropData = {
+      ...newsroom,
+      expenses: [
+        ...(newsroom.expenses as TableRows).map((line) => (line.id === 3 ? { ...line, amount: 100 } : line)),
+        { id: 6, year: 2021, amount: 100, category_id: 11, organization_id: 2, stage: 'initial', source_id: 1 },
+        { id: 7, year: 2018, amount: 180, category_id: 10, organization_id: 1, stage: 'outturn', source_id: 2 },
+      ],
+      resources: [
+        ...(newsroom.resources as TableRows),
+        { id: 13, year: 2018, amount: 170, category_id: 31, organization_id: null, stage: 'outturn', source_id: 2 },
+      ],
+      debt: [{ year: 2022, debt_origin_id: 1, value: 600, stage: 'initial', source_id: 1 }],
+      gdp: (newsroom.gdp as TableRows).filter((row) => row.year !== 2020),
+      outstanding_debt: (newsroom.outstanding_debt as TableRows).filter((row) => row.year !== 2020),
+      deficit: (newsroom.deficit as TableRows).filter((row) => row.year !== 2020),
+      population: [{ year: 2021, population: 3_000_000 }],
+    };
+    let t: TestApp;
+    let s: Session;
+    beforeAll(async () => {
+      t = await appFor(thin, {}, { manifest: newsroomManifest });
+      s = await session(t);
+    });
+    afterAll(async () => {
+      await s.close();
+      t.close();
+    });
+    const open = async (query: string) => {
+      await s.page.goto(`${s.base}/?${query}`);
+      await ready(s.page);
+    };
+
+    it('shows a measure without its series that year as no figure, never as zero, and draws nothing from it', async () => {
+      await open('lang=en&year=2020&view=expenses&measure=pct_gdp');
+      expect(await text(s.page, '#tree-expenses .empty')).toBe('No figure for 2020 in % of GDP: the drop has no GDP for 2020.');
+      expect(await s.page.locator('#tree-expenses .summary, #tree-expenses canvas').count()).toBe(0);
+      expect((await rows(s.page, 'tree-expenses')).map((row) => row.slice(1, 3))).toEqual([
+        ['no data', 'no data'],
+        ['no data', 'no data'],
+      ]);
+
+      await open('lang=fr&year=2020&view=resources&measure=per_capita');
+      expect(await text(s.page, '#tree-resources .empty')).toBe(
+        'Pas de chiffre pour 2020 par habitant : le jeu de données n’a pas de chiffre de population pour 2020.',
+      );
+      expect(await s.page.locator('#tree-resources .summary, #tree-resources canvas').count()).toBe(0);
+
+      // The financing table keeps every column, and 2020's resources read "no data", not 0.
+      await open('lang=en&year=2020&measure=pct_gdp');
+      const financing = await rows(s.page, 'financing');
+      expect(financing.map((row) => row.length)).toEqual(financing.map(() => 8));
+      expect(financing.find((row) => row[0] === '2020')).toEqual([
+        '2020',
+        'no data',
+        'no data',
+        'no data',
+        'no data',
+        'no data',
+        'no data',
+        'Amended law',
+      ]);
+      const bars = await s.page.$eval('#financing canvas', (canvas) =>
+        (canvas as HTMLCanvasElement & { chart: { data: { datasets: { data: { x: number; y: number | null }[] }[] } } }).chart.data.datasets.map(
+          (d) => d.data.find((p) => p.x === 2020)?.y,
+        ),
+      );
+      expect(bars.every((y) => y === null)).toBe(true);
     });
 
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {

@@ -52,6 +52,16 @@ export function unitOf(ctx: ViewContext, answer: Answer<unknown>): Unit {
   }
 }
 
+/**
+ * Why a figure of the reader's measure is missing in `year`: the API answers null where the drop
+ * lacks the series the measure needs that year (GDP, population, prices), never 0.
+ */
+export function noMeasureFigure(ctx: ViewContext, year: number | undefined): string {
+  const measure = ctx.state.measure === 'nominal' ? undefined : ctx.state.measure;
+  if (!measure) return t(ctx.lang, 'noDataYear', { year: year ?? '' });
+  return t(ctx.lang, 'noMeasureFigure', { year: year ?? '', measure: t(ctx.lang, `measureIn.${measure}`), series: t(ctx.lang, `series.${measure}`) });
+}
+
 export type { Source } from './api.js';
 
 export interface Provenanced {

@@ -194,6 +194,17 @@ const LABELS = {
     en: 'No figure for {year} in this measure: the drop lacks the series it needs that year (population or prices).',
     fr: 'Pas de chiffre pour {year} dans cette mesure : il manque au jeu de données la série nécessaire cette année-là (population ou prix).',
   },
+  // A measure's figure is null where the drop lacks the series it needs that year: the sentence names it.
+  noMeasureFigure: {
+    en: 'No figure for {year} {measure}: the drop has no {series} for {year}.',
+    fr: 'Pas de chiffre pour {year} {measure} : le jeu de données n’a pas {series} pour {year}.',
+  },
+  'measureIn.pct_gdp': { en: 'in % of GDP', fr: 'en % du PIB' },
+  'measureIn.per_capita': { en: 'per inhabitant', fr: 'par habitant' },
+  'measureIn.real': { en: 'in real terms', fr: 'en termes réels' },
+  'series.pct_gdp': { en: 'GDP', fr: 'de PIB' },
+  'series.per_capita': { en: 'population figure', fr: 'de chiffre de population' },
+  'series.real': { en: 'consumer price index', fr: 'd’indice des prix à la consommation' },
   noDataYear: { en: 'No data for {year} in the drop being served.', fr: 'Pas de données pour {year} dans le jeu de données servi.' },
   loadFailed: { en: 'Could not load this chart: {detail}', fr: 'Impossible de charger ce graphique : {detail}' },
   yearsWithData: { en: 'Years with data:', fr: 'Années avec des données :' },

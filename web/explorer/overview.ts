@@ -272,19 +272,28 @@ function yearsParam(years: number[]): string {
   return last - first + 1 === years.length ? `${first}..${last}` : years.join(',');
 }
 
-/** A year's resource tree split into the parts of the financing. */
-function split(roots: TreeNode[]): Record<Part, number> {
+/**
+ * A year's resource tree split into the parts of the financing, and the parts it has lines of.
+ * `sums` is null when the tree has no figure (a measure whose series the drop lacks that year):
+ * its parts are missing, not 0, and still have their columns.
+ */
+function split(roots: TreeNode[]): { sums: Record<Part, number> | null; seen: Set<Part> } {
   const sums: Record<Part, number> = { tax: 0, nontax: 0, grants: 0, ownOther: 0, other: 0, borrowing: 0 };
+  const seen = new Set<Part>();
+  const add = (part: Part, amount: number) => {
+    sums[part] += amount;
+    seen.add(part);
+  };
   const walk = (node: TreeNode, inOwn: boolean) => {
     const amount = node.amount ?? 0;
     const kind = kindOf(node.name);
     if (kind && kind !== 'own') {
-      sums[kind] += amount;
+      add(kind, amount);
       return;
     }
     const own = inOwn || kind === 'own';
     if (node.children.length === 0) {
-      sums[own ? 'ownOther' : 'other'] += amount;
+      add(own ? 'ownOther' : 'other', amount);
       return;
     }
     const below = node.children.reduce((sum, child) => sum + (child.amount ?? 0), 0);
@@ -293,7 +302,7 @@ function split(roots: TreeNode[]): Record<Part, number> {
   };
   for (const root of roots) walk(root, false);
   for (const part of PARTS) sums[part] = Math.round(sums[part] * 1000) / 1000;
-  return sums;
+  return { sums: roots.length > 0 && roots.every((root) => root.amount == null) ? null : sums, seen };
 }
 
 export async function financing(ctx: ViewContext): Promise<HTMLElement> {
@@ -316,10 +325,11 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
   );
   const rootsOf = new Map(treeYears.map((year): [number, TreeNode[]] => [year, []]));
   for (const tree of trees) for (const root of tree.data) rootsOf.get(root.year)?.push(root);
-  const parts = new Map(treeYears.map((year) => [year, split(rootsOf.get(year)!)]));
+  const splits = new Map(treeYears.map((year) => [year, split(rootsOf.get(year)!)]));
+  const parts = new Map([...splits].map(([year, { sums }]) => [year, sums]));
   const years = yearRange(rowYears);
   const byYear = new Map(totals.data.map((r) => [r.year, r]));
-  const shown = PARTS.filter((part) => [...parts.values()].some((p) => p[part] !== 0));
+  const shown = PARTS.filter((part) => [...splits.values()].some(({ sums, seen }) => (sums ? sums[part] !== 0 : seen.has(part))));
   const stageOf = (year: number) => byYear.get(year)?.stage ?? stage;
   const forecastYear = (year: number) => isForecast(meta, year, stageOf(year));
   const fade = (colour: string) => (c: { dataIndex: number }) => (forecastYear(years[c.dataIndex]!) ? `${colour}66` : colour);
@@ -351,7 +361,7 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
     },
   ];
   const v = (value: number | null | undefined) => cell(ctx, unit, value);
-  const own = (p: Record<Part, number> | undefined) => (p ? Math.round(OWN.reduce((sum, part) => sum + p[part], 0) * 1000) / 1000 : null);
+  const own = (p: Record<Part, number> | null | undefined) => (p ? Math.round(OWN.reduce((sum, part) => sum + p[part], 0) * 1000) / 1000 : null);
 
   const year = state.year;
   const row = year === undefined ? undefined : byYear.get(year);

@@ -4,7 +4,7 @@
  * endpoints whose OpenAPI parameters accept them.
  */
 import { ApiError, get, getAll, type Answer } from './api.js';
-import { choice, gapNotes, provenanceColumns, unitOf, type Provenanced, type ViewContext } from './common.js';
+import { choice, gapNotes, noMeasureFigure, provenanceColumns, unitOf, type Provenanced, type ViewContext } from './common.js';
 import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type Dataset, type FigureSpec, type Unit } from './figure.js';
 import { t } from './i18n.js';
@@ -87,17 +87,22 @@ function drillFigure(
 ): HTMLElement {
   const { lang, state } = ctx;
   const { unit } = spec;
-  const v = (value: number | null | undefined) => formatValue(ctx.fmt, unit, value);
+  // A missing figure (a measure whose series the drop lacks that year) is "no data", never 0.
+  const v = (value: number | null | undefined) => (value == null ? t(lang, 'noFigure') : formatValue(ctx.fmt, unit, value));
+  // Under a measure, a year without its series has lines but no figures: nothing is drawn or summed from them.
+  // (A level without items may still have its own figure: a debt origin whose parts have no row.)
+  const hasFigures = spec.items.length ? spec.items.some((item) => item.amount != null) : spec.parentAmount != null;
   const parts = spec.items.reduce((sum, item) => sum + (item.amount ?? 0), 0);
   // A node's figure rolls up what is recorded at the node itself and under its children: the
   // part recorded at the node shows as one more, non-drillable, row.
-  const total = spec.parentAmount ?? parts;
-  const direct = Math.round((total - parts) * 1000) / 1000;
+  const total = hasFigures ? (spec.parentAmount === undefined ? parts : spec.parentAmount) : null;
+  const direct = total == null ? 0 : Math.round((total - parts) * 1000) / 1000;
   const items: Item[] =
     direct > 0
       ? [...spec.items, { id: -1, name: t(lang, 'tree.direct'), amount: direct, drillable: false, stage: spec.items[0]?.stage }]
       : spec.items;
-  const share = (amount: number | null) => (amount == null || total === 0 ? '—' : ctx.fmt.percent(Math.round((amount / total) * 10000) / 100));
+  const share = (amount: number | null) =>
+    amount == null || total == null ? t(lang, 'noFigure') : total === 0 ? '—' : ctx.fmt.percent(Math.round((amount / total) * 10000) / 100);
   const drill = (item: Item) => ctx.navigate({ node: item.id }, 'trail-current');
   const prov = provenanceColumns(ctx, items, state.year);
   // A law's figures for a year after the latest outturn are a forecast, said as the overview says it.
@@ -118,7 +123,7 @@ function drillFigure(
           `▸ ${item.name}`,
         )
       : item.name;
-  const hasData = items.length > 0;
+  const hasData = items.length > 0 && hasFigures;
   return figure(ctx, {
     id: spec.id,
     title: spec.title,
@@ -126,7 +131,7 @@ function drillFigure(
       ? t(lang, items.length === 1 ? `${spec.summaryKey}One` : spec.summaryKey, { name: here, amount: v(total), count: items.length }) +
         (forecast ? ` ${t(lang, 'deficit.forecast')}` : '')
       : undefined,
-    before: hasData || spec.ancestors.length ? trail(ctx, spec.whole, spec.ancestors) : undefined,
+    before: items.length || spec.ancestors.length ? trail(ctx, spec.whole, spec.ancestors) : undefined,
     chart: hasData
       ? {
           type: 'bar',
@@ -144,8 +149,8 @@ function drillFigure(
           onPick: (index) => items[index]?.drillable && drill(items[index]!),
         }
       : undefined,
-    empty: t(lang, 'noDataYear', { year: state.year ?? '' }),
-    after: !hasData && spec.otherYears?.length ? yearsWithData(ctx, spec.otherYears) : undefined,
+    empty: items.length ? noMeasureFigure(ctx, state.year) : t(lang, 'noDataYear', { year: state.year ?? '' }),
+    after: !items.length && spec.otherYears?.length ? yearsWithData(ctx, spec.otherYears) : undefined,
     note: items.some((item) => item.drillable) ? t(lang, 'tree.hint') : undefined,
     notes: [...(forecast && latest !== undefined ? [t(lang, 'forecastNote', { year: latest })] : []), ...gapNotes(ctx, [spec.table])],
     table: {
