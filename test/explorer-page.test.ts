@@ -662,9 +662,7 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       // Population starts in 2021: every 2020 figure per inhabitant is null.
       await s.page.goto(`${s.base}/?view=organizations&year=2020&measure=per_capita&lang=en`);
       await ready(s.page);
-      expect(await text(s.page, '#organizations .empty')).toBe(
-        'No figure for 2020 in this measure: the drop lacks the series it needs that year (population or prices).',
-      );
+      expect(await text(s.page, '#organizations .empty')).toBe('No figure for 2020 per inhabitant: the drop has no population figure for 2020.');
       expect(await s.page.locator('#organizations .summary, #organizations canvas').count()).toBe(0);
       expect((await rows(s.page, 'organizations'))[0]!.slice(2, 4)).toEqual(['no data', 'no data']);
     });
@@ -746,6 +744,19 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
         ),
       );
       expect(bars.every((y) => y === null)).toBe(true);
+    });
+
+    it('names the missing series as the cause of a missing figure, and makes no claim about lines the drop has', async () => {
+      await open('lang=en&year=2020&measure=pct_gdp');
+      const cause = 'No figure for 2020 in % of GDP: the drop has no GDP for 2020.';
+      expect(await text(s.page, '#financing .summary')).toBe(cause);
+
+      await open('lang=en&year=2020&view=organizations&measure=pct_gdp');
+      expect(await text(s.page, '#organizations .empty')).toBe(cause);
+
+      // 2022 has a deficit (an initial law's 70 MDT): only its figure per inhabitant is missing.
+      await open('lang=en&year=2022&measure=per_capita');
+      expect(await text(s.page, '#deficit .big-none')).toBe('No figure for 2022 per inhabitant: the drop has no population figure for 2022.');
     });
 
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {

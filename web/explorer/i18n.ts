@@ -190,10 +190,6 @@ const LABELS = {
   'unit.unstated': { en: 'not stated by the data', fr: 'non précisée par les données' },
   'unit.realUnstated': { en: '{year} prices', fr: 'prix de {year}' },
   noData: { en: 'No data for this view in the drop being served.', fr: 'Pas de données pour cette vue dans le jeu de données servi.' },
-  noFigureMeasure: {
-    en: 'No figure for {year} in this measure: the drop lacks the series it needs that year (population or prices).',
-    fr: 'Pas de chiffre pour {year} dans cette mesure : il manque au jeu de données la série nécessaire cette année-là (population ou prix).',
-  },
   // A measure's figure is null where the drop lacks the series it needs that year: the sentence names it.
   noMeasureFigure: {
     en: 'No figure for {year} {measure}: the drop has no {series} for {year}.',

@@ -8,7 +8,7 @@
  * and stages that `/meta/` does not declare comparable as separate lines.
  */
 import { get, getAll } from './api.js';
-import { choice, stageName, unitOf, type Provenanced, type ViewContext } from './common.js';
+import { choice, noMeasureFigure, stageName, unitOf, type Provenanced, type ViewContext } from './common.js';
 import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type Dataset, type Datum, type Unit } from './figure.js';
 import { t } from './i18n.js';
@@ -188,7 +188,8 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
     summary += ratio ? ` (${ratio}).` : '.';
     if (forecast) summary += ` ${t(lang, 'deficit.forecast')}`;
   } else {
-    summary = t(lang, 'deficit.none', { year: state.year ?? '' });
+    // A row without a value under a measure is a deficit whose measure lacks its series that year.
+    summary = row && state.measure !== 'nominal' ? noMeasureFigure(ctx, state.year) : t(lang, 'deficit.none', { year: state.year ?? '' });
     const gaps = knownGaps(meta, ['deficit'], state.stage, state.year === undefined ? [] : [state.year]);
     // No number to lead with: the sentence says so in large type, and nothing is drawn from empty data.
     headline = h(
@@ -367,8 +368,12 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
   const row = year === undefined ? undefined : byYear.get(year);
   const p = year === undefined ? undefined : parts.get(year);
   const stageText = stageName(ctx, row?.stage ?? stage).toLocaleLowerCase(lang);
+  // Lines without figures (the measure's series missing that year): that is the cause to name, not
+  // missing lines. In current prices totals/ sums lines, never to null.
+  const figureless = year !== undefined && (p === null || (row !== undefined && row.total_expenses == null && (expenseYears?.has(year) ?? true)));
   let summary: string;
-  if (row && !p && expensesOf(row) != null) summary = t(lang, 'financing.noResources', { year: row.year, stage: stageText });
+  if (figureless) summary = noMeasureFigure(ctx, year);
+  else if (row && !p && expensesOf(row) != null) summary = t(lang, 'financing.noResources', { year: row.year, stage: stageText });
   else if (!row || !p) summary = t(lang, 'noDataYear', { year: year ?? '' });
   else if (expensesOf(row) == null) summary = t(lang, 'financing.noExpenses', { year: row.year, stage: stageText });
   else {

@@ -324,7 +324,7 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
             onPick: (index) => ctx.navigate({ org: shown[index]!.organization_id }, 'org-title'),
           }
         : undefined,
-      empty: t(lang, ranked.length ? 'noFigureMeasure' : 'noDataYear', { year: state.year ?? '' }),
+      empty: ranked.length ? noMeasureFigure(ctx, state.year) : t(lang, 'noDataYear', { year: state.year ?? '' }),
       notes: [
         ...(forecast && latestOutturn(ctx.meta) !== undefined ? [t(lang, 'forecastNote', { year: latestOutturn(ctx.meta)! })] : []),
         ...gapNotes(ctx, ['expenses', 'resources', 'organizations']),
