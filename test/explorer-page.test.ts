@@ -527,8 +527,8 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       await s.page.selectOption('#stage', 'outturn');
       await s.page.waitForURL(/stage=outturn/);
       await ready(s.page);
-      // 2022 has no outturn: no claim.
-      expect(await text(s.page, '#deficit .headline')).toBe('No deficit figure for 2022 in the drop being served.');
+      // 2022 has no outturn: no figure is claimed, and the stage it has is named.
+      expect(await text(s.page, '#deficit .headline')).toBe('No data for 2022 at the stage shown (outturn); 2022 has figures of: initial law.');
       await s.page.selectOption('#year', '2021');
       await s.page.waitForURL(/year=2021/);
       await ready(s.page);
@@ -757,6 +757,24 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       // 2022 has a deficit (an initial law's 70 MDT): only its figure per inhabitant is missing.
       await open('lang=en&year=2022&measure=per_capita');
       expect(await text(s.page, '#deficit .big-none')).toBe('No figure for 2022 per inhabitant: the drop has no population figure for 2022.');
+    });
+
+    it('says a year has no data at the stage shown, and which stages it has, rather than that the drop has none', async () => {
+      const outturnOnly = 'No data for 2018 at the stage shown (amended law); 2018 has figures of: outturn.';
+      await open('lang=en&year=2018&view=expenses');
+      expect(await text(s.page, '#tree-expenses .empty')).toBe(outturnOnly);
+      await open('lang=en&year=2018');
+      expect(await text(s.page, '#financing .summary')).toBe(outturnOnly);
+      await open('lang=en&year=2018&view=organizations');
+      expect(await text(s.page, '#organizations .empty')).toBe(outturnOnly);
+      await s.page.goto(`${s.base}/budget/embed/?view=organizations&year=2018&lang=en&chart=organizations`);
+      await ready(s.page);
+      expect(await text(s.page, '#organizations .empty')).toBe(outturnOnly);
+
+      await open('lang=fr&year=2022&view=debt&stage=outturn');
+      expect(await text(s.page, '#debt .empty')).toBe(
+        'Pas de données pour 2022 à l’étape affichée (exécution) ; 2022 a des chiffres de : loi initiale.',
+      );
     });
 
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {

@@ -2,12 +2,12 @@
  * What every view shares: the context a view draws in, the parameters it passes to an endpoint,
  * the unit of an answer, and the stage and source columns of rows that carry them.
  */
-import { STAGE_LABELS } from '../../src/domain/stages.js';
+import { SERIES_STAGES, STAGE_LABELS } from '../../src/domain/stages.js';
 import type { Answer, Capabilities, Params } from './api.js';
 import { h } from './dom.js';
 import type { Context, Unit } from './figure.js';
 import { t, type LabelKey } from './i18n.js';
-import { isForecast, knownGaps, stageLabel } from './series.js';
+import { coveredYears, isForecast, knownGaps, stageLabel } from './series.js';
 import type { State } from './state.js';
 
 export interface ViewContext extends Context {
@@ -60,6 +60,25 @@ export function noMeasureFigure(ctx: ViewContext, year: number | undefined): str
   const measure = ctx.state.measure === 'nominal' ? undefined : ctx.state.measure;
   if (!measure) return t(ctx.lang, 'noDataYear', { year: year ?? '' });
   return t(ctx.lang, 'noMeasureFigure', { year: year ?? '', measure: t(ctx.lang, `measureIn.${measure}`), series: t(ctx.lang, `series.${measure}`) });
+}
+
+/**
+ * What a view with nothing for the reader's year says: when `/meta/` coverage shows that the year
+ * has figures of `tables` at other stages than the one shown, it says so and names them, since
+ * the drop does have data for that year; otherwise `fallback` (by default: no data for the year).
+ */
+export function noDataAtStage(ctx: ViewContext, tables: string[], fallback = t(ctx.lang, 'noDataYear', { year: ctx.state.year ?? '' })): string {
+  const { lang, state, meta } = ctx;
+  const year = state.year;
+  // Lines are of the amended law by default; a series by default takes the most final stage a year
+  // has, so that nothing of it at the default stage means nothing at any.
+  const shown = state.stage ?? (tables.some((table) => table === 'expenses' || table === 'resources') ? 'amended' : undefined);
+  if (year === undefined || !shown) return fallback;
+  const staged = tables.filter((table) => meta.coverage?.[table] && !Array.isArray(meta.coverage[table]));
+  const others = SERIES_STAGES.filter((stage) => stage !== shown && staged.some((table) => coveredYears(meta, table, stage)?.has(year)));
+  if (others.length === 0) return fallback;
+  const name = (stage: string) => stageName(ctx, stage).toLocaleLowerCase(lang);
+  return t(lang, 'noDataStage', { year, stage: name(shown), stages: others.map(name).join(', ') });
 }
 
 export type { Source } from './api.js';

@@ -202,6 +202,10 @@ const LABELS = {
   'series.per_capita': { en: 'population figure', fr: 'de chiffre de population' },
   'series.real': { en: 'consumer price index', fr: 'd’indice des prix à la consommation' },
   noDataYear: { en: 'No data for {year} in the drop being served.', fr: 'Pas de données pour {year} dans le jeu de données servi.' },
+  noDataStage: {
+    en: 'No data for {year} at the stage shown ({stage}); {year} has figures of: {stages}.',
+    fr: 'Pas de données pour {year} à l’étape affichée ({stage}) ; {year} a des chiffres de : {stages}.',
+  },
   loadFailed: { en: 'Could not load this chart: {detail}', fr: 'Impossible de charger ce graphique : {detail}' },
   yearsWithData: { en: 'Years with data:', fr: 'Années avec des données :' },
   loading: { en: 'Loading…', fr: 'Chargement…' },

@@ -8,7 +8,7 @@
  * and stages that `/meta/` does not declare comparable as separate lines.
  */
 import { get, getAll } from './api.js';
-import { choice, noMeasureFigure, stageName, unitOf, type Provenanced, type ViewContext } from './common.js';
+import { choice, noDataAtStage, noMeasureFigure, stageName, unitOf, type Provenanced, type ViewContext } from './common.js';
 import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type Dataset, type Datum, type Unit } from './figure.js';
 import { t } from './i18n.js';
@@ -189,7 +189,10 @@ export async function deficit(ctx: ViewContext): Promise<HTMLElement> {
     if (forecast) summary += ` ${t(lang, 'deficit.forecast')}`;
   } else {
     // A row without a value under a measure is a deficit whose measure lacks its series that year.
-    summary = row && state.measure !== 'nominal' ? noMeasureFigure(ctx, state.year) : t(lang, 'deficit.none', { year: state.year ?? '' });
+    summary =
+      row && state.measure !== 'nominal'
+        ? noMeasureFigure(ctx, state.year)
+        : noDataAtStage(ctx, ['deficit'], t(lang, 'deficit.none', { year: state.year ?? '' }));
     const gaps = knownGaps(meta, ['deficit'], state.stage, state.year === undefined ? [] : [state.year]);
     // No number to lead with: the sentence says so in large type, and nothing is drawn from empty data.
     headline = h(
@@ -374,7 +377,7 @@ export async function financing(ctx: ViewContext): Promise<HTMLElement> {
   let summary: string;
   if (figureless) summary = noMeasureFigure(ctx, year);
   else if (row && !p && expensesOf(row) != null) summary = t(lang, 'financing.noResources', { year: row.year, stage: stageText });
-  else if (!row || !p) summary = t(lang, 'noDataYear', { year: year ?? '' });
+  else if (!row || !p) summary = noDataAtStage(ctx, ['expenses', 'resources']);
   else if (expensesOf(row) == null) summary = t(lang, 'financing.noExpenses', { year: row.year, stage: stageText });
   else {
     const expenses = expensesOf(row)!;
@@ -474,7 +477,7 @@ export async function ratios(ctx: ViewContext): Promise<HTMLElement> {
             oy != null ? t(lang, 'ratios.debtOf', { value: pct(oy) }) : t(lang, 'ratios.noDebt'),
           ].join(', '),
         })
-      : t(lang, 'noDataYear', { year: year ?? '' });
+      : noDataAtStage(ctx, ['deficit', 'outstanding_debt']);
   const percent: Unit = { percent: true, label: '%' };
   return figure(ctx, {
     id: 'ratios',

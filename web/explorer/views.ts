@@ -4,7 +4,7 @@
  * endpoints whose OpenAPI parameters accept them.
  */
 import { ApiError, get, getAll, type Answer } from './api.js';
-import { choice, gapNotes, noMeasureFigure, provenanceColumns, unitOf, type Provenanced, type ViewContext } from './common.js';
+import { choice, gapNotes, noDataAtStage, noMeasureFigure, provenanceColumns, unitOf, type Provenanced, type ViewContext } from './common.js';
 import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type Dataset, type FigureSpec, type Unit } from './figure.js';
 import { t } from './i18n.js';
@@ -149,7 +149,7 @@ function drillFigure(
           onPick: (index) => items[index]?.drillable && drill(items[index]!),
         }
       : undefined,
-    empty: items.length ? noMeasureFigure(ctx, state.year) : t(lang, 'noDataYear', { year: state.year ?? '' }),
+    empty: items.length ? noMeasureFigure(ctx, state.year) : noDataAtStage(ctx, [spec.table]),
     after: !items.length && spec.otherYears?.length ? yearsWithData(ctx, spec.otherYears) : undefined,
     note: items.some((item) => item.drillable) ? t(lang, 'tree.hint') : undefined,
     notes: [...(forecast && latest !== undefined ? [t(lang, 'forecastNote', { year: latest })] : []), ...gapNotes(ctx, [spec.table])],
@@ -324,7 +324,7 @@ function organizations(ctx: ViewContext): Promise<HTMLElement>[] {
             onPick: (index) => ctx.navigate({ org: shown[index]!.organization_id }, 'org-title'),
           }
         : undefined,
-      empty: ranked.length ? noMeasureFigure(ctx, state.year) : t(lang, 'noDataYear', { year: state.year ?? '' }),
+      empty: ranked.length ? noMeasureFigure(ctx, state.year) : noDataAtStage(ctx, ['expenses', 'resources']),
       notes: [
         ...(forecast && latestOutturn(ctx.meta) !== undefined ? [t(lang, 'forecastNote', { year: latestOutturn(ctx.meta)! })] : []),
         ...gapNotes(ctx, ['expenses', 'resources', 'organizations']),
