@@ -777,6 +777,22 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       );
     });
 
+    it('says "% of GDP" wherever a figure is a share of GDP, in the unit, the headline and the sentences', async () => {
+      await open('lang=en&year=2022&measure=pct_gdp');
+      expect(await text(s.page, '#deficit .big-number')).toBe('7% of GDP');
+      expect(await text(s.page, '#deficit .summary')).toBe(
+        'In 2022, the initial finance law plans a deficit of 7% of GDP. A forecast: the drop has no outturn for this year yet.',
+      );
+      expect(await s.page.locator('#view .unit').allTextContents()).toEqual(['Unit: % of GDP', 'Unit: % of GDP', 'Unit: % of GDP']);
+      expect(await text(s.page, '#financing .summary')).toBe(
+        'In 2022 (amended law): expenses 30% of GDP; own resources 19% of GDP, 63.33% of expenses; borrowing 10% of GDP.',
+      );
+
+      await open('lang=fr&year=2022&view=expenses&measure=pct_gdp');
+      expect(await text(s.page, '#tree-expenses .unit')).toBe('Unité : % du PIB');
+      expect(await text(s.page, '#tree-expenses .summary')).toMatch(/^Toutes les catégories : 30 % du PIB, en 1 partie\./);
+    });
+
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {
       expect(s.problems).toEqual([]);
     });

@@ -26,6 +26,11 @@ export function choice(ctx: ViewContext, path: string, { measure = true } = {}):
   return params;
 }
 
+/** Percentages of GDP, said as the API's Budget-Measure header says them (`unit="% of GDP"`), in the reader's language. */
+export function ofGdp(ctx: ViewContext): Unit {
+  return { percent: true, label: t(ctx.lang, 'measure.pct_gdp'), of: t(ctx.lang, 'unit.ofGdp') };
+}
+
 /**
  * The unit of an answer's amounts, in the reader's language: the measure the API applied (its
  * Budget-Measure header, e.g. `real; base_year=2025`) over the drop's unit (MDT for the sample;
@@ -37,6 +42,7 @@ export function unitOf(ctx: ViewContext, answer: Answer<unknown>): Unit {
   const name = ctx.meta.units?.name ?? '';
   switch (measure) {
     case 'pct_gdp':
+      return ofGdp(ctx);
     case 'share':
       return { percent: true, label: '%' };
     case 'real': {

@@ -48,10 +48,13 @@ export interface Context {
 export interface Unit {
   percent: boolean;
   label: string;
+  /** What a percentage is of, said after each one ("of GDP"): "6.26%" alone would read as a share of the whole. */
+  of?: string;
 }
 
 export function formatValue(fmt: Formatter, unit: Unit, value: number | null | undefined): string {
-  return unit.percent ? fmt.percent(value) : fmt.amount(value, unit.label);
+  if (!unit.percent) return fmt.amount(value, unit.label);
+  return unit.of && value != null ? `${fmt.percent(value)} ${unit.of}` : fmt.percent(value);
 }
 
 /** Per point of a dataset: its stage and source, when the API's rows carry them. */
@@ -113,7 +116,7 @@ export function figure(ctx: Context, spec: FigureSpec): HTMLElement {
     const canvas = h('canvas', { role: 'img', 'aria-label': `${spec.title}. ${spec.summary ?? ''} ${ctx.embed ? '' : `${t(ctx.lang, 'table')} ↓`}` });
     const box = h('div', { class: spec.chart.horizontal ? 'chart chart-bars' : 'chart' }, canvas);
     if (spec.chart.horizontal) box.style.height = `${Math.max(160, 36 * spec.chart.labels.length + 60)}px`;
-    const unitLine = t(ctx.lang, 'unit', { unit: spec.chart.unit.percent ? '%' : spec.chart.unit.label || t(ctx.lang, 'unit.unstated') });
+    const unitLine = t(ctx.lang, 'unit', { unit: spec.chart.unit.label || (spec.chart.unit.percent ? '%' : t(ctx.lang, 'unit.unstated')) });
     section.append(h('p', { class: 'unit' }, unitLine), box);
     ctx.pending.push(() => draw(ctx, canvas, spec.chart!));
     if (!ctx.embed) section.append(chartActions(ctx, spec, canvas, unitLine, sourceLine.textContent ?? ''));

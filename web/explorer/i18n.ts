@@ -185,6 +185,7 @@ const LABELS = {
   table: { en: 'Data table', fr: 'Tableau des données' },
   unit: { en: 'Unit: {unit}', fr: 'Unité : {unit}' },
   'unit.real': { en: '{unit}, {year} prices', fr: '{unit}, prix de {year}' },
+  'unit.ofGdp': { en: 'of GDP', fr: 'du PIB' },
   'unit.perCapita': { en: '{currency} per inhabitant', fr: '{currency} par habitant' },
   // A drop that states no units: its amounts are shown bare, and the unit said to be unknown.
   'unit.unstated': { en: 'not stated by the data', fr: 'non précisée par les données' },

@@ -8,7 +8,7 @@
  * and stages that `/meta/` does not declare comparable as separate lines.
  */
 import { get, getAll } from './api.js';
-import { choice, noDataAtStage, noMeasureFigure, stageName, unitOf, type Provenanced, type ViewContext } from './common.js';
+import { choice, noDataAtStage, noMeasureFigure, ofGdp, stageName, unitOf, type Provenanced, type ViewContext } from './common.js';
 import { h } from './dom.js';
 import { COLOURS, figure, formatValue, type Dataset, type Datum, type Unit } from './figure.js';
 import { t } from './i18n.js';
@@ -478,12 +478,11 @@ export async function ratios(ctx: ViewContext): Promise<HTMLElement> {
           ].join(', '),
         })
       : noDataAtStage(ctx, ['deficit', 'outstanding_debt']);
-  const percent: Unit = { percent: true, label: '%' };
   return figure(ctx, {
     id: 'ratios',
     title: t(lang, 'ratios.title'),
     summary,
-    chart: years.length ? { type: 'line', labels: [], datasets, unit: percent, time: true } : undefined,
+    chart: years.length ? { type: 'line', labels: [], datasets, unit: ofGdp(ctx), time: true } : undefined,
     notes: seriesNotes(ctx, ['deficit', 'outstanding_debt'], [...deficitAnswer.data, ...outstanding.data], years, state.stage),
     table: {
       // One stage and one source column per series: the two series do not share their sources.
