@@ -793,6 +793,18 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(await text(s.page, '#tree-expenses .summary')).toMatch(/^Toutes les catégories : 30 % du PIB, en 1 partie\./);
     });
 
+    it('gives a level’s figure as totals/ gives it, not as the sum of its rounded parts', async () => {
+      await open('lang=en&year=2021&view=expenses&measure=per_capita');
+      expect(await text(s.page, '#tree-expenses .summary')).toBe('All categories: 66.67 TND per inhabitant, in 2 parts.');
+      // The cent between the total and its rounded parts is rounding, not a line recorded above the categories.
+      expect((await rows(s.page, 'tree-expenses')).map((row) => row.slice(0, 2))).toEqual([
+        ['Dépenses de gestion', '33.33 TND per inhabitant'],
+        [LONG_NAME, '33.33 TND per inhabitant'],
+      ]);
+      const totals = await s.page.evaluate(async () => (await fetch('/budget/api/totals/?year=2021&measure=per_capita')).json());
+      expect(totals[0].total_expenses).toBe(66.67);
+    });
+
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {
       expect(s.problems).toEqual([]);
     });

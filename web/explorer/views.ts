@@ -72,6 +72,8 @@ function drillFigure(
   spec: {
     table: string;
     parentAmount?: number | null;
+    /** The top level's figure as the API sums it (totals/), rather than the sum of its rounded parts. */
+    wholeAmount?: number | null;
     otherYears?: number[];
     id: string;
     title: string;
@@ -95,8 +97,9 @@ function drillFigure(
   const parts = spec.items.reduce((sum, item) => sum + (item.amount ?? 0), 0);
   // A node's figure rolls up what is recorded at the node itself and under its children: the
   // part recorded at the node shows as one more, non-drillable, row.
-  const total = hasFigures ? (spec.parentAmount === undefined ? parts : spec.parentAmount) : null;
-  const direct = total == null ? 0 : Math.round((total - parts) * 1000) / 1000;
+  const total = hasFigures ? (spec.parentAmount === undefined ? (spec.wholeAmount ?? parts) : spec.parentAmount) : null;
+  // Only a node records lines of its own: above the top level, what the total has beyond the parts is rounding.
+  const direct = total == null || spec.parentAmount === undefined ? 0 : Math.round((total - parts) * 1000) / 1000;
   const items: Item[] =
     direct > 0
       ? [...spec.items, { id: -1, name: t(lang, 'tree.direct'), amount: direct, drillable: false, stage: spec.items[0]?.stage }]
@@ -184,7 +187,12 @@ interface TreeNode extends Provenanced {
 async function tree(ctx: ViewContext, kind: 'expenses' | 'resources'): Promise<HTMLElement> {
   const { lang, state } = ctx;
   const path = `${kind}/`;
-  const answer = await get<{ results: TreeNode[] }>(path, { year: state.year, hierarchy: true, ...choice(ctx, path), limit: 1000 });
+  // The top level's figure is totals/'s, so that the year's total reads as the overview and the API
+  // give it: under a measure each part is rounded, and their sum may be a cent off.
+  const [answer, totals] = await Promise.all([
+    get<{ results: TreeNode[] }>(path, { year: state.year, hierarchy: true, ...choice(ctx, path), limit: 1000 }),
+    get<{ total_expenses: number | null; total_resources: number | null }[]>('totals/', { year: state.year, ...choice(ctx, 'totals/') }),
+  ]);
   const roots = answer.data.results;
   // The path from a root down to the node in the URL; the top level when it is not in this year's tree.
   const find = (nodes: TreeNode[], id: number): TreeNode[] | undefined => {
@@ -211,9 +219,10 @@ async function tree(ctx: ViewContext, kind: 'expenses' | 'resources'): Promise<H
     colour: kind === 'expenses' ? COLOURS.expenses : COLOURS.resources,
     items: level.map((node) => ({ ...node, drillable: node.children.length > 0, ...(forecast ? { stage } : {}) })),
     parentAmount: ancestors.at(-1)?.amount,
+    wholeAmount: totals.data[0]?.[kind === 'expenses' ? 'total_expenses' : 'total_resources'],
     ancestors,
     unit: unitOf(ctx, answer),
-    answers: [answer],
+    answers: ancestors.length ? [answer] : [answer, totals],
     summaryKey: 'tree.summary',
   });
 }
