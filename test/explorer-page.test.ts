@@ -805,6 +805,16 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(totals[0].total_expenses).toBe(66.67);
     });
 
+    it('says so when the year asked has no data and another year is shown instead', async () => {
+      await open('lang=en&year=2017');
+      expect(query(s.page).year).toBe('2022');
+      expect(await text(s.page, '#view .notice')).toBe('The drop has no data for 2017: showing 2022 instead.');
+      await s.page.selectOption('#year', '2021');
+      await s.page.waitForURL(/year=2021/);
+      await ready(s.page);
+      expect(await s.page.locator('#view .notice').count()).toBe(0);
+    });
+
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {
       expect(s.problems).toEqual([]);
     });

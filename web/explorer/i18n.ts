@@ -207,6 +207,10 @@ const LABELS = {
     en: 'No data for {year} at the stage shown ({stage}); {year} has figures of: {stages}.',
     fr: 'Pas de données pour {year} à l’étape affichée ({stage}) ; {year} a des chiffres de : {stages}.',
   },
+  yearReplaced: {
+    en: 'The drop has no data for {asked}: showing {year} instead.',
+    fr: 'Le jeu de données n’a pas de données pour {asked} : voici {year} à la place.',
+  },
   loadFailed: { en: 'Could not load this chart: {detail}', fr: 'Impossible de charger ce graphique : {detail}' },
   yearsWithData: { en: 'Years with data:', fr: 'Années avec des données :' },
   loading: { en: 'Loading…', fr: 'Chargement…' },

@@ -33,7 +33,14 @@ async function start(): Promise<void> {
   const capabilities = Capabilities.load().catch(() => Capabilities.NONE);
   const meta = (await get<Meta>('meta/')).data;
   const years = [...meta.years].sort((a, b) => b - a);
-  if (state.year === undefined || !years.includes(state.year)) state = { ...state, year: years[0] };
+  // A year the drop has nothing for (a link to a known gap, a typo) shows the latest year, and the
+  // page says so: a reader who asked for 2014 must not take 2025's figures for 2014's.
+  let replacedYear: number | undefined;
+  const knownYear = (asked: State): State => {
+    replacedYear = asked.year !== undefined && !years.includes(asked.year) ? asked.year : undefined;
+    return asked.year === undefined || replacedYear !== undefined ? { ...asked, year: years[0] } : asked;
+  };
+  state = knownYear(state);
   let caps = Capabilities.NONE;
   let measures: State['measure'][] = ['nominal'];
   let stages: State['stage'][] = [];
@@ -168,6 +175,12 @@ async function start(): Promise<void> {
     let figures = await renderView(ctx);
     if (mine !== generation) return;
     if (embed) figures = embedded(figures, state);
+    if (replacedYear !== undefined) {
+      const reasons = (meta.known_gaps ?? []).filter((gap) => gap.years.includes(replacedYear!)).map((gap) => ` ${gap.reason[state.lang]}`);
+      figures.unshift(
+        h('p', { class: 'notice', role: 'status' }, t(state.lang, 'yearReplaced', { asked: replacedYear, year: state.year ?? '' }), ...reasons),
+      );
+    }
     // Keep focus where it was when it was inside the view (a redraw replaces those elements).
     const focused = focus ?? (main.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.focus : undefined);
     for (const chart of charts) chart.destroy();
@@ -182,6 +195,7 @@ async function start(): Promise<void> {
 
   function navigate(change: Partial<State>, focus?: string): void {
     state = { ...state, ...change };
+    replacedYear = undefined;
     // The embed page has no controls: a click on a chart (a drill-down) opens the explorer there.
     if (embed) {
       window.open(`/${writeState({ ...state, chart: undefined })}`, '_blank', 'noopener');
@@ -194,8 +208,7 @@ async function start(): Promise<void> {
   }
 
   window.addEventListener('popstate', () => {
-    state = readState(location.search, navigator.language);
-    if (state.year === undefined) state = { ...state, year: years[0] };
+    state = knownYear(readState(location.search, navigator.language));
     void render();
   });
 
