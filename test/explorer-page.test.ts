@@ -815,6 +815,14 @@ describe.skipIf(!hasBrowser)('the explorer page in a real browser', () => {
       expect(await s.page.locator('#view .notice').count()).toBe(0);
     });
 
+    it('keeps a forecast marked when drilling into a debt origin', async () => {
+      await open('lang=en&year=2022&view=debt&node=1');
+      expect(await text(s.page, '#debt .summary')).toBe(
+        'Dette intérieure: 600 MDT, from 1 origin. A forecast: the drop has no outturn for this year yet.',
+      );
+      expect((await rows(s.page, 'debt'))[0]!.slice(3, 4)).toEqual(['Initial law (forecast)']);
+    });
+
     it('loaded everything from this server, with no failed request, no CSP violation and no script error', () => {
       expect(s.problems).toEqual([]);
     });

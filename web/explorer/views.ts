@@ -74,6 +74,8 @@ function drillFigure(
     parentAmount?: number | null;
     /** The top level's figure as the API sums it (totals/), rather than the sum of its rounded parts. */
     wholeAmount?: number | null;
+    /** The stage of the node's own figure, for the part recorded at the node: a forecast stays marked one there. */
+    parentStage?: string | null;
     otherYears?: number[];
     id: string;
     title: string;
@@ -102,7 +104,7 @@ function drillFigure(
   const direct = total == null || spec.parentAmount === undefined ? 0 : Math.round((total - parts) * 1000) / 1000;
   const items: Item[] =
     direct > 0
-      ? [...spec.items, { id: -1, name: t(lang, 'tree.direct'), amount: direct, drillable: false, stage: spec.items[0]?.stage }]
+      ? [...spec.items, { id: -1, name: t(lang, 'tree.direct'), amount: direct, drillable: false, stage: spec.parentStage ?? spec.items[0]?.stage }]
       : spec.items;
   const share = (amount: number | null) =>
     amount == null || total == null ? t(lang, 'noFigure') : total === 0 ? '—' : ctx.fmt.percent(Math.round((amount / total) * 10000) / 100);
@@ -269,6 +271,7 @@ async function debt(ctx: ViewContext): Promise<HTMLElement> {
     })),
     ancestors,
     parentAmount: state.node === undefined ? undefined : values.get(state.node),
+    parentStage: year.data.find((row) => row.debt_origin.id === state.node)?.stage,
     unit: unitOf(ctx, level),
     answers: [level],
     summaryKey: 'debt.summary',
