@@ -431,7 +431,7 @@ describe('spreadsheets as they are exported', () => {
     expect(filesOf(dir('small-1252-out'))).toEqual(filesOf(dir('small-utf8-out')));
   }, 120_000);
 
-  it('reads a file that starts with a UTF-8 byte-order mark as UTF-8, whatever --encoding names for the others', async () => {
+  it('reads a file that starts with a UTF-8 byte-order mark, or holds accents written as UTF-8, as UTF-8, whatever --encoding names for the others', async () => {
     const FIXED_SMALL = ['--version', 'small', '--created-at', '2026-01-01T00:00:00Z', '--description', 'small'];
     expect((await cli('build', sources('bom-utf8'), dir('bom-utf8-out'), ...FIXED_SMALL)).code).toBe(0);
     const mixed = dir('bom-mixed');
@@ -443,6 +443,11 @@ describe('spreadsheets as they are exported', () => {
       expect(built.code, built.stdout).toBe(0);
       expect(filesOf(dir(`bom-${encoding}-out`))).toEqual(filesOf(dir('bom-utf8-out')));
     }
+    // Without its mark too: accented text that is valid UTF-8 is not windows-1252 text (É would read Ã‰).
+    writeFileSync(path.join(mixed, 'organizations.csv'), `${CSV.organizations}\n`);
+    const built = await cli('build', mixed, dir('no-bom-out'), ...FIXED_SMALL, '--encoding', 'windows-1252');
+    expect(built.code, built.stdout).toBe(0);
+    expect(filesOf(dir('no-bom-out'))).toEqual(filesOf(dir('bom-utf8-out')));
   }, 120_000);
 
   it('builds the same rows from an .xlsx workbook of the sample, one sheet per table, and writes a template workbook', async () => {

@@ -8,6 +8,7 @@
  * Plain UTF-8 comma-separated files without empty lines, whose lines all end alike (LF or CRLF),
  * are read where they are, untouched: the common case stays as fast as DuckDB's CSV reader.
  */
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { access, open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -108,8 +109,9 @@ export async function readInput(src: string, scratch: string, options: InputOpti
     }
     const bytes = await readFile(file);
     let text: string;
-    // A UTF-8 byte-order mark says the file is UTF-8, whatever --encoding names for the others.
-    if (decoder && !hasUtf8Bom(bytes)) text = decoder(bytes);
+    // A UTF-8 byte-order mark says the file is UTF-8, whatever --encoding names for the others,
+    // and so does text beyond ASCII that is all valid UTF-8.
+    if (decoder && !hasUtf8Bom(bytes) && !isUtf8Beyond(bytes)) text = decoder(bytes);
     else {
       try {
         text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -163,6 +165,13 @@ async function firstBytes(file: string, n: number): Promise<Buffer> {
 }
 
 const hasUtf8Bom = (bytes: Buffer) => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+
+/**
+ * Whether a file holds characters beyond ASCII and all of them are valid UTF-8: a UTF-8 file
+ * among windows-1252 ones (an accent is one byte there, never a valid UTF-8 sequence; read as
+ * windows-1252, a UTF-8 "É" would become "Ã‰" unseen).
+ */
+const isUtf8Beyond = (bytes: Buffer) => bytes.some((byte) => byte >= 0x80) && isUtf8(bytes);
 
 /**
  * UTF-16 (what Excel's "Unicode text" writes), by its byte-order mark or, without one, by a NUL byte
