@@ -8,7 +8,7 @@
  * Plain UTF-8 comma-separated files without empty lines, whose lines all end alike (LF or CRLF),
  * are read where they are, untouched: the common case stays as fast as DuckDB's CSV reader.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { access, open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -171,7 +171,7 @@ const hasUtf8Bom = (bytes: Buffer) => bytes[0] === 0xef && bytes[1] === 0xbb && 
  * among windows-1252 ones (an accent is one byte there, never a valid UTF-8 sequence; read as
  * windows-1252, a UTF-8 "É" would become "Ã‰" unseen).
  */
-const isUtf8Beyond = (bytes: Buffer) => bytes.some((byte) => byte >= 0x80) && isUtf8(bytes);
+const isUtf8Beyond = (bytes: Buffer) => !isAscii(bytes) && isUtf8(bytes);
 
 /**
  * UTF-16 (what Excel's "Unicode text" writes), by its byte-order mark or, without one, by a NUL byte
